@@ -1,0 +1,100 @@
+// The KKT acceleration/multiplier solve (docs/conventions.md):
+//
+//   [ M  -J' ] [ vdot   ]   [ B u - h ]
+//   [ J   0  ] [ lambda ] = [   -b    ]
+//
+// M: nv x nv mass matrix, J: nc x nv constraint Jacobian, b: nc bias with
+// J vdot + b = 0. Seed 000 writes the first row as  Q - c - G.
+// The generalized reaction is J' lambda and the power of constraint i is
+// lambda_i (J_i v).
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "daedalus/dynamics.hpp"
+
+namespace daedalus {
+
+enum class KktMethod {
+  kSchur,   ///< Cholesky of M, then Cholesky of J M^-1 J' (default)
+  kFullLu,  ///< LU with partial pivoting of the whole (nv+nc) system
+};
+const char* ToString(KktMethod m);
+/// @throws std::invalid_argument listing the valid names.
+KktMethod KktMethodFromString(const std::string& s);
+
+struct KktOptions {
+  KktMethod method = KktMethod::kSchur;
+  /// Compute rank(J) and condition estimates on every solve (costs an SVD
+  /// of J; off in the integrator's inner loop).
+  bool compute_health = false;
+  /// Relative threshold below which a pivot of M or of the Schur complement
+  /// counts as zero: 1e-12 sits well above round-off (~1e-16 times the
+  /// condition) and far below any physically meaningful inertia ratio.
+  double singular_tolerance = 1e-12;
+};
+
+struct KktHealth {
+  int rank_J = -1;            ///< numerical rank of J (-1: not computed)
+  double rcond_M = -1.0;      ///< reciprocal condition estimate of M
+  double rcond_schur = -1.0;  ///< same for J M^-1 J'
+  double min_eig_M = 0.0;     ///< smallest eigenvalue of M (health only)
+  double sigma_min_J = 0.0;   ///< smallest singular value of J
+};
+
+struct KktResult {
+  Eigen::VectorXd vdot;      ///< nv accelerations
+  Eigen::VectorXd lambda;    ///< nc multipliers
+  Eigen::VectorXd reaction;  ///< nv generalized reaction J' lambda
+  Eigen::VectorXd power;     ///< nc per-row constraint power lambda_i J_i v
+  KktHealth health;
+};
+
+/// Thrown when M is singular or J is rank deficient; the message names the
+/// state and the constraints involved.
+class KktError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Solves KKT systems for one model; holds the factorizations so that
+/// their storage is reused from call to call.
+class KktSolver {
+ public:
+  explicit KktSolver(const Model& model, KktOptions options = KktOptions());
+
+  const KktOptions& options() const { return options_; }
+
+  /// Solves at the state held by `ws` (all stages evaluated). `bias`
+  /// overrides ws.bias (stabilized formulations); pass ws.bias otherwise.
+  /// @throws KktError for a singular M or rank-deficient J.
+  void Solve(const Workspace& ws,
+             const Eigen::Ref<const Eigen::VectorXd>& bias,
+             KktResult* out);
+
+  /// Solves M x = rhs with the factorization of M from the last Solve.
+  void SolveMass(const Eigen::Ref<const Eigen::VectorXd>& rhs,
+                 Eigen::Ref<Eigen::VectorXd> x) const;
+
+ private:
+  struct Impl;
+  KktOptions options_;
+  std::shared_ptr<Impl> impl_;
+};
+
+/// Rows of J (nc x nv) that depend linearly on the others, by column-pivoted
+/// QR of J' with relative threshold `tol` (empty when J has full row rank).
+std::vector<int> DependentRows(const Eigen::MatrixXd& J, double tol = 1e-10);
+
+/// Convenience: evaluates all stages at (t, q, v) and solves.
+KktResult SolveKktAt(Workspace* ws,
+                     double t,
+                     const Eigen::VectorXd& q,
+                     const Eigen::VectorXd& v,
+                     const KktOptions& options = KktOptions());
+
+}  // namespace daedalus

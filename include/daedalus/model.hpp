@@ -1,0 +1,334 @@
+// The model: an immutable description of a constrained mechanical system.
+//
+// A problem author declares generalized coordinates, parameters, energies,
+// forces and named constraints through ModelBuilder, writing each physical
+// function once as a generic lambda of a `Point` x (members x.q, x.v, x.t,
+// x.p, all of one scalar type). Daedalus evaluates those lambdas with plain
+// doubles and with dual numbers, and so derives M, h, J, Phi_t and the
+// acceleration bias exactly. Sign conventions: docs/conventions.md.
+#pragma once
+
+#include <Eigen/Core>
+#include <functional>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "daedalus/dual.hpp"
+
+namespace daedalus {
+
+template <class S>
+using VecX = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+template <class S>
+using MatX = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+
+/// The arguments of every user function: coordinates q (nq), velocities v
+/// (nv = nq), time t and parameters p (np), all of scalar type S.
+template <class S>
+struct Point {
+  using Scalar = S;
+  const VecX<S>& q;
+  const VecX<S>& v;
+  const S& t;
+  const VecX<S>& p;
+};
+
+/// Handle to a named parameter; `x.p[handle]` reads it in a user function.
+struct Param {
+  Eigen::Index index = -1;
+  operator Eigen::Index() const { return index; }  // NOLINT
+};
+
+/// Kind of a constraint (docs/conventions.md):
+///  - kHolonomic:    Phi(q) = 0, stationary (Phi_t must vanish);
+///  - kMoving:       Phi(q, t) = 0, rheonomic;
+///  - kNonholonomic: A(q, t) v + a(q, t) = 0, written as one function of
+///                   (q, v, t) that is affine in v.
+enum class ConstraintKind { kHolonomic, kMoving, kNonholonomic };
+const char* ToString(ConstraintKind kind);
+
+namespace internal {
+
+/// One scalar-valued user function at the three scalar types Daedalus uses.
+struct ScalarFn {
+  std::function<double(const Point<double>&)> f0;
+  std::function<D1(const Point<D1>&)> f1;
+  std::function<D2(const Point<D2>&)> f2;
+  explicit operator bool() const { return static_cast<bool>(f0); }
+};
+
+/// One vector-valued user function (writes its rows into `out`).
+struct VectorFn {
+  std::function<void(const Point<double>&, VecX<double>&)> f0;
+  std::function<void(const Point<D1>&, VecX<D1>&)> f1;
+  std::function<void(const Point<D2>&, VecX<D2>&)> f2;
+  explicit operator bool() const { return static_cast<bool>(f0); }
+};
+
+/// One matrix-valued user function (first and second order only).
+struct MatrixFn {
+  std::function<void(const Point<double>&, MatX<double>&)> f0;
+  std::function<void(const Point<D1>&, MatX<D1>&)> f1;
+  explicit operator bool() const { return static_cast<bool>(f0); }
+};
+
+template <class S, class R>
+void AssignRows(R&& r, VecX<S>& out) {
+  using RD = std::decay_t<R>;
+  if constexpr (std::is_arithmetic_v<RD> || std::is_same_v<RD, S>) {
+    out.resize(1);
+    out[0] = S(r);
+  } else {
+    out = r;
+  }
+}
+
+template <class F>
+ScalarFn MakeScalarFn(F f) {
+  ScalarFn fn;
+  fn.f0 = [f](const Point<double>& x) { return double(f(x)); };
+  fn.f1 = [f](const Point<D1>& x) { return D1(f(x)); };
+  fn.f2 = [f](const Point<D2>& x) { return D2(f(x)); };
+  return fn;
+}
+
+template <class F>
+VectorFn MakeVectorFn(F f) {
+  VectorFn fn;
+  fn.f0 = [f](const Point<double>& x, VecX<double>& out) {
+    AssignRows<double>(f(x), out);
+  };
+  fn.f1 = [f](const Point<D1>& x, VecX<D1>& out) { AssignRows<D1>(f(x), out); };
+  fn.f2 = [f](const Point<D2>& x, VecX<D2>& out) { AssignRows<D2>(f(x), out); };
+  return fn;
+}
+
+/// Like MakeVectorFn but never instantiated with second-order duals (forces
+/// need first derivatives at most).
+template <class F>
+VectorFn MakeVectorFn1(F f) {
+  VectorFn fn;
+  fn.f0 = [f](const Point<double>& x, VecX<double>& out) {
+    AssignRows<double>(f(x), out);
+  };
+  fn.f1 = [f](const Point<D1>& x, VecX<D1>& out) { AssignRows<D1>(f(x), out); };
+  return fn;
+}
+
+template <class F>
+MatrixFn MakeMatrixFn(F f) {
+  MatrixFn fn;
+  fn.f0 = [f](const Point<double>& x, MatX<double>& out) { out = f(x); };
+  fn.f1 = [f](const Point<D1>& x, MatX<D1>& out) { out = f(x); };
+  return fn;
+}
+
+struct InputChannel {
+  std::string name;
+  VectorFn column;  // B_k(q): nv rows
+  ScalarFn value;   // u_k(t, q, v)
+};
+
+struct ConstraintDecl {
+  std::string name;
+  ConstraintKind kind;
+  int rows;
+  bool unilateral;
+  VectorFn fn;  // Phi(q, t) or A(q, t) v + a(q, t): `rows` rows
+};
+
+struct ModelData;
+
+}  // namespace internal
+
+/// Immutable model. Cheap to copy (shared, read-only description).
+class Model {
+ public:
+  Model() = default;
+
+  const std::string& name() const;
+  int nq() const;
+  int nv() const;
+  /// Total number of constraint rows.
+  int nc() const;
+  int num_constraints() const;
+  int num_inputs() const;
+  int num_parameters() const;
+
+  const std::vector<std::string>& coordinate_names() const;
+  const std::vector<std::string>& parameter_names() const;
+  const Eigen::VectorXd& default_parameters() const;
+  /// Index of a parameter by name. @throws std::invalid_argument listing the
+  /// valid names when `name` is unknown.
+  int ParameterIndex(const std::string& name) const;
+
+  const std::vector<internal::ConstraintDecl>& constraints() const;
+  const std::vector<internal::InputChannel>& inputs() const;
+  /// First row of constraint i in the stacked constraint vector.
+  int constraint_row(int i) const;
+  /// Name of stacked constraint row r ("loop" or "loop[1]").
+  std::string RowName(int r) const;
+
+  bool has_damping() const;
+  bool has_other_loads() const;
+  bool has_moving_constraints() const;
+  bool has_nonholonomic_constraints() const;
+
+  const internal::ModelData& data() const { return *data_; }
+
+ private:
+  friend class ModelBuilder;
+  std::shared_ptr<const internal::ModelData> data_;
+};
+
+/// Builds a Model. Every physics function is a generic lambda of a Point x.
+///
+/// Example (planar pendulum in Cartesian coordinates, docs/problems.md):
+/// @code
+///   ModelBuilder b("pendulum");
+///   b.Coordinates({"x", "y"});
+///   Param m = b.Parameter("m", 1.0), g = b.Parameter("g", 9.81);
+///   b.KineticEnergy([=](const auto& x) {
+///     return 0.5 * x.p[m] * (x.v[0] * x.v[0] + x.v[1] * x.v[1]); });
+///   b.PotentialEnergy([=](const auto& x) { return x.p[m] * x.p[g] * x.q[1];
+///   }); b.Holonomic("rod", [](const auto& x) {
+///     return x.q[0] * x.q[0] + x.q[1] * x.q[1] - 1.0; });
+///   Model model = std::move(b).Build();
+/// @endcode
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(std::string name);
+
+  /// Declares the generalized coordinates (nq = nv = names.size()).
+  ModelBuilder& Coordinates(std::vector<std::string> names);
+  /// Declares a named parameter with its default value.
+  Param Parameter(const std::string& name, double default_value);
+
+  /// Kinetic energy T(q, v, t, p) [J]; mass matrix M = d2T/dv2 by AD.
+  template <class F>
+  ModelBuilder& KineticEnergy(F f) {
+    SetKinetic(internal::MakeScalarFn(std::move(f)));
+    return *this;
+  }
+  /// Mass matrix M(q, p) (nv x nv) instead of a kinetic energy; T = v'Mv/2.
+  template <class F>
+  ModelBuilder& MassMatrix(F f) {
+    auto t = [f](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      const MatX<S> m = f(x);
+      return S(0.5 * x.v.dot(m * x.v));
+    };
+    SetKinetic(internal::MakeScalarFn(t));
+    return *this;
+  }
+  /// Potential energy V(q, t, p) [J].
+  template <class F>
+  ModelBuilder& PotentialEnergy(F f) {
+    SetPotential(internal::MakeScalarFn(std::move(f)));
+    return *this;
+  }
+  /// A whole Lagrangian L(q, v, t, p) instead of T and V; the energy
+  /// reported is then the energy function E = v'dL/dv - L (seed 000).
+  template <class F>
+  ModelBuilder& Lagrangian(F f) {
+    SetLagrangian(internal::MakeScalarFn(std::move(f)));
+    return *this;
+  }
+  /// A named input channel k: generalized force B_k(q) u_k, with the column
+  /// B_k(q) (nv rows) and the input value u_k(t, q, v, p) as functions.
+  template <class FB, class FU>
+  ModelBuilder& Input(const std::string& name, FB column, FU value) {
+    AddInput(name, internal::MakeVectorFn1(std::move(column)),
+             internal::MakeScalarFn(std::move(value)));
+    return *this;
+  }
+  /// Viscous damping matrix D(q, p) (nv x nv, symmetric positive
+  /// semidefinite); the generalized force is -D v.
+  template <class F>
+  ModelBuilder& Damping(F f) {
+    SetDamping(internal::MakeMatrixFn(std::move(f)));
+    return *this;
+  }
+  /// Other generalized loads Q_r(t, q, v, p) (nv rows).
+  template <class F>
+  ModelBuilder& OtherLoads(F f) {
+    SetOtherLoads(internal::MakeVectorFn1(std::move(f)));
+    return *this;
+  }
+  /// Stationary holonomic constraint Phi(q) = 0 with `rows` rows (a scalar
+  /// return value is one row).
+  template <class F>
+  ModelBuilder& Holonomic(const std::string& name,
+                          F f,
+                          int rows = 1,
+                          bool unilateral = false) {
+    AddConstraint(name, ConstraintKind::kHolonomic, rows, unilateral,
+                  internal::MakeVectorFn(std::move(f)));
+    return *this;
+  }
+  /// Moving (rheonomic) holonomic constraint Phi(q, t) = 0.
+  template <class F>
+  ModelBuilder& Moving(const std::string& name,
+                       F f,
+                       int rows = 1,
+                       bool unilateral = false) {
+    AddConstraint(name, ConstraintKind::kMoving, rows, unilateral,
+                  internal::MakeVectorFn(std::move(f)));
+    return *this;
+  }
+  /// Nonholonomic constraint A(q, t) v + a(q, t) = 0, given as one function
+  /// of x that must be affine in x.v.
+  template <class F>
+  ModelBuilder& Nonholonomic(const std::string& name, F f, int rows = 1) {
+    AddConstraint(name, ConstraintKind::kNonholonomic, rows, false,
+                  internal::MakeVectorFn(std::move(f)));
+    return *this;
+  }
+
+  /// Validates and freezes the model.
+  /// @throws std::invalid_argument naming what is missing or inconsistent.
+  Model Build() &&;
+
+ private:
+  void SetKinetic(internal::ScalarFn fn);
+  void SetPotential(internal::ScalarFn fn);
+  void SetLagrangian(internal::ScalarFn fn);
+  void AddInput(const std::string& name,
+                internal::VectorFn column,
+                internal::ScalarFn value);
+  void SetDamping(internal::MatrixFn fn);
+  void SetOtherLoads(internal::VectorFn fn);
+  void AddConstraint(const std::string& name,
+                     ConstraintKind kind,
+                     int rows,
+                     bool unilateral,
+                     internal::VectorFn fn);
+
+  std::unique_ptr<internal::ModelData> data_;
+};
+
+namespace internal {
+
+struct ModelData {
+  std::string name;
+  std::vector<std::string> coordinates;
+  std::vector<std::string> parameter_names;
+  Eigen::VectorXd parameter_defaults;
+  ScalarFn kinetic;     // T (may be empty when lagrangian is set)
+  ScalarFn potential;   // V (may be empty)
+  ScalarFn lagrangian;  // L (may be empty when kinetic is set)
+  bool energy_is_lagrangian = false;
+  std::vector<InputChannel> inputs;
+  MatrixFn damping;
+  VectorFn other_loads;
+  std::vector<ConstraintDecl> constraints;
+  std::vector<int> constraint_rows;  // first row of each constraint
+  int nc = 0;
+};
+
+}  // namespace internal
+
+}  // namespace daedalus

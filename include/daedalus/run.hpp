@@ -1,0 +1,52 @@
+// The common command line of every problem executable.
+//
+//   build/problems/<name> [--t-end T] [--rtol R] [--atol A]
+//       [--output-step DT] [--output-dir DIR] [--param NAME=VALUE]...
+//       [--formulation F] [--integrator I] [--baumgarte-alpha A]
+//       [--baumgarte-beta B] [--kkt schur|full-lu] [--quiet] [--help]
+//
+// writes DIR/<name>.csv (time series) and DIR/<name>.json (summary) and
+// prints a human summary. Exit status: 0 ok, 1 failed run, 2 bad usage.
+#pragma once
+
+#include <Eigen/Core>
+#include <functional>
+#include <string>
+
+#include "daedalus/model.hpp"
+#include "daedalus/simulate.hpp"
+
+namespace daedalus {
+
+/// A model plus what a run of it needs.
+struct Problem {
+  Model model;
+  /// One paragraph shown by --help.
+  std::string description;
+  /// Initial state as a function of the parameters (np).
+  std::function<InitialState(const Eigen::VectorXd& params)> initial;
+  /// Defaults of the run options (the command line overrides them).
+  SimulationOptions defaults;
+};
+
+/// Parses the command line into options and parameters.
+/// @throws std::invalid_argument with a message listing the valid flags or
+/// parameter names.
+struct RunConfig {
+  SimulationOptions options;
+  Eigen::VectorXd params;
+  std::string output_dir = ".";
+  bool quiet = false;
+  bool help = false;
+};
+RunConfig ParseCommandLine(const Problem& problem,
+                           int argc,
+                           const char* const* argv);
+
+/// Help text for a problem's executable.
+std::string Usage(const Problem& problem, const std::string& program);
+
+/// Runs a problem from the command line; returns the process exit status.
+int run(const Problem& problem, int argc, char** argv);
+
+}  // namespace daedalus

@@ -1,0 +1,5 @@
+#include "pendulum.hpp"
+
+int main(int argc, char** argv) {
+  return daedalus::run(daedalus::problems::PendulumProblem(), argc, argv);
+}

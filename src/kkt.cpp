@@ -1,0 +1,199 @@
+#include "daedalus/kkt.hpp"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
+#include <Eigen/QR>
+#include <Eigen/SVD>
+#include <algorithm>
+#include <sstream>
+
+namespace daedalus {
+
+const char* ToString(KktMethod m) {
+  switch (m) {
+    case KktMethod::kSchur:
+      return "schur";
+    case KktMethod::kFullLu:
+      return "full-lu";
+  }
+  return "?";
+}
+
+KktMethod KktMethodFromString(const std::string& s) {
+  if (s == "schur" || s == "dense") return KktMethod::kSchur;
+  if (s == "full-lu") return KktMethod::kFullLu;
+  throw std::invalid_argument("unknown KKT method '" + s +
+                              "'; valid: schur (alias dense), full-lu");
+}
+
+struct KktSolver::Impl {
+  Impl(Eigen::Index nv, Eigen::Index nc)
+      : llt_m(nv),
+        llt_s(nc),
+        lu(nv + nc),
+        Y(nv, nc),
+        S(nc, nc),
+        K(nv + nc, nv + nc),
+        f(nv),
+        z(nv),
+        rhs(nv + nc),
+        sol(nv + nc) {}
+  Eigen::LLT<Eigen::MatrixXd> llt_m;
+  Eigen::LLT<Eigen::MatrixXd> llt_s;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+  Eigen::MatrixXd Y;  // nv x nc: M^-1 J'
+  Eigen::MatrixXd S;  // nc x nc: J M^-1 J'
+  Eigen::MatrixXd K;  // (nv+nc)^2 full system
+  Eigen::VectorXd f, z, rhs, sol;
+};
+
+namespace {
+
+[[noreturn]] void ThrowSingularMass(const Workspace& ws, double tol) {
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(ws.M);
+  std::ostringstream os;
+  os.precision(6);
+  os << "model '" << ws.model().name() << "': mass matrix is singular or "
+     << "not positive definite at " << DescribeState(ws);
+  if (es.info() == Eigen::Success) {
+    const Eigen::VectorXd& ev = es.eigenvalues();
+    os << " (smallest eigenvalue " << ev[0] << ", largest " << ev[ev.size() - 1]
+       << ", threshold " << tol
+       << " relative); the null direction involves coordinates:";
+    const Eigen::VectorXd dir = es.eigenvectors().col(0);
+    for (Eigen::Index i = 0; i < dir.size(); ++i)
+      if (std::abs(dir[i]) > 0.1) os << " " << ws.model().coordinate_names()[i];
+  }
+  os << ". Check the kinetic energy: every coordinate needs inertia "
+        "(massless coordinates need a constraint or a reduced model)";
+  throw KktError(os.str());
+}
+
+[[noreturn]] void ThrowRankDeficient(const Workspace& ws) {
+  const Model& model = ws.model();
+  const std::vector<int> dep = DependentRows(ws.J);
+  std::ostringstream os;
+  os << "model '" << model.name() << "': constraint Jacobian has rank "
+     << ws.J.rows() - static_cast<Eigen::Index>(dep.size()) << " < "
+     << ws.J.rows() << " rows at " << DescribeState(ws)
+     << "; dependent constraint rows:";
+  for (int r : dep) os << " '" << model.RowName(r) << "'";
+  os << " (each depends on the other rows). Remove redundant constraints, or "
+        "move the mechanism away from a singular configuration";
+  throw KktError(os.str());
+}
+
+}  // namespace
+
+KktSolver::KktSolver(const Model& model, KktOptions options)
+    : options_(options),
+      impl_(std::make_shared<Impl>(model.nv(), model.nc())) {}
+
+void KktSolver::Solve(const Workspace& ws,
+                      const Eigen::Ref<const Eigen::VectorXd>& bias,
+                      KktResult* out) {
+  ws.Require(Stage::kDynamics, "KktSolver::Solve");
+  Impl& im = *impl_;
+  const Eigen::Index nv = ws.M.rows(), nc = ws.J.rows();
+  if (bias.size() != nc) {
+    throw std::invalid_argument("KktSolver::Solve: bias has " +
+                                std::to_string(bias.size()) +
+                                " rows, expected " + std::to_string(nc));
+  }
+  const double tol = options_.singular_tolerance;
+  im.f = ws.Bu - ws.h;
+  out->vdot.resize(nv);
+  out->lambda.resize(nc);
+
+  // Cholesky of M: needed by both paths (health, the Schur path, and
+  // SolveMass for projections).
+  im.llt_m.compute(ws.M);
+  const bool m_ok = im.llt_m.info() == Eigen::Success && im.llt_m.rcond() > tol;
+  if (!m_ok && options_.method == KktMethod::kSchur) ThrowSingularMass(ws, tol);
+
+  if (options_.method == KktMethod::kSchur) {
+    if (nc == 0) {
+      out->vdot = im.llt_m.solve(im.f);
+    } else {
+      // lambda = -(J M^-1 J')^-1 (b + J M^-1 f),  vdot = M^-1 (f + J' lambda)
+      im.Y = im.llt_m.solve(ws.J.transpose());
+      im.S.noalias() = ws.J * im.Y;
+      im.llt_s.compute(im.S);
+      if (im.llt_s.info() != Eigen::Success || im.llt_s.rcond() < tol)
+        ThrowRankDeficient(ws);
+      im.z = im.llt_m.solve(im.f);
+      out->lambda = -im.llt_s.solve(bias + ws.J * im.z);
+      out->vdot = im.z;
+      out->vdot.noalias() += im.Y * out->lambda;
+    }
+  } else {
+    if (!m_ok) ThrowSingularMass(ws, tol);
+    im.K.topLeftCorner(nv, nv) = ws.M;
+    im.K.topRightCorner(nv, nc) = -ws.J.transpose();
+    im.K.bottomLeftCorner(nc, nv) = ws.J;
+    im.K.bottomRightCorner(nc, nc).setZero();
+    im.lu.compute(im.K);
+    if (!(im.lu.rcond() > tol * 1e-2)) ThrowRankDeficient(ws);
+    im.rhs.head(nv) = im.f;
+    im.rhs.tail(nc) = -bias;
+    im.sol = im.lu.solve(im.rhs);
+    out->vdot = im.sol.head(nv);
+    out->lambda = im.sol.tail(nc);
+  }
+  out->reaction.noalias() = ws.J.transpose() * out->lambda;
+  out->power = out->lambda.cwiseProduct(ws.J * ws.v);
+
+  if (options_.compute_health) {
+    KktHealth& hl = out->health;
+    hl.rcond_M = im.llt_m.rcond();
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(ws.M,
+                                                      Eigen::EigenvaluesOnly);
+    hl.min_eig_M = es.eigenvalues()[0];
+    if (nc > 0) {
+      Eigen::JacobiSVD<Eigen::MatrixXd> svd(ws.J);
+      svd.setThreshold(1e-10);
+      hl.rank_J = static_cast<int>(svd.rank());
+      hl.sigma_min_J = svd.singularValues()[nc - 1 < nv ? nc - 1 : nv - 1];
+      if (options_.method == KktMethod::kFullLu) {
+        im.Y = im.llt_m.solve(ws.J.transpose());
+        im.S.noalias() = ws.J * im.Y;
+        im.llt_s.compute(im.S);
+      }
+      hl.rcond_schur = im.llt_s.rcond();
+    } else {
+      hl.rank_J = 0;
+    }
+  }
+}
+
+void KktSolver::SolveMass(const Eigen::Ref<const Eigen::VectorXd>& rhs,
+                          Eigen::Ref<Eigen::VectorXd> x) const {
+  x = impl_->llt_m.solve(rhs);
+}
+
+std::vector<int> DependentRows(const Eigen::MatrixXd& J, double tol) {
+  std::vector<int> dep;
+  if (J.rows() == 0) return dep;
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(J.transpose());
+  qr.setThreshold(tol);
+  const auto& perm = qr.colsPermutation().indices();
+  for (Eigen::Index k = qr.rank(); k < perm.size(); ++k) dep.push_back(perm[k]);
+  std::sort(dep.begin(), dep.end());
+  return dep;
+}
+
+KktResult SolveKktAt(Workspace* ws,
+                     double t,
+                     const Eigen::VectorXd& q,
+                     const Eigen::VectorXd& v,
+                     const KktOptions& options) {
+  ws->SetState(t, q, v);
+  EvaluateAll(ws);
+  KktSolver solver(ws->model(), options);
+  KktResult r;
+  solver.Solve(*ws, ws->bias, &r);
+  return r;
+}
+
+}  // namespace daedalus

@@ -1,0 +1,197 @@
+#include "daedalus/model.hpp"
+
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace daedalus {
+
+const char* ToString(ConstraintKind kind) {
+  switch (kind) {
+    case ConstraintKind::kHolonomic:
+      return "holonomic";
+    case ConstraintKind::kMoving:
+      return "moving";
+    case ConstraintKind::kNonholonomic:
+      return "nonholonomic";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------- Model
+
+const std::string& Model::name() const { return data_->name; }
+int Model::nq() const { return static_cast<int>(data_->coordinates.size()); }
+int Model::nv() const { return nq(); }
+int Model::nc() const { return data_->nc; }
+int Model::num_constraints() const {
+  return static_cast<int>(data_->constraints.size());
+}
+int Model::num_inputs() const { return static_cast<int>(data_->inputs.size()); }
+int Model::num_parameters() const {
+  return static_cast<int>(data_->parameter_names.size());
+}
+const std::vector<std::string>& Model::coordinate_names() const {
+  return data_->coordinates;
+}
+const std::vector<std::string>& Model::parameter_names() const {
+  return data_->parameter_names;
+}
+const Eigen::VectorXd& Model::default_parameters() const {
+  return data_->parameter_defaults;
+}
+int Model::ParameterIndex(const std::string& name) const {
+  const auto& names = data_->parameter_names;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return static_cast<int>(i);
+  }
+  std::ostringstream os;
+  os << "model '" << data_->name << "': unknown parameter '" << name
+     << "'; valid parameters are:";
+  if (names.empty()) os << " (none)";
+  for (const auto& n : names) os << " " << n;
+  throw std::invalid_argument(os.str());
+}
+const std::vector<internal::ConstraintDecl>& Model::constraints() const {
+  return data_->constraints;
+}
+const std::vector<internal::InputChannel>& Model::inputs() const {
+  return data_->inputs;
+}
+int Model::constraint_row(int i) const { return data_->constraint_rows.at(i); }
+std::string Model::RowName(int r) const {
+  for (int i = 0; i < num_constraints(); ++i) {
+    const auto& c = data_->constraints[i];
+    const int first = data_->constraint_rows[i];
+    if (r >= first && r < first + c.rows) {
+      if (c.rows == 1) return c.name;
+      return c.name + "[" + std::to_string(r - first) + "]";
+    }
+  }
+  return "row " + std::to_string(r);
+}
+bool Model::has_damping() const { return static_cast<bool>(data_->damping); }
+bool Model::has_other_loads() const {
+  return static_cast<bool>(data_->other_loads);
+}
+bool Model::has_moving_constraints() const {
+  for (const auto& c : data_->constraints)
+    if (c.kind == ConstraintKind::kMoving) return true;
+  return false;
+}
+bool Model::has_nonholonomic_constraints() const {
+  for (const auto& c : data_->constraints)
+    if (c.kind == ConstraintKind::kNonholonomic) return true;
+  return false;
+}
+
+// --------------------------------------------------------- ModelBuilder
+
+ModelBuilder::ModelBuilder(std::string name)
+    : data_(std::make_unique<internal::ModelData>()) {
+  data_->name = std::move(name);
+}
+
+ModelBuilder& ModelBuilder::Coordinates(std::vector<std::string> names) {
+  data_->coordinates = std::move(names);
+  return *this;
+}
+
+Param ModelBuilder::Parameter(const std::string& name, double default_value) {
+  for (const auto& n : data_->parameter_names) {
+    if (n == name) {
+      throw std::invalid_argument("model '" + data_->name + "': parameter '" +
+                                  name + "' declared twice");
+    }
+  }
+  data_->parameter_names.push_back(name);
+  const Eigen::Index n = data_->parameter_defaults.size();
+  data_->parameter_defaults.conservativeResize(n + 1);
+  data_->parameter_defaults[n] = default_value;
+  return Param{n};
+}
+
+void ModelBuilder::SetKinetic(internal::ScalarFn fn) {
+  data_->kinetic = std::move(fn);
+}
+void ModelBuilder::SetPotential(internal::ScalarFn fn) {
+  data_->potential = std::move(fn);
+}
+void ModelBuilder::SetLagrangian(internal::ScalarFn fn) {
+  data_->lagrangian = std::move(fn);
+}
+void ModelBuilder::AddInput(const std::string& name,
+                            internal::VectorFn column,
+                            internal::ScalarFn value) {
+  data_->inputs.push_back({name, std::move(column), std::move(value)});
+}
+void ModelBuilder::SetDamping(internal::MatrixFn fn) {
+  data_->damping = std::move(fn);
+}
+void ModelBuilder::SetOtherLoads(internal::VectorFn fn) {
+  data_->other_loads = std::move(fn);
+}
+void ModelBuilder::AddConstraint(const std::string& name,
+                                 ConstraintKind kind,
+                                 int rows,
+                                 bool unilateral,
+                                 internal::VectorFn fn) {
+  data_->constraints.push_back({name, kind, rows, unilateral, std::move(fn)});
+}
+
+Model ModelBuilder::Build() && {
+  if (!data_) throw std::logic_error("ModelBuilder::Build called twice");
+  internal::ModelData& d = *data_;
+  const std::string where = "model '" + d.name + "': ";
+  if (d.coordinates.empty()) {
+    throw std::invalid_argument(
+        where + "no coordinates declared; call Coordinates({...}) first");
+  }
+  std::set<std::string> seen;
+  for (const auto& c : d.coordinates) {
+    if (!seen.insert(c).second)
+      throw std::invalid_argument(where + "coordinate '" + c +
+                                  "' declared twice");
+  }
+  const bool has_tv = static_cast<bool>(d.kinetic);
+  const bool has_l = static_cast<bool>(d.lagrangian);
+  if (has_tv == has_l) {
+    throw std::invalid_argument(
+        where + (has_l ? "both a Lagrangian and a kinetic energy given; "
+                         "declare one"
+                       : "no kinetic energy, mass matrix or Lagrangian "
+                         "declared"));
+  }
+  if (has_l && d.potential) {
+    throw std::invalid_argument(
+        where +
+        "a Lagrangian already contains the potential; do not also "
+        "declare PotentialEnergy");
+  }
+  d.energy_is_lagrangian = has_l;
+  seen.clear();
+  for (const auto& in : d.inputs) {
+    if (!seen.insert(in.name).second)
+      throw std::invalid_argument(where + "input channel '" + in.name +
+                                  "' declared twice");
+  }
+  seen.clear();
+  d.constraint_rows.clear();
+  d.nc = 0;
+  for (const auto& c : d.constraints) {
+    if (!seen.insert(c.name).second)
+      throw std::invalid_argument(where + "constraint '" + c.name +
+                                  "' declared twice");
+    if (c.rows < 1)
+      throw std::invalid_argument(where + "constraint '" + c.name +
+                                  "' must have at least one row, got " +
+                                  std::to_string(c.rows));
+    d.constraint_rows.push_back(d.nc);
+    d.nc += c.rows;
+  }
+  Model m;
+  m.data_ = std::shared_ptr<const internal::ModelData>(std::move(data_));
+  return m;
+}
+
+}  // namespace daedalus

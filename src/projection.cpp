@@ -1,0 +1,122 @@
+#include "daedalus/projection.hpp"
+
+#include <Eigen/Cholesky>
+#include <sstream>
+#include <vector>
+
+#include "daedalus/kkt.hpp"
+
+namespace daedalus {
+
+namespace {
+
+std::vector<int> HolonomicRows(const Model& model) {
+  std::vector<int> rows;
+  for (int ci = 0; ci < model.num_constraints(); ++ci) {
+    const auto& c = model.constraints()[ci];
+    if (c.kind == ConstraintKind::kNonholonomic) continue;
+    for (int r = 0; r < c.rows; ++r)
+      rows.push_back(model.constraint_row(ci) + r);
+  }
+  return rows;
+}
+
+// Mass matrix only (stage 3 needs velocities; positions suffice for M).
+void EvaluateMass(Workspace* ws) { EvaluateAll(ws); }
+
+// dx = M^-1 G' (G M^-1 G')^-1 r for the rows G of J.
+Eigen::VectorXd MetricCorrection(const Workspace& ws,
+                                 const Eigen::MatrixXd& G,
+                                 const Eigen::VectorXd& r,
+                                 const std::vector<int>& rows) {
+  Eigen::LLT<Eigen::MatrixXd> llt_m(ws.M);
+  if (llt_m.info() != Eigen::Success) {
+    throw KktError(
+        "model '" + ws.model().name() +
+        "': mass matrix not positive definite during projection at " +
+        DescribeState(ws));
+  }
+  const Eigen::MatrixXd Y = llt_m.solve(G.transpose());
+  Eigen::LLT<Eigen::MatrixXd> llt_s(G * Y);
+  if (llt_s.info() != Eigen::Success || llt_s.rcond() < 1e-12) {
+    // Name the dependent rows (indices into G map to model rows via `rows`).
+    std::ostringstream os;
+    os << "model '" << ws.model().name()
+       << "': constraint Jacobian is rank deficient during projection at "
+       << DescribeState(ws) << "; dependent constraint rows:";
+    for (int r : DependentRows(G))
+      os << " '" << ws.model().RowName(rows[r]) << "'";
+    os << " (redundant or contradictory constraints; remove one)";
+    throw KktError(os.str());
+  }
+  return Y * llt_s.solve(r);
+}
+
+}  // namespace
+
+ProjectionResult ProjectPositions(Workspace* ws,
+                                  double t,
+                                  Eigen::VectorXd* q,
+                                  const Eigen::VectorXd& v,
+                                  double tol,
+                                  int max_iter) {
+  ProjectionResult res;
+  const std::vector<int> rows = HolonomicRows(ws->model());
+  const Eigen::VectorXd q_start = *q;
+  if (rows.empty()) {
+    res.converged = true;
+    return res;
+  }
+  const Eigen::Index m = static_cast<Eigen::Index>(rows.size());
+  Eigen::MatrixXd G(m, ws->model().nv());
+  Eigen::VectorXd r(m);
+  for (int it = 0; it <= max_iter; ++it) {
+    ws->SetState(t, *q, v);
+    EvaluatePosition(ws);
+    for (Eigen::Index i = 0; i < m; ++i) {
+      G.row(i) = ws->J.row(rows[i]);
+      r[i] = ws->phi[rows[i]];
+    }
+    res.residual = r.cwiseAbs().maxCoeff();
+    res.iterations = it;
+    if (res.residual <= tol) {
+      res.converged = true;
+      break;
+    }
+    if (it == max_iter) break;
+    EvaluateMass(ws);
+    *q -= MetricCorrection(*ws, G, r, rows);
+    if (!q->allFinite()) break;
+  }
+  res.correction = (*q - q_start).norm();
+  ws->SetState(t, *q, v);
+  return res;
+}
+
+ProjectionResult ProjectVelocities(Workspace* ws,
+                                   double t,
+                                   const Eigen::VectorXd& q,
+                                   Eigen::VectorXd* v) {
+  ProjectionResult res;
+  const Eigen::VectorXd v_start = *v;
+  if (ws->model().nc() == 0) {
+    res.converged = true;
+    return res;
+  }
+  // J v + Phi_t is affine in v, so one correction is exact.
+  ws->SetState(t, q, *v);
+  EvaluateAll(ws);
+  std::vector<int> all(static_cast<size_t>(ws->model().nc()));
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  *v -= MetricCorrection(*ws, ws->J, ws->vel_residual, all);
+  ws->SetState(t, q, *v);
+  EvaluatePosition(ws);
+  EvaluateVelocity(ws);
+  res.residual = ws->vel_residual.cwiseAbs().maxCoeff();
+  res.iterations = 1;
+  res.converged = true;
+  res.correction = (*v - v_start).norm();
+  return res;
+}
+
+}  // namespace daedalus

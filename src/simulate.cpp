@@ -1,0 +1,540 @@
+#include "daedalus/simulate.hpp"
+
+#include <cvodes/cvodes.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+
+#include "daedalus/projection.hpp"
+#include "sundials_util.hpp"
+
+namespace daedalus {
+
+// ------------------------------------------------------------- enums
+
+const char* ToString(Formulation f) {
+  switch (f) {
+    case Formulation::kUnstabilized:
+      return "unstabilized";
+    case Formulation::kBaumgarte:
+      return "baumgarte";
+    case Formulation::kProjection:
+      return "projection";
+  }
+  return "?";
+}
+
+Formulation FormulationFromString(const std::string& s) {
+  for (Formulation f : {Formulation::kUnstabilized, Formulation::kBaumgarte,
+                        Formulation::kProjection}) {
+    if (s == ToString(f)) return f;
+  }
+  throw std::invalid_argument("unknown formulation '" + s +
+                              "'; valid: unstabilized, baumgarte, projection");
+}
+
+const char* ToString(Integrator i) {
+  switch (i) {
+    case Integrator::kCvodesBdf:
+      return "cvodes-bdf";
+    case Integrator::kCvodesAdams:
+      return "cvodes-adams";
+  }
+  return "?";
+}
+
+Integrator IntegratorFromString(const std::string& s) {
+  if (s == "cvodes-bdf" || s == "cvodes") return Integrator::kCvodesBdf;
+  if (s == "cvodes-adams") return Integrator::kCvodesAdams;
+  throw std::invalid_argument("unknown integrator '" + s +
+                              "'; valid: cvodes-bdf (alias cvodes), "
+                              "cvodes-adams");
+}
+
+bool SimulationOptions::IsValid(std::string* why) const {
+  auto fail = [why](const std::string& m) {
+    if (why) *why = m;
+    return false;
+  };
+  if (!(t_end > t0)) return fail("t_end must be greater than t0");
+  if (!(output_step > 0.0)) return fail("output step must be positive");
+  if (!(rtol > 0.0) || rtol >= 1.0) return fail("rtol must be in (0, 1)");
+  if (!(atol > 0.0)) return fail("atol must be positive");
+  if (!(baumgarte_alpha >= 0.0) || !(baumgarte_beta >= 0.0))
+    return fail("Baumgarte gains must be non-negative");
+  if (max_steps <= 0) return fail("max_steps must be positive");
+  if (formulation == Formulation::kProjection &&
+      integrator != Integrator::kCvodesBdf)
+    return fail(
+        "the projection formulation needs --integrator cvodes-bdf "
+        "(CVODES projects only with BDF)");
+  if (!(initial_projection_tol > 0.0))
+    return fail("initial projection tolerance must be positive");
+  return true;
+}
+
+// ----------------------------------------------------------- reports
+
+std::string SimulationSummary::BriefReport() const {
+  std::ostringstream os;
+  os.precision(3);
+  os << problem << ": " << (ok ? "ok" : "FAILED") << ", t=" << t_reached
+     << ", drift " << std::scientific << drift_position_max << " (pos) "
+     << drift_velocity_max << " (vel), energy residual " << energy_residual_max
+     << ", " << stats.steps << " steps";
+  if (!ok) os << ": " << error;
+  return os.str();
+}
+
+std::string SimulationSummary::FullReport(const Model& model) const {
+  std::ostringstream os;
+  os.precision(6);
+  os << "Daedalus run: " << problem << "  [" << ToString(formulation) << ", "
+     << ToString(integrator) << ", rtol " << rtol << ", atol " << atol << "]\n";
+  os << "  status                 " << (ok ? "ok" : "FAILED") << "\n";
+  if (!ok) os << "  error                  " << error << "\n";
+  os << "  time reached           " << t_reached << " s (" << samples
+     << " samples)\n";
+  os << "  final q               ";
+  for (Eigen::Index i = 0; i < final.q.size(); ++i)
+    os << " " << model.coordinate_names()[i] << "=" << final.q[i];
+  os << "\n  final v               ";
+  for (Eigen::Index i = 0; i < final.v.size(); ++i) os << " " << final.v[i];
+  os << "\n";
+  if (final.lambda.size() > 0) {
+    os << "  final lambda          ";
+    for (Eigen::Index i = 0; i < final.lambda.size(); ++i)
+      os << " " << model.RowName(static_cast<int>(i)) << "=" << final.lambda[i];
+    os << "\n";
+  }
+  os << std::scientific << std::setprecision(3);
+  os << "  initial correction     position " << initial_correction_position
+     << ", velocity " << initial_correction_velocity << "\n";
+  os << "  max drift              position " << drift_position_max
+     << ", velocity " << drift_velocity_max << "\n";
+  os << "  energy (" << energy_kind << ")  initial " << energy_initial
+     << ", final " << energy_final << "\n";
+  os << "  max energy residual    " << energy_residual_max << " J\n";
+  double cw = 0.0;
+  for (Eigen::Index i = 0; i < final.constraint_work.size(); ++i)
+    cw += final.constraint_work[i];
+  os << "  constraint work        " << cw << " J\n";
+  for (int k = 0; k < model.num_inputs(); ++k)
+    os << "  input work '" << model.inputs()[k].name << "'  "
+       << final.input_work[k] << " J\n";
+  if (model.has_damping())
+    os << "  damping loss           " << final.damping_loss << " J\n";
+  if (model.has_other_loads())
+    os << "  other work             " << final.other_work << " J\n";
+  os << "  solver                 " << stats.steps << " steps, "
+     << stats.rhs_evals << " RHS evals, " << stats.jacobian_evals
+     << " Jacobians, " << stats.error_test_failures << " error-test fails, "
+     << stats.nonlinear_conv_failures << " convergence fails";
+  if (stats.projections > 0) os << ", " << stats.projections << " projections";
+  os << "\n";
+  return os.str();
+}
+
+// --------------------------------------------------------- integration
+
+namespace {
+
+// Everything the CVODES callbacks need. Callbacks are noexcept trampolines:
+// they stash the exception text and return +1 (recoverable) or -1.
+struct CvodeRun {
+  CvodeRun(const Model& m, const SimulationOptions& o)
+      : model(m), ws(m), kkt(m, o.kkt), opt(o) {}
+  const Model& model;
+  Workspace ws;
+  KktSolver kkt;
+  KktResult r;
+  SimulationOptions opt;
+  Eigen::VectorXd bias;
+  std::vector<bool> holonomic_row;
+  std::string last_error;
+  std::string sundials_message;
+  // Energy changes made by projection steps, by step time (popped when
+  // CVODES redoes a step).
+  std::vector<std::pair<double, double>> projection_jumps;
+  int nq = 0, nv = 0, nc = 0, nu = 0, nquad = 0;
+  // Recoverable callback failures since the last output. A failure that
+  // CVODES cannot step around (a model undefined beyond some time) would
+  // otherwise make it creep forward with ever smaller steps.
+  int recoverable_failures = 0;
+  static constexpr int kMaxRecoverableFailures = 200;
+
+  void Accelerations(double t, const double* y) {
+    ws.SetState(t, Eigen::Map<const Eigen::VectorXd>(y, nq),
+                Eigen::Map<const Eigen::VectorXd>(y + nq, nv));
+    EvaluateAll(&ws);
+    bias = ws.bias;
+    if (opt.formulation == Formulation::kBaumgarte) {
+      const double a = opt.baumgarte_alpha, b = opt.baumgarte_beta;
+      for (int i = 0; i < nc; ++i) {
+        if (holonomic_row[i])
+          bias[i] += 2.0 * a * ws.vel_residual[i] + b * b * ws.phi[i];
+        else
+          bias[i] += a * ws.vel_residual[i];
+      }
+    }
+    kkt.Solve(ws, bias, &r);
+  }
+};
+
+int Trap(CvodeRun* run, const std::function<void()>& body) noexcept {
+  try {
+    body();
+    return 0;
+  } catch (const KktError& e) {
+    run->last_error = e.what();
+    return ++run->recoverable_failures > CvodeRun::kMaxRecoverableFailures ? -1
+                                                                           : 1;
+  } catch (const std::invalid_argument& e) {
+    run->last_error = e.what();
+    return -1;
+  } catch (const std::logic_error& e) {
+    run->last_error = e.what();
+    return -1;
+  } catch (const std::exception& e) {
+    run->last_error = e.what();
+    return ++run->recoverable_failures > CvodeRun::kMaxRecoverableFailures ? -1
+                                                                           : 1;
+  } catch (...) {
+    run->last_error = "unknown exception in a model function";
+    return -1;
+  }
+}
+
+int RhsFn(realtype t, N_Vector y, N_Vector ydot, void* ud) {
+  auto* run = static_cast<CvodeRun*>(ud);
+  return Trap(run, [&] {
+    run->Accelerations(t, N_VGetArrayPointer(y));
+    auto yd = internal::View(ydot);
+    yd.head(run->nq) = run->ws.v;
+    yd.tail(run->nv) = run->r.vdot;
+  });
+}
+
+int QuadFn(realtype t, N_Vector y, N_Vector yqdot, void* ud) {
+  auto* run = static_cast<CvodeRun*>(ud);
+  return Trap(run, [&] {
+    run->Accelerations(t, N_VGetArrayPointer(y));
+    const Workspace& ws = run->ws;
+    auto qd = internal::View(yqdot);
+    int k = 0;
+    for (int i = 0; i < run->nu; ++i) qd[k++] = ws.v.dot(ws.B.col(i)) * ws.u[i];
+    qd[k++] = ws.v.dot(ws.Dv);
+    qd[k++] = ws.v.dot(ws.Qr);
+    for (int i = 0; i < run->nc; ++i) qd[k++] = run->r.power[i];
+    for (int i = 0; i < run->nc; ++i) qd[k++] = -run->r.lambda[i] * ws.phi_t[i];
+    qd[k++] = -ws.L_t;
+  });
+}
+
+int ProjFn(realtype t,
+           N_Vector ycur,
+           N_Vector corr,
+           realtype /*eps*/,
+           N_Vector err,
+           void* ud) {
+  auto* run = static_cast<CvodeRun*>(ud);
+  return Trap(run, [&] {
+    const int nq = run->nq, nv = run->nv;
+    auto y = internal::ConstView(ycur);
+    Eigen::VectorXd q = y.head(nq), v = y.tail(nv);
+    Workspace& ws = run->ws;
+    // Energy before the projection.
+    ws.SetState(t, q, v);
+    EvaluateAll(&ws);
+    const double e_before = ws.energy;
+    // Gauss-Newton to round-off: it converges quadratically, so a handful
+    // of iterations reach |Phi| ~ 1e-15; failing that, let CVODES retry.
+    const ProjectionResult pr = ProjectPositions(&ws, t, &q, v, 1e-13, 8);
+    if (!pr.converged) {
+      throw std::runtime_error(
+          "position projection did not converge (|Phi| = " +
+          std::to_string(pr.residual) + ")");
+    }
+    ProjectVelocities(&ws, t, q, &v);
+    EvaluateDynamics(&ws);
+    const double e_after = ws.energy;
+    auto c = internal::View(corr);
+    c.head(nq) = q - y.head(nq);
+    c.tail(nv) = v - y.tail(nv);
+    // Error projection: remove the components of the local error estimate
+    // normal to the manifold (in the mass metric), as cvsPendulum_dns does.
+    if (err != nullptr) {
+      auto e = internal::View(err);
+      EvaluateAll(&ws);
+      Eigen::LLT<Eigen::MatrixXd> llt_m(ws.M);
+      std::vector<int> hrows;
+      for (int i = 0; i < run->nc; ++i)
+        if (run->holonomic_row[i]) hrows.push_back(i);
+      if (!hrows.empty()) {
+        Eigen::MatrixXd G(static_cast<Eigen::Index>(hrows.size()), nv);
+        for (size_t i = 0; i < hrows.size(); ++i) G.row(i) = ws.J.row(hrows[i]);
+        const Eigen::MatrixXd Y = llt_m.solve(G.transpose());
+        const Eigen::VectorXd eq = e.head(nq);
+        e.head(nq) = eq - Y * (G * Y).llt().solve(G * eq);
+      }
+      if (run->nc > 0) {
+        const Eigen::MatrixXd Y = llt_m.solve(ws.J.transpose());
+        const Eigen::VectorXd ev = e.tail(nv);
+        e.tail(nv) = ev - Y * (ws.J * Y).llt().solve(ws.J * ev);
+      }
+    }
+    auto& jumps = run->projection_jumps;
+    while (!jumps.empty() && jumps.back().first >= t) jumps.pop_back();
+    jumps.emplace_back(t, e_after - e_before);
+  });
+}
+
+void ErrHandler(int error_code,
+                const char* module,
+                const char* function,
+                char* msg,
+                void* ud) {
+  auto* run = static_cast<CvodeRun*>(ud);
+  std::ostringstream os;
+  os << module << "/" << function << " (" << error_code << "): " << msg;
+  run->sundials_message = os.str();
+}
+
+std::string HintFor(int flag) {
+  switch (flag) {
+    case CV_TOO_MUCH_WORK:
+      return "raise the step limit, loosen --rtol/--atol, or shorten --t-end";
+    case CV_TOO_MUCH_ACC:
+      return "the tolerances are below what double precision allows; loosen "
+             "--rtol/--atol";
+    case CV_ERR_FAILURE:
+    case CV_CONV_FAILURE:
+      return "tighten --rtol/--atol, try another --formulation (projection), "
+             "or check for a singular configuration near this time";
+    case CV_RHSFUNC_FAIL:
+    case CV_FIRST_RHSFUNC_ERR:
+    case CV_REPTD_RHSFUNC_ERR:
+    case CV_UNREC_RHSFUNC_ERR:
+      return "a model function failed; see the message above";
+    default:
+      return "check the model and the options";
+  }
+}
+
+}  // namespace
+
+SimulationSummary Simulate(const Model& model,
+                           const InitialState& x0,
+                           const Eigen::VectorXd& params,
+                           const SimulationOptions& options,
+                           Observer* observer) {
+  std::string why;
+  if (!options.IsValid(&why)) throw std::invalid_argument("options: " + why);
+  if (x0.q.size() != model.nq() || x0.v.size() != model.nv()) {
+    throw std::invalid_argument(
+        "initial state has " + std::to_string(x0.q.size()) +
+        " coordinates and " + std::to_string(x0.v.size()) +
+        " velocities; model '" + model.name() + "' has " +
+        std::to_string(model.nq()) + " and " + std::to_string(model.nv()));
+  }
+
+  SimulationSummary sum;
+  sum.problem = model.name();
+  sum.formulation = options.formulation;
+  sum.integrator = options.integrator;
+  sum.rtol = options.rtol;
+  sum.atol = options.atol;
+  sum.t_reached = options.t0;
+  sum.energy_kind =
+      model.data().energy_is_lagrangian ? "energy function v'p - L" : "T+V";
+
+  CvodeRun run(model, options);
+  run.ws.SetParameters(params);
+  run.nq = model.nq();
+  run.nv = model.nv();
+  run.nc = model.nc();
+  run.nu = model.num_inputs();
+  run.nquad = run.nu + 3 + 2 * run.nc;
+  run.holonomic_row.assign(run.nc, true);
+  for (int ci = 0; ci < model.num_constraints(); ++ci) {
+    const auto& c = model.constraints()[ci];
+    if (c.kind == ConstraintKind::kNonholonomic)
+      for (int r = 0; r < c.rows; ++r)
+        run.holonomic_row[model.constraint_row(ci) + r] = false;
+  }
+
+  // ---- consistent initialization
+  Eigen::VectorXd q = x0.q, v = x0.v;
+  try {
+    const ProjectionResult pp = ProjectPositions(
+        &run.ws, options.t0, &q, v, options.initial_projection_tol,
+        options.initial_projection_max_iter);
+    if (!pp.converged) {
+      std::ostringstream os;
+      os << "initial state cannot be made consistent: after " << pp.iterations
+         << " Gauss-Newton iterations the position residual max|Phi| is "
+         << pp.residual << " (tolerance " << options.initial_projection_tol
+         << "); start closer to the constraint manifold";
+      sum.error = os.str();
+      return sum;
+    }
+    sum.initial_correction_position = pp.correction;
+    const ProjectionResult pv = ProjectVelocities(&run.ws, options.t0, q, &v);
+    sum.initial_correction_velocity = pv.correction;
+  } catch (const std::exception& e) {
+    sum.error =
+        std::string("initial state cannot be made consistent: ") + e.what();
+    return sum;
+  }
+
+  // ---- CVODES set-up
+  auto ctx = internal::MakeContext();
+  const long n = run.nq + run.nv;
+  auto y = internal::MakeVector(n, ctx.get());
+  internal::View(y.get()).head(run.nq) = q;
+  internal::View(y.get()).tail(run.nv) = v;
+  auto yq = internal::MakeVector(run.nquad, ctx.get());
+
+  void* mem = CVodeCreate(
+      options.integrator == Integrator::kCvodesAdams ? CV_ADAMS : CV_BDF,
+      ctx.get());
+  if (mem == nullptr) throw std::runtime_error("CVodeCreate failed");
+  struct MemGuard {
+    void* m;
+    ~MemGuard() { CVodeFree(&m); }
+  } guard{mem};
+  internal::MatrixPtr A(SUNDenseMatrix(n, n, ctx.get()));
+  internal::LinSolPtr LS(SUNLinSol_Dense(y.get(), A.get(), ctx.get()));
+
+  DAEDALUS_SUNDIALS_CHECK(CVodeInit(mem, RhsFn, options.t0, y.get()));
+  DAEDALUS_SUNDIALS_CHECK(CVodeSetUserData(mem, &run));
+  DAEDALUS_SUNDIALS_CHECK(CVodeSetErrHandlerFn(mem, ErrHandler, &run));
+  DAEDALUS_SUNDIALS_CHECK(CVodeSStolerances(mem, options.rtol, options.atol));
+  DAEDALUS_SUNDIALS_CHECK(CVodeSetLinearSolver(mem, LS.get(), A.get()));
+  DAEDALUS_SUNDIALS_CHECK(CVodeSetMaxNumSteps(mem, options.max_steps));
+  DAEDALUS_SUNDIALS_CHECK(CVodeQuadInit(mem, QuadFn, yq.get()));
+  DAEDALUS_SUNDIALS_CHECK(
+      CVodeQuadSStolerances(mem, options.rtol, options.atol));
+  DAEDALUS_SUNDIALS_CHECK(CVodeSetQuadErrCon(mem, SUNTRUE));
+  if (options.formulation == Formulation::kProjection && run.nc > 0) {
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetProjFn(mem, ProjFn));
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetProjErrEst(mem, SUNTRUE));
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetProjFrequency(mem, 1));
+  }
+
+  // ---- sampling
+  double e0 = 0.0;
+  auto sample = [&](double t, N_Vector yy, bool first) {
+    const auto yv = internal::ConstView(yy);
+    run.Accelerations(t, yv.data());
+    const Workspace& ws = run.ws;
+    Sample s;
+    s.t = t;
+    s.q = ws.q;
+    s.v = ws.v;
+    s.vdot = run.r.vdot;
+    s.lambda = run.r.lambda;
+    s.power = run.r.power;
+    s.phi = ws.phi;
+    s.vel_residual = ws.vel_residual;
+    for (int i = 0; i < run.nc; ++i) {
+      if (run.holonomic_row[i])
+        s.drift_position = std::max(s.drift_position, std::abs(ws.phi[i]));
+      s.drift_velocity =
+          std::max(s.drift_velocity, std::abs(ws.vel_residual[i]));
+    }
+    s.energy = ws.energy;
+    if (first) e0 = ws.energy;
+    Eigen::VectorXd w = Eigen::VectorXd::Zero(run.nquad);
+    if (!first) {
+      double tq = t;
+      DAEDALUS_SUNDIALS_CHECK(CVodeGetQuad(mem, &tq, yq.get()));
+      w = internal::ConstView(yq.get());
+    }
+    int k = 0;
+    s.input_work = w.segment(k, run.nu);
+    k += run.nu;
+    s.damping_loss = w[k++];
+    s.other_work = w[k++];
+    s.constraint_work = w.segment(k, run.nc);
+    k += run.nc;
+    s.ideal_constraint_work = w.segment(k, run.nc);
+    k += run.nc;
+    s.explicit_time_work = w[k++];
+    double stab = 0.0;
+    for (const auto& j : run.projection_jumps)
+      if (j.first <= t) stab += j.second;
+    const double work = s.input_work.sum() - s.damping_loss + s.other_work +
+                        s.constraint_work.sum() + s.explicit_time_work + stab;
+    s.energy_residual = s.energy - e0 - work;
+    sum.drift_position_max = std::max(sum.drift_position_max, s.drift_position);
+    sum.drift_velocity_max = std::max(sum.drift_velocity_max, s.drift_velocity);
+    sum.energy_residual_max =
+        std::max(sum.energy_residual_max, std::abs(s.energy_residual));
+    sum.final = s;
+    sum.t_reached = t;
+    ++sum.samples;
+    if (first) sum.energy_initial = s.energy;
+    sum.energy_final = s.energy;
+    if (observer) observer->OnSample(s);
+  };
+
+  auto collect_stats = [&] {
+    CVodeGetNumSteps(mem, &sum.stats.steps);
+    CVodeGetNumRhsEvals(mem, &sum.stats.rhs_evals);
+    CVodeGetNumJacEvals(mem, &sum.stats.jacobian_evals);
+    CVodeGetNumErrTestFails(mem, &sum.stats.error_test_failures);
+    CVodeGetNumNonlinSolvConvFails(mem, &sum.stats.nonlinear_conv_failures);
+    if (options.formulation == Formulation::kProjection && run.nc > 0)
+      CVodeGetNumProjEvals(mem, &sum.stats.projections);
+  };
+
+  try {
+    sample(options.t0, y.get(), true);
+    const long nout = static_cast<long>(
+        std::ceil((options.t_end - options.t0) / options.output_step - 1e-9));
+    for (long k = 1; k <= nout; ++k) {
+      const double tout =
+          std::min(options.t0 + k * options.output_step, options.t_end);
+      double tret = 0.0;
+      run.last_error.clear();
+      run.recoverable_failures = 0;
+      const int flag = CVode(mem, tout, y.get(), &tret, CV_NORMAL);
+      if (flag < 0) {
+        std::ostringstream os;
+        // CVodeGetReturnFlagName returns a malloc'd string we must free.
+        std::unique_ptr<char, decltype(&std::free)> flag_name(
+            CVodeGetReturnFlagName(flag), &std::free);
+        os << "CVode failed with " << flag_name.get() << " (flag " << flag
+           << ") at t = " << tret;
+        if (!run.last_error.empty())
+          os << ": " << run.last_error;
+        else if (!run.sundials_message.empty())
+          os << ": " << run.sundials_message;
+        os << "; hint: " << HintFor(flag);
+        sum.error = os.str();
+        collect_stats();
+        sum.t_reached = tret;
+        return sum;
+      }
+      sample(tret, y.get(), false);
+    }
+  } catch (const std::exception& e) {
+    sum.error = std::string("evaluation failed at an output time: ") + e.what();
+    collect_stats();
+    return sum;
+  }
+  collect_stats();
+  sum.ok = true;
+  return sum;
+}
+
+}  // namespace daedalus

@@ -1,0 +1,106 @@
+// The common command line: outputs, schema and usage errors.
+#include "daedalus/run.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "pendulum.hpp"
+
+namespace daedalus {
+namespace {
+
+namespace fs = std::filesystem;
+
+int RunMain(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  static std::string prog = "pendulum";
+  argv.push_back(prog.data());
+  for (auto& a : args) argv.push_back(a.data());
+  return run(problems::PendulumProblem(), static_cast<int>(argv.size()),
+             argv.data());
+}
+
+fs::path TempDir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("daedalus_run_test_" + name);
+  fs::remove_all(d);
+  return d;
+}
+
+TEST(Run, WritesCsvAndJsonWithTheContractedSchema) {
+  const fs::path dir = TempDir("schema");
+  ASSERT_EQ(RunMain({"--t-end", "1", "--output-step", "0.1", "--output-dir",
+                     dir.string(), "--quiet"}),
+            0);
+  std::ifstream csv(dir / "pendulum.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_THAT(header, ::testing::StartsWith(
+                          "t,x,y,v_x,v_y,lambda_rod,power_rod,drift_position,"
+                          "drift_velocity,energy,energy_residual"));
+  int rows = 0;
+  for (std::string line; std::getline(csv, line);) ++rows;
+  EXPECT_EQ(rows, 11);
+  std::ifstream js(dir / "pendulum.json");
+  const nlohmann::json j = nlohmann::json::parse(js);
+  EXPECT_EQ(j["problem"], "pendulum");
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_EQ(j["formulation"], "baumgarte");
+  EXPECT_EQ(j["integrator"], "cvodes-bdf");
+  EXPECT_EQ(j["coordinates"], (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(j["constraints"], (std::vector<std::string>{"rod"}));
+  EXPECT_DOUBLE_EQ(j["final"]["t"].get<double>(), 1.0);
+  EXPECT_EQ(j["final"]["q"].size(), 2u);
+  EXPECT_EQ(j["final"]["lambda"].size(), 1u);
+  for (const char* k : {"position_max", "velocity_max"})
+    EXPECT_TRUE(j["drift"].contains(k)) << k;
+  for (const char* k : {"initial", "final", "balance_residual_max"})
+    EXPECT_TRUE(j["energy"].contains(k)) << k;
+  EXPECT_TRUE(j.contains("constraint_work"));
+  for (const char* k : {"steps", "rhs_evals", "jacobian_evals",
+                        "error_test_failures", "nonlinear_conv_failures"})
+    EXPECT_TRUE(j["stats"].contains(k)) << k;
+  EXPECT_GT(j["stats"]["steps"].get<long>(), 10);
+}
+
+TEST(Run, ParameterOverrideIsUsed) {
+  const fs::path dir = TempDir("param");
+  ASSERT_EQ(RunMain({"--t-end=0.2", "--param", "g=1.0", "--output-dir",
+                     dir.string(), "--quiet"}),
+            0);
+  std::ifstream js(dir / "pendulum.json");
+  const nlohmann::json j = nlohmann::json::parse(js);
+  EXPECT_DOUBLE_EQ(j["parameters"]["g"].get<double>(), 1.0);
+}
+
+TEST(Run, UnknownFlagExitsNonZeroListingValidOptions) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(RunMain({"--t-edn", "3"}), 2);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, ::testing::HasSubstr("unknown option '--t-edn'"));
+  EXPECT_THAT(err, ::testing::HasSubstr("--t-end"));
+}
+
+TEST(Run, UnknownParameterExitsNonZeroListingValidNames) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(RunMain({"--param", "mass=2"}), 2);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, ::testing::HasSubstr("unknown parameter 'mass'"));
+  EXPECT_THAT(err, ::testing::HasSubstr("m l g"));
+}
+
+TEST(Run, BadNumberAndBadFormulationAreUsageErrors) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(RunMain({"--rtol", "1e-x"}), 2);
+  EXPECT_EQ(RunMain({"--formulation", "ggl2"}), 2);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, ::testing::HasSubstr("not a finite number"));
+  EXPECT_THAT(err, ::testing::HasSubstr("valid: unstabilized, baumgarte"));
+}
+
+}  // namespace
+}  // namespace daedalus

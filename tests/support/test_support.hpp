@@ -1,0 +1,56 @@
+// Shared test utilities: matrix comparison with a readable failure, named
+// tolerances, seeded random states.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <sstream>
+
+namespace daedalus::testing {
+
+/// Round-off for quantities of order one after a few dozen operations.
+constexpr double kRoundOff = 64 * std::numeric_limits<double>::epsilon();
+
+/// |a - b| <= tol * max(1, |b|) elementwise.
+inline ::testing::AssertionResult NearRel(const Eigen::MatrixXd& a,
+                                          const Eigen::MatrixXd& b,
+                                          double tol) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) {
+    return ::testing::AssertionFailure()
+           << "size " << a.rows() << "x" << a.cols() << " vs " << b.rows()
+           << "x" << b.cols();
+  }
+  for (Eigen::Index i = 0; i < a.rows(); ++i) {
+    for (Eigen::Index j = 0; j < a.cols(); ++j) {
+      const double scale = std::max(1.0, std::abs(b(i, j)));
+      if (!(std::abs(a(i, j) - b(i, j)) <= tol * scale)) {
+        std::ostringstream os;
+        os.precision(17);
+        os << "entry (" << i << "," << j << "): " << a(i, j) << " vs "
+           << b(i, j) << " (diff " << a(i, j) - b(i, j) << ", tol " << tol
+           << ")\nactual:\n"
+           << a << "\nexpected:\n"
+           << b;
+        return ::testing::AssertionFailure() << os.str();
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+/// Uniform random vector in [lo, hi]^n from a seeded generator.
+inline Eigen::VectorXd RandomVector(std::mt19937& gen,
+                                    int n,
+                                    double lo,
+                                    double hi) {
+  std::uniform_real_distribution<double> d(lo, hi);
+  Eigen::VectorXd x(n);
+  for (int i = 0; i < n; ++i) x[i] = d(gen);
+  return x;
+}
+
+}  // namespace daedalus::testing
