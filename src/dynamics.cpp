@@ -375,6 +375,22 @@ void EvaluateDynamics(Workspace* ws) {
   ws->MarkStage(Stage::kDynamics);
 }
 
+double EnergyDerivativeAlongQ(Workspace* ws, const Eigen::VectorXd& dq) {
+  const auto& d = ws->model().data();
+  const int n = ws->model().nv();
+  for (int j = 0; j < n; ++j) ws->q2[j] = D2(D1(ws->q[j], 0.0), D1(dq[j], 0.0));
+  const D2 t2(D1(ws->t, 0.0), D1(0.0, 0.0));
+  double result = 0.0, dl = 0.0;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j)
+      ws->v2[j] = D2(D1(ws->v[j], j == i ? 1 : 0), D1(0.0, 0.0));
+    const D2 r = EvalL(d, Point<D2>{ws->q2, ws->v2, t2, ws->p2});
+    result += ws->v[i] * r.d.d;
+    dl = r.d.v;
+  }
+  return result - dl;
+}
+
 void EvaluateAll(Workspace* ws) {
   EvaluatePosition(ws);
   EvaluateVelocity(ws);

@@ -31,6 +31,12 @@ int Model::num_inputs() const { return static_cast<int>(data_->inputs.size()); }
 int Model::num_parameters() const {
   return static_cast<int>(data_->parameter_names.size());
 }
+int Model::num_quadratures() const {
+  return static_cast<int>(data_->quadratures.size());
+}
+const std::string& Model::quadrature_name(int i) const {
+  return data_->quadratures.at(i).first;
+}
 const std::vector<std::string>& Model::coordinate_names() const {
   return data_->coordinates;
 }
@@ -137,6 +143,17 @@ void ModelBuilder::AddConstraint(const std::string& name,
                                  bool unilateral,
                                  internal::VectorFn fn) {
   data_->constraints.push_back({name, kind, rows, unilateral, std::move(fn)});
+}
+
+void ModelBuilder::AddQuadrature(const std::string& name,
+                                 internal::ScalarFn fn) {
+  for (const auto& q : data_->quadratures) {
+    if (q.first == name) {
+      throw std::invalid_argument("model '" + data_->name + "': quadrature '" +
+                                  name + "' declared twice");
+    }
+  }
+  data_->quadratures.emplace_back(name, std::move(fn));
 }
 
 Model ModelBuilder::Build() && {

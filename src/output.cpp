@@ -38,6 +38,9 @@ std::vector<std::string> CsvColumns(const Model& model) {
   c.push_back("work_other");
   for (int r = 0; r < model.nc(); ++r)
     c.push_back("work_constraint_" + model.RowName(r));
+  c.push_back("work_stabilization");
+  for (int k = 0; k < model.num_quadratures(); ++k)
+    c.push_back(model.quadrature_name(k));
   return c;
 }
 
@@ -68,6 +71,8 @@ void CsvWriter::OnSample(const Sample& s) {
   put(s.input_work);
   out_ << "," << s.damping_loss << "," << s.other_work;
   put(s.constraint_work);
+  out_ << "," << s.stabilization_work;
+  put(s.quadratures);
   out_ << "\n";
   out_.flush();
 }
@@ -131,13 +136,21 @@ std::string SummaryJson(const Model& model,
   j["work"] = {{"inputs", iw},
                {"damping_loss", Num(f.damping_loss)},
                {"other", Num(f.other_work)},
-               {"explicit_time", Num(f.explicit_time_work)}};
-  j["stats"] = {{"steps", sum.stats.steps},
-                {"rhs_evals", sum.stats.rhs_evals},
-                {"jacobian_evals", sum.stats.jacobian_evals},
-                {"error_test_failures", sum.stats.error_test_failures},
-                {"nonlinear_conv_failures", sum.stats.nonlinear_conv_failures},
-                {"projections", sum.stats.projections}};
+               {"explicit_time", Num(f.explicit_time_work)},
+               {"stabilization", Num(f.stabilization_work)}};
+  j["stabilization_work"] = Num(f.stabilization_work);
+  json qj = json::object();
+  for (int k = 0; k < model.num_quadratures() && k < f.quadratures.size(); ++k)
+    qj[model.quadrature_name(k)] = Num(f.quadratures[k]);
+  j["quadratures"] = qj;
+  j["stats"] = {
+      {"steps", sum.stats.steps},
+      {sum.integrator == Integrator::kIdas ? "residual_evals" : "rhs_evals",
+       sum.stats.rhs_evals},
+      {"jacobian_evals", sum.stats.jacobian_evals},
+      {"error_test_failures", sum.stats.error_test_failures},
+      {"nonlinear_conv_failures", sum.stats.nonlinear_conv_failures},
+      {"projections", sum.stats.projections}};
   return j.dump(2) + "\n";
 }
 

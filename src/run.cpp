@@ -49,6 +49,7 @@ RunConfig ParseCommandLine(const Problem& problem,
   RunConfig cfg;
   cfg.options = problem.defaults;
   cfg.params = problem.model.default_parameters();
+  bool integrator_given = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
@@ -91,6 +92,7 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.formulation = FormulationFromString(value);
     } else if (arg == "--integrator") {
       o.integrator = IntegratorFromString(value);
+      integrator_given = true;
     } else if (arg == "--baumgarte-alpha") {
       o.baumgarte_alpha = ParseNumber(arg, value);
     } else if (arg == "--baumgarte-beta") {
@@ -108,6 +110,12 @@ RunConfig ParseCommandLine(const Problem& problem,
       cfg.params[idx] = ParseNumber("--param " + name, value.substr(e + 1));
     }
   }
+  // The DAE forms run on IDAS; pick it when the user did not choose.
+  if (!integrator_given && (cfg.options.formulation == Formulation::kGgl ||
+                            cfg.options.formulation == Formulation::kIndex3))
+    cfg.options.integrator = Integrator::kIdas;
+  if (!integrator_given && cfg.options.formulation == Formulation::kProjection)
+    cfg.options.integrator = Integrator::kCvodesBdf;
   std::string why;
   if (!cfg.help && !cfg.options.IsValid(&why))
     throw std::invalid_argument("invalid options: " + why);
@@ -129,9 +137,10 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --output-dir DIR     where <name>.csv and <name>.json go (default "
         ".)\n"
      << "  --param NAME=VALUE   set a model parameter (repeatable)\n"
-     << "  --formulation F      unstabilized | baumgarte | projection (default "
-     << ToString(d.formulation) << ")\n"
-     << "  --integrator I       cvodes-bdf | cvodes-adams (default "
+     << "  --formulation F      unstabilized | baumgarte | projection | ggl |\n"
+     << "                       index3 (default " << ToString(d.formulation)
+     << ")\n"
+     << "  --integrator I       cvodes-bdf | cvodes-adams | idas (default "
      << ToString(d.integrator) << ")\n"
      << "  --baumgarte-alpha A  velocity gain [1/s] (default "
      << d.baumgarte_alpha << ")\n"

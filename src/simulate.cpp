@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "daedalus/projection.hpp"
+#include "integrator_common.hpp"
 #include "sundials_util.hpp"
 
 namespace daedalus {
@@ -28,17 +29,23 @@ const char* ToString(Formulation f) {
       return "baumgarte";
     case Formulation::kProjection:
       return "projection";
+    case Formulation::kGgl:
+      return "ggl";
+    case Formulation::kIndex3:
+      return "index3";
   }
   return "?";
 }
 
 Formulation FormulationFromString(const std::string& s) {
-  for (Formulation f : {Formulation::kUnstabilized, Formulation::kBaumgarte,
-                        Formulation::kProjection}) {
+  for (Formulation f :
+       {Formulation::kUnstabilized, Formulation::kBaumgarte,
+        Formulation::kProjection, Formulation::kGgl, Formulation::kIndex3}) {
     if (s == ToString(f)) return f;
   }
-  throw std::invalid_argument("unknown formulation '" + s +
-                              "'; valid: unstabilized, baumgarte, projection");
+  throw std::invalid_argument(
+      "unknown formulation '" + s +
+      "'; valid: unstabilized, baumgarte, projection, ggl, index3");
 }
 
 const char* ToString(Integrator i) {
@@ -47,6 +54,8 @@ const char* ToString(Integrator i) {
       return "cvodes-bdf";
     case Integrator::kCvodesAdams:
       return "cvodes-adams";
+    case Integrator::kIdas:
+      return "idas";
   }
   return "?";
 }
@@ -54,9 +63,10 @@ const char* ToString(Integrator i) {
 Integrator IntegratorFromString(const std::string& s) {
   if (s == "cvodes-bdf" || s == "cvodes") return Integrator::kCvodesBdf;
   if (s == "cvodes-adams") return Integrator::kCvodesAdams;
+  if (s == "idas") return Integrator::kIdas;
   throw std::invalid_argument("unknown integrator '" + s +
                               "'; valid: cvodes-bdf (alias cvodes), "
-                              "cvodes-adams");
+                              "cvodes-adams, idas");
 }
 
 bool SimulationOptions::IsValid(std::string* why) const {
@@ -76,6 +86,11 @@ bool SimulationOptions::IsValid(std::string* why) const {
     return fail(
         "the projection formulation needs --integrator cvodes-bdf "
         "(CVODES projects only with BDF)");
+  if ((formulation == Formulation::kGgl ||
+       formulation == Formulation::kIndex3) &&
+      integrator != Integrator::kIdas)
+    return fail(std::string("the ") + ToString(formulation) +
+                " formulation is a DAE and needs --integrator idas");
   if (!(initial_projection_tol > 0.0))
     return fail("initial projection tolerance must be positive");
   return true;
@@ -127,6 +142,12 @@ std::string SimulationSummary::FullReport(const Model& model) const {
   for (Eigen::Index i = 0; i < final.constraint_work.size(); ++i)
     cw += final.constraint_work[i];
   os << "  constraint work        " << cw << " J\n";
+  if (final.stabilization_work != 0.0)
+    os << "  stabilization work     " << final.stabilization_work << " J\n";
+  for (Eigen::Index k = 0; k < final.quadratures.size(); ++k)
+    os << "  quadrature '" << model.quadrature_name(static_cast<int>(k))
+       << "'  " << std::setprecision(16) << final.quadratures[k]
+       << std::setprecision(3) << "\n";
   for (int k = 0; k < model.num_inputs(); ++k)
     os << "  input work '" << model.inputs()[k].name << "'  "
        << final.input_work[k] << " J\n";
@@ -135,15 +156,25 @@ std::string SimulationSummary::FullReport(const Model& model) const {
   if (model.has_other_loads())
     os << "  other work             " << final.other_work << " J\n";
   os << "  solver                 " << stats.steps << " steps, "
-     << stats.rhs_evals << " RHS evals, " << stats.jacobian_evals
-     << " Jacobians, " << stats.error_test_failures << " error-test fails, "
-     << stats.nonlinear_conv_failures << " convergence fails";
+     << stats.rhs_evals
+     << (integrator == Integrator::kIdas ? " residual evals, " : " RHS evals, ")
+     << stats.jacobian_evals << " Jacobians, " << stats.error_test_failures
+     << " error-test fails, " << stats.nonlinear_conv_failures
+     << " convergence fails";
   if (stats.projections > 0) os << ", " << stats.projections << " projections";
   os << "\n";
   return os.str();
 }
 
 // --------------------------------------------------------- integration
+
+namespace internal {
+SimulationSummary SimulateIdas(const Model& model,
+                               const InitialState& x0,
+                               const Eigen::VectorXd& params,
+                               const SimulationOptions& options,
+                               Observer* observer);
+}  // namespace internal
 
 namespace {
 
@@ -165,6 +196,7 @@ struct CvodeRun {
   // CVODES redoes a step).
   std::vector<std::pair<double, double>> projection_jumps;
   int nq = 0, nv = 0, nc = 0, nu = 0, nquad = 0;
+  const internal::QuadLayout* layout = nullptr;
   // Recoverable callback failures since the last output. A failure that
   // CVODES cannot step around (a model undefined beyond some time) would
   // otherwise make it creep forward with ever smaller steps.
@@ -227,15 +259,8 @@ int QuadFn(realtype t, N_Vector y, N_Vector yqdot, void* ud) {
   auto* run = static_cast<CvodeRun*>(ud);
   return Trap(run, [&] {
     run->Accelerations(t, N_VGetArrayPointer(y));
-    const Workspace& ws = run->ws;
-    auto qd = internal::View(yqdot);
-    int k = 0;
-    for (int i = 0; i < run->nu; ++i) qd[k++] = ws.v.dot(ws.B.col(i)) * ws.u[i];
-    qd[k++] = ws.v.dot(ws.Dv);
-    qd[k++] = ws.v.dot(ws.Qr);
-    for (int i = 0; i < run->nc; ++i) qd[k++] = run->r.power[i];
-    for (int i = 0; i < run->nc; ++i) qd[k++] = -run->r.lambda[i] * ws.phi_t[i];
-    qd[k++] = -ws.L_t;
+    internal::QuadratureIntegrands(*run->layout, run->ws, run->r.lambda, 0.0,
+                                   internal::View(yqdot));
   });
 }
 
@@ -346,6 +371,10 @@ SimulationSummary Simulate(const Model& model,
         std::to_string(model.nq()) + " and " + std::to_string(model.nv()));
   }
 
+  if (options.integrator == Integrator::kIdas) {
+    return internal::SimulateIdas(model, x0, params, options, observer);
+  }
+
   SimulationSummary sum;
   sum.problem = model.name();
   sum.formulation = options.formulation;
@@ -362,7 +391,9 @@ SimulationSummary Simulate(const Model& model,
   run.nv = model.nv();
   run.nc = model.nc();
   run.nu = model.num_inputs();
-  run.nquad = run.nu + 3 + 2 * run.nc;
+  internal::Recorder recorder(model, &sum, observer);
+  run.layout = &recorder.layout();
+  run.nquad = recorder.layout().size();
   run.holonomic_row.assign(run.nc, true);
   for (int ci = 0; ci < model.num_constraints(); ++ci) {
     const auto& c = model.constraints()[ci];
@@ -373,27 +404,7 @@ SimulationSummary Simulate(const Model& model,
 
   // ---- consistent initialization
   Eigen::VectorXd q = x0.q, v = x0.v;
-  try {
-    const ProjectionResult pp = ProjectPositions(
-        &run.ws, options.t0, &q, v, options.initial_projection_tol,
-        options.initial_projection_max_iter);
-    if (!pp.converged) {
-      std::ostringstream os;
-      os << "initial state cannot be made consistent: after " << pp.iterations
-         << " Gauss-Newton iterations the position residual max|Phi| is "
-         << pp.residual << " (tolerance " << options.initial_projection_tol
-         << "); start closer to the constraint manifold";
-      sum.error = os.str();
-      return sum;
-    }
-    sum.initial_correction_position = pp.correction;
-    const ProjectionResult pv = ProjectVelocities(&run.ws, options.t0, q, &v);
-    sum.initial_correction_velocity = pv.correction;
-  } catch (const std::exception& e) {
-    sum.error =
-        std::string("initial state cannot be made consistent: ") + e.what();
-    return sum;
-  }
+  if (!internal::MakeConsistent(&run.ws, options, &q, &v, &sum)) return sum;
 
   // ---- CVODES set-up
   auto ctx = internal::MakeContext();
@@ -431,60 +442,18 @@ SimulationSummary Simulate(const Model& model,
   }
 
   // ---- sampling
-  double e0 = 0.0;
   auto sample = [&](double t, N_Vector yy, bool first) {
-    const auto yv = internal::ConstView(yy);
-    run.Accelerations(t, yv.data());
-    const Workspace& ws = run.ws;
-    Sample s;
-    s.t = t;
-    s.q = ws.q;
-    s.v = ws.v;
-    s.vdot = run.r.vdot;
-    s.lambda = run.r.lambda;
-    s.power = run.r.power;
-    s.phi = ws.phi;
-    s.vel_residual = ws.vel_residual;
-    for (int i = 0; i < run.nc; ++i) {
-      if (run.holonomic_row[i])
-        s.drift_position = std::max(s.drift_position, std::abs(ws.phi[i]));
-      s.drift_velocity =
-          std::max(s.drift_velocity, std::abs(ws.vel_residual[i]));
-    }
-    s.energy = ws.energy;
-    if (first) e0 = ws.energy;
-    Eigen::VectorXd w = Eigen::VectorXd::Zero(run.nquad);
+    run.Accelerations(t, internal::ConstView(yy).data());
+    Eigen::VectorXd w;
     if (!first) {
       double tq = t;
       DAEDALUS_SUNDIALS_CHECK(CVodeGetQuad(mem, &tq, yq.get()));
       w = internal::ConstView(yq.get());
     }
-    int k = 0;
-    s.input_work = w.segment(k, run.nu);
-    k += run.nu;
-    s.damping_loss = w[k++];
-    s.other_work = w[k++];
-    s.constraint_work = w.segment(k, run.nc);
-    k += run.nc;
-    s.ideal_constraint_work = w.segment(k, run.nc);
-    k += run.nc;
-    s.explicit_time_work = w[k++];
     double stab = 0.0;
     for (const auto& j : run.projection_jumps)
       if (j.first <= t) stab += j.second;
-    const double work = s.input_work.sum() - s.damping_loss + s.other_work +
-                        s.constraint_work.sum() + s.explicit_time_work + stab;
-    s.energy_residual = s.energy - e0 - work;
-    sum.drift_position_max = std::max(sum.drift_position_max, s.drift_position);
-    sum.drift_velocity_max = std::max(sum.drift_velocity_max, s.drift_velocity);
-    sum.energy_residual_max =
-        std::max(sum.energy_residual_max, std::abs(s.energy_residual));
-    sum.final = s;
-    sum.t_reached = t;
-    ++sum.samples;
-    if (first) sum.energy_initial = s.energy;
-    sum.energy_final = s.energy;
-    if (observer) observer->OnSample(s);
+    recorder.Record(run.ws, run.r.vdot, run.r.lambda, w, stab, first);
   };
 
   auto collect_stats = [&] {

@@ -93,6 +93,11 @@ void EvaluateDynamics(Workspace* ws);
 /// All three stages.
 void EvaluateAll(Workspace* ws);
 
+/// Directional derivative of the energy E = v'L_v - L with respect to q
+/// along dq (nq) at the workspace state, holding v and t: E_q . dq. Used for
+/// the power of the GGL position correction qdot = v - G' mu.
+double EnergyDerivativeAlongQ(Workspace* ws, const Eigen::VectorXd& dq);
+
 /// Describes the workspace state for error messages: "t=0.5, q=(..), v=(..)".
 std::string DescribeState(const Workspace& ws);
 

@@ -157,6 +157,8 @@ class Model {
   int num_constraints() const;
   int num_inputs() const;
   int num_parameters() const;
+  int num_quadratures() const;
+  const std::string& quadrature_name(int i) const;
 
   const std::vector<std::string>& coordinate_names() const;
   const std::vector<std::string>& parameter_names() const;
@@ -288,6 +290,14 @@ class ModelBuilder {
     return *this;
   }
 
+  /// A named quadrature: the time integral of g(t, q, v, p), integrated by
+  /// the solver with error control and reported in the summary.
+  template <class F>
+  ModelBuilder& Quadrature(const std::string& name, F f) {
+    AddQuadrature(name, internal::MakeScalarFn(std::move(f)));
+    return *this;
+  }
+
   /// Validates and freezes the model.
   /// @throws std::invalid_argument naming what is missing or inconsistent.
   Model Build() &&;
@@ -306,6 +316,7 @@ class ModelBuilder {
                      int rows,
                      bool unilateral,
                      internal::VectorFn fn);
+  void AddQuadrature(const std::string& name, internal::ScalarFn fn);
 
   std::unique_ptr<internal::ModelData> data_;
 };
@@ -326,6 +337,7 @@ struct ModelData {
   VectorFn other_loads;
   std::vector<ConstraintDecl> constraints;
   std::vector<int> constraint_rows;  // first row of each constraint
+  std::vector<std::pair<std::string, ScalarFn>> quadratures;
   int nc = 0;
 };
 

@@ -7,6 +7,14 @@
 //   projection    index-1 ODE plus CVODES projection (CVodeSetProjFn) of
 //                 positions (Gauss-Newton in the mass metric) and velocities
 //                 (M-orthogonal) onto the constraint manifold after each step
+//   ggl           stabilized index-2 (Gear-Gupta-Leimkuhler) DAE in IDAS:
+//                 qdot = v - G' mu, M vdot - J' lambda = B u - h,
+//                 Phi = 0 (holonomic rows G), J v + Phi_t = 0 (all rows)
+//   index3        the direct index-3 DAE in IDAS: qdot = v,
+//                 M vdot - J' lambda = B u - h, Phi = 0 (velocity level for
+//                 nonholonomic rows)
+// unstabilized and baumgarte also run on IDAS as index-1 DAEs with lambda
+// algebraic (--integrator idas).
 // Energy-balance terms are integrated as CVODES quadratures with error
 // control.
 #pragma once
@@ -22,12 +30,18 @@
 
 namespace daedalus {
 
-enum class Formulation { kUnstabilized, kBaumgarte, kProjection };
+enum class Formulation {
+  kUnstabilized,
+  kBaumgarte,
+  kProjection,
+  kGgl,
+  kIndex3
+};
 const char* ToString(Formulation f);
 /// @throws std::invalid_argument listing the valid names.
 Formulation FormulationFromString(const std::string& s);
 
-enum class Integrator { kCvodesBdf, kCvodesAdams };
+enum class Integrator { kCvodesBdf, kCvodesAdams, kIdas };
 const char* ToString(Integrator i);
 Integrator IntegratorFromString(const std::string& s);
 
@@ -81,6 +95,8 @@ struct Sample {
   Eigen::VectorXd constraint_work;        // nc: int lambda_i J_i v
   Eigen::VectorXd ideal_constraint_work;  // nc: int -lambda_i Phi_t,i
   double explicit_time_work = 0.0;        // int -L_t
+  double stabilization_work = 0.0;  // GGL correction power, projection jumps
+  Eigen::VectorXd quadratures;      // the model's named quadratures
 };
 
 /// Receives samples as they are produced (so a failed run keeps its rows).
@@ -116,6 +132,7 @@ struct SimulationSummary {
   double energy_final = 0.0;
   double energy_residual_max = 0.0;
   std::string energy_kind;  ///< "T+V" or "energy function v'p - L"
+  long residual_evals = 0;  ///< IDAS residual evaluations (IDAS only)
   SolverStats stats;
   int samples = 0;
 

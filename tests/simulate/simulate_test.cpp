@@ -78,7 +78,9 @@ TEST(Simulate, InputWorkQuadratureMatchesClosedFormWork) {
   EXPECT_LT(worst, 1e-8);
   EXPECT_GT(std::abs(s.energy_final - s.energy_initial), 0.1);
   EXPECT_GT(c.samples.back().damping_loss, 0.1);
-  EXPECT_LT(s.energy_residual_max, 1e-8);
+  // Global error of E: 10-100 times rtol relative to the energy scale.
+  EXPECT_LT(s.energy_residual_max,
+            100 * o.rtol * std::max(1.0, std::abs(s.energy_initial)));
 }
 
 // A damped free model: E decreases, the residual stays at integration error.
@@ -118,7 +120,15 @@ TEST(Simulate, MovingSupportConstraintWorkEqualsEnergyGained) {
   ASSERT_GT(gained, 1.0);
   EXPECT_NEAR(f.constraint_work[0], gained, 1e-8);
   EXPECT_NEAR(f.ideal_constraint_work[0], gained, 1e-8);
-  for (const Sample& smp : c.samples) EXPECT_NEAR(smp.lambda[0], 20.42, 1e-9);
+  // Baumgarte adds m (beta^2 Phi + 2 alpha (J v + Phi_t)) to the support
+  // force, so the multiplier is exact up to the recorded drift.
+  for (const Sample& smp : c.samples) {
+    const double bound =
+        2.0 * (o.baumgarte_beta * o.baumgarte_beta * smp.drift_position +
+               2.0 * o.baumgarte_alpha * smp.drift_velocity) +
+        1e-12;
+    EXPECT_NEAR(smp.lambda[0], 20.42, bound);
+  }
 }
 
 TEST(Simulate, InitialStateIsProjectedAndCorrectionReported) {
