@@ -59,6 +59,12 @@ D2 EvalL(const internal::ModelData& d, const Point<D2>& x) {
   return l;
 }
 
+// The velocity-dependent part of L: T when the model gives T and V (V does
+// not depend on v, so it adds nothing to momenta, M or L_vq v + L_vt).
+D2 EvalVelocityPart(const internal::ModelData& d, const Point<D2>& x) {
+  return d.energy_is_lagrangian ? d.lagrangian.f2(x) : d.kinetic.f2(x);
+}
+
 }  // namespace
 
 // ------------------------------------------------------------- Workspace
@@ -293,16 +299,17 @@ void EvaluateDynamics(Workspace* ws) {
   for (int j = 0; j < nv; ++j)
     ws->q2[j] = D2(D1(ws->q[j], 0.0), D1(ws->v[j], 0.0));
   const D2 t2(D1(ws->t, 0.0), D1(1.0, 0.0));
-  double total_rate = 0.0;  // L_q v + L_t
   for (int i = 0; i < nv; ++i) {
     for (int j = 0; j < nv; ++j)
       ws->v2[j] = D2(D1(ws->v[j], j == i ? 1 : 0), D1(0.0, 0.0));
-    const D2 r = EvalL(d, Point<D2>{ws->q2, ws->v2, t2, ws->p2});
+    const D2 r = EvalVelocityPart(d, Point<D2>{ws->q2, ws->v2, t2, ws->p2});
     ws->momentum[i] = r.v.d;
     ws->inertial[i] = r.d.d - Lq[i];
-    total_rate = r.d.v;
   }
-  ws->L_t = total_rate - Lq.dot(ws->v);
+  // Explicit time derivative of L: one sweep with the tangent on t.
+  Lift(ws->q, ws->q1);
+  Lift(ws->v, ws->v1);
+  ws->L_t = EvalL(d, Point<D1>{ws->q1, ws->v1, D1(ws->t, 1.0), ws->p1}).d;
 
   // Mass matrix M_ij = d2 L / dv_i dv_j (symmetric by construction).
   Lift(ws->q, ws->q2);
@@ -311,7 +318,8 @@ void EvaluateDynamics(Workspace* ws) {
     for (int j = i; j < nv; ++j) {
       for (int k = 0; k < nv; ++k)
         ws->v2[k] = D2(D1(ws->v[k], k == i ? 1 : 0), D1(k == j ? 1 : 0, 0.0));
-      const double mij = EvalL(d, Point<D2>{ws->q2, ws->v2, t2z, ws->p2}).d.d;
+      const double mij =
+          EvalVelocityPart(d, Point<D2>{ws->q2, ws->v2, t2z, ws->p2}).d.d;
       ws->M(i, j) = mij;
       ws->M(j, i) = mij;
     }
