@@ -190,6 +190,7 @@ SimulationSummary SimulateIdas(const Model& model,
   sum.rtol = options.rtol;
   sum.atol = options.atol;
   sum.t_reached = options.t0;
+  sum.drift_tol = options.drift_tol;
   sum.energy_kind =
       model.data().energy_is_lagrangian ? "energy function v'p - L" : "T+V";
   if (options.formulation == Formulation::kProjection) {
@@ -321,6 +322,18 @@ SimulationSummary SimulateIdas(const Model& model,
         return sum;
       }
       sample(tret, false);
+      const Sample& f = sum.final;
+      if (options.drift_tol > 0.0 &&
+          std::max(f.drift_position, f.drift_velocity) > options.drift_tol) {
+        std::ostringstream os;
+        os << "drift " << std::max(f.drift_position, f.drift_velocity)
+           << " exceeds --drift-tol " << options.drift_tol << " at t = " << tret
+           << " (IDAS runs do not escalate); hint: tighten --rtol/--atol or "
+              "use --formulation ggl";
+        sum.error = os.str();
+        collect_stats();
+        return sum;
+      }
     }
   } catch (const std::exception& e) {
     sum.error = std::string("evaluation failed at an output time: ") + e.what();

@@ -114,8 +114,18 @@ std::string SummaryJson(const Model& model,
   j["initial_correction"] = {
       {"position", Num(sum.initial_correction_position)},
       {"velocity", Num(sum.initial_correction_velocity)}};
+  json esc = json::array();
+  for (const auto& e : sum.escalations) {
+    esc.push_back({{"t", e.t},
+                   {"constraint", e.constraint},
+                   {"drift", e.drift},
+                   {"from", ToString(e.from)},
+                   {"to", ToString(e.to)}});
+  }
   j["drift"] = {{"position_max", Num(sum.drift_position_max)},
-                {"velocity_max", Num(sum.drift_velocity_max)}};
+                {"velocity_max", Num(sum.drift_velocity_max)},
+                {"tolerance", sum.drift_tol},
+                {"escalations", esc}};
   j["energy"] = {{"kind", sum.energy_kind},
                  {"initial", Num(sum.energy_initial)},
                  {"final", Num(sum.energy_final)},

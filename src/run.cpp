@@ -16,7 +16,8 @@ namespace {
 const char* const kValueFlags[] = {
     "--t-end",           "--rtol",           "--atol",        "--output-step",
     "--output-dir",      "--param",          "--formulation", "--integrator",
-    "--baumgarte-alpha", "--baumgarte-beta", "--kkt"};
+    "--baumgarte-alpha", "--baumgarte-beta", "--kkt",         "--drift-tol",
+    "--drift-action"};
 const char* const kBoolFlags[] = {"--quiet", "--help"};
 
 std::string ValidFlags() {
@@ -97,6 +98,10 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.baumgarte_alpha = ParseNumber(arg, value);
     } else if (arg == "--baumgarte-beta") {
       o.baumgarte_beta = ParseNumber(arg, value);
+    } else if (arg == "--drift-tol") {
+      o.drift_tol = ParseNumber(arg, value);
+    } else if (arg == "--drift-action") {
+      o.drift_action = DriftActionFromString(value);
     } else if (arg == "--kkt") {
       o.kkt.method = KktMethodFromString(value);
     } else if (arg == "--param") {
@@ -148,6 +153,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << d.baumgarte_beta << ")\n"
      << "  --kkt M              schur | full-lu (default "
      << ToString(d.kkt.method) << ")\n"
+     << "  --drift-tol D        largest accepted drift (0: off; default "
+     << d.drift_tol << ")\n"
+     << "  --drift-action A     fail | escalate (Baumgarte -> projection)\n"
      << "  --quiet              no summary on stdout\n"
      << "  --help               this text\n\n"
      << "parameters:";

@@ -69,6 +69,17 @@ Integrator IntegratorFromString(const std::string& s) {
                               "cvodes-adams, idas");
 }
 
+const char* ToString(DriftAction a) {
+  return a == DriftAction::kFail ? "fail" : "escalate";
+}
+
+DriftAction DriftActionFromString(const std::string& s) {
+  if (s == "fail") return DriftAction::kFail;
+  if (s == "escalate") return DriftAction::kEscalate;
+  throw std::invalid_argument("unknown drift action '" + s +
+                              "'; valid: fail, escalate");
+}
+
 bool SimulationOptions::IsValid(std::string* why) const {
   auto fail = [why](const std::string& m) {
     if (why) *why = m;
@@ -81,6 +92,7 @@ bool SimulationOptions::IsValid(std::string* why) const {
   if (!(baumgarte_alpha >= 0.0) || !(baumgarte_beta >= 0.0))
     return fail("Baumgarte gains must be non-negative");
   if (max_steps <= 0) return fail("max_steps must be positive");
+  if (!(drift_tol >= 0.0)) return fail("drift tolerance must be >= 0");
   if (formulation == Formulation::kProjection &&
       integrator != Integrator::kCvodesBdf)
     return fail(
@@ -382,6 +394,7 @@ SimulationSummary Simulate(const Model& model,
   sum.rtol = options.rtol;
   sum.atol = options.atol;
   sum.t_reached = options.t0;
+  sum.drift_tol = options.drift_tol;
   sum.energy_kind =
       model.data().energy_is_lagrangian ? "energy function v'p - L" : "T+V";
 
@@ -462,7 +475,7 @@ SimulationSummary Simulate(const Model& model,
     CVodeGetNumJacEvals(mem, &sum.stats.jacobian_evals);
     CVodeGetNumErrTestFails(mem, &sum.stats.error_test_failures);
     CVodeGetNumNonlinSolvConvFails(mem, &sum.stats.nonlinear_conv_failures);
-    if (options.formulation == Formulation::kProjection && run.nc > 0)
+    if (run.opt.formulation == Formulation::kProjection && run.nc > 0)
       CVodeGetNumProjEvals(mem, &sum.stats.projections);
   };
 
@@ -495,6 +508,66 @@ SimulationSummary Simulate(const Model& model,
         return sum;
       }
       sample(tret, y.get(), false);
+      // ---- drift contract
+      const Sample& f = sum.final;
+      if (options.drift_tol > 0.0 &&
+          std::max(f.drift_position, f.drift_velocity) > options.drift_tol) {
+        int worst = 0;
+        double wd = -1.0;
+        for (int i = 0; i < run.nc; ++i) {
+          const double d =
+              std::max(recorder.holonomic_row(i) ? std::abs(f.phi[i]) : 0.0,
+                       std::abs(f.vel_residual[i]));
+          if (d > wd) {
+            wd = d;
+            worst = i;
+          }
+        }
+        const bool can_escalate =
+            options.drift_action == DriftAction::kEscalate &&
+            run.opt.formulation != Formulation::kProjection &&
+            options.integrator == Integrator::kCvodesBdf;
+        std::ostringstream os;
+        os << "drift " << wd << " of constraint '" << model.RowName(worst)
+           << "' exceeds --drift-tol " << options.drift_tol
+           << " at t = " << tret;
+        if (!can_escalate) {
+          os << "; hint: tighten --rtol/--atol or use --formulation projection "
+                "or ggl";
+          sum.error = os.str();
+          collect_stats();
+          return sum;
+        }
+        Escalation e;
+        e.t = tret;
+        e.constraint = model.RowName(worst);
+        e.drift = wd;
+        e.from = run.opt.formulation;
+        e.to = Formulation::kProjection;
+        sum.escalations.push_back(e);
+        // Restart from the projected state with projection on every step.
+        Eigen::VectorXd qn = f.q, vn = f.v;
+        const ProjectionResult pp = ProjectPositions(
+            &run.ws, tret, &qn, vn, 1e-13, options.initial_projection_max_iter);
+        if (!pp.converged) {
+          sum.error = os.str() + "; escalation to projection failed: " +
+                      "the position projection did not converge";
+          collect_stats();
+          return sum;
+        }
+        ProjectVelocities(&run.ws, tret, qn, &vn);
+        run.ws.SetState(tret, qn, vn);
+        EvaluateAll(&run.ws);
+        run.projection_jumps.emplace_back(tret, run.ws.energy - f.energy);
+        run.opt.formulation = Formulation::kProjection;
+        internal::View(y.get()).head(run.nq) = qn;
+        internal::View(y.get()).tail(run.nv) = vn;
+        DAEDALUS_SUNDIALS_CHECK(CVodeReInit(mem, tret, y.get()));
+        DAEDALUS_SUNDIALS_CHECK(CVodeQuadReInit(mem, yq.get()));
+        DAEDALUS_SUNDIALS_CHECK(CVodeSetProjFn(mem, ProjFn));
+        DAEDALUS_SUNDIALS_CHECK(CVodeSetProjErrEst(mem, SUNTRUE));
+        DAEDALUS_SUNDIALS_CHECK(CVodeSetProjFrequency(mem, 1));
+      }
     }
   } catch (const std::exception& e) {
     sum.error = std::string("evaluation failed at an output time: ") + e.what();

@@ -45,6 +45,11 @@ enum class Integrator { kCvodesBdf, kCvodesAdams, kIdas };
 const char* ToString(Integrator i);
 Integrator IntegratorFromString(const std::string& s);
 
+/// What a run does when its drift exceeds SimulationOptions::drift_tol.
+enum class DriftAction { kFail, kEscalate };
+const char* ToString(DriftAction a);
+DriftAction DriftActionFromString(const std::string& s);
+
 struct SimulationOptions {
   double t0 = 0.0;
   double t_end = 10.0;
@@ -67,6 +72,13 @@ struct SimulationOptions {
   double initial_projection_tol = 1e-12;
   int initial_projection_max_iter = 50;
   long max_steps = 500000;
+  /// Drift contract: the largest position or velocity drift (max-norm of
+  /// Phi or J v + Phi_t, in the constraints' units) accepted at an output
+  /// sample; 0 disables the check. On violation the run fails or, for
+  /// Baumgarte/unstabilized on CVODES BDF, escalates to projection from the
+  /// projected current state (DriftAction).
+  double drift_tol = 0.0;
+  DriftAction drift_action = DriftAction::kEscalate;
   KktOptions kkt;
 
   /// True when the options make sense; otherwise `why` says what to fix.
@@ -115,6 +127,15 @@ struct SolverStats {
   long projections = 0;
 };
 
+/// One change of formulation made by the drift contract.
+struct Escalation {
+  double t = 0.0;
+  std::string constraint;  ///< the row with the largest drift
+  double drift = 0.0;
+  Formulation from = Formulation::kBaumgarte;
+  Formulation to = Formulation::kProjection;
+};
+
 struct SimulationSummary {
   bool ok = false;
   std::string error;  ///< empty when ok
@@ -135,6 +156,8 @@ struct SimulationSummary {
   long residual_evals = 0;  ///< IDAS residual evaluations (IDAS only)
   SolverStats stats;
   int samples = 0;
+  double drift_tol = 0.0;
+  std::vector<Escalation> escalations;
 
   /// One line: status, time reached, drift, energy residual, steps.
   std::string BriefReport() const;

@@ -196,3 +196,52 @@ TEST(Simulate, InvalidOptionsAreRejected) {
 
 }  // namespace
 }  // namespace daedalus
+
+namespace daedalus {
+namespace {
+
+SimulationOptions DriftOptions(DriftAction action) {
+  SimulationOptions o = problems::PendulumProblem().defaults;
+  o.formulation = Formulation::kUnstabilized;
+  o.rtol = o.atol = 1e-6;
+  o.t_end = 30.0;
+  o.output_step = 0.01;
+  o.drift_tol = 1e-4;
+  o.drift_action = action;
+  return o;
+}
+
+TEST(DriftContract, EscalatesToProjectionAndRecordsWhenAndWhere) {
+  const Problem p = problems::PendulumProblem();
+  const SimulationSummary s = Simulate(
+      p.model, p.initial(p.model.default_parameters()),
+      p.model.default_parameters(), DriftOptions(DriftAction::kEscalate));
+  ASSERT_TRUE(s.ok) << s.error;
+  ASSERT_EQ(s.escalations.size(), 1u);
+  const Escalation& e = s.escalations[0];
+  EXPECT_EQ(e.constraint, "rod");
+  EXPECT_EQ(e.from, Formulation::kUnstabilized);
+  EXPECT_EQ(e.to, Formulation::kProjection);
+  EXPECT_GT(e.drift, 1e-4);
+  EXPECT_GT(e.t, 0.0);
+  EXPECT_LT(e.t, 30.0);
+  EXPECT_GT(s.stats.projections, 0);
+  // After the escalation the drift stays below the contract; without it the
+  // unstabilized run drifts to ~1e-2 (docs/drift_study.md).
+  EXPECT_LT(s.final.drift_position, 1e-4);
+}
+
+TEST(DriftContract, FailModeStopsWithConstraintNameAndKeepsState) {
+  const Problem p = problems::PendulumProblem();
+  const SimulationSummary s =
+      Simulate(p.model, p.initial(p.model.default_parameters()),
+               p.model.default_parameters(), DriftOptions(DriftAction::kFail));
+  EXPECT_FALSE(s.ok);
+  EXPECT_THAT(s.error, ::testing::HasSubstr("constraint 'rod'"));
+  EXPECT_THAT(s.error, ::testing::HasSubstr("exceeds --drift-tol"));
+  EXPECT_GT(s.samples, 1);
+  EXPECT_LT(s.t_reached, 30.0);
+}
+
+}  // namespace
+}  // namespace daedalus
