@@ -1,5 +1,5 @@
 #include "pendulum.hpp"
 
 int main(int argc, char** argv) {
-  return daedalus::run(daedalus::problems::PendulumProblem(), argc, argv);
+  return daedalus::run(daedalus::problems::PendulumProblem, argc, argv);
 }

@@ -1,5 +1,5 @@
 #include "slider_crank.hpp"
 
 int main(int argc, char** argv) {
-  return daedalus::run(daedalus::problems::SliderCrankProblem(), argc, argv);
+  return daedalus::run(daedalus::problems::SliderCrankProblem, argc, argv);
 }

@@ -6,10 +6,12 @@
 // horizontal force F acts at the rod's far end.
 //
 //   T = (J1 qd^2 + m2 xd^2 + J2 pd^2) / 2
-//   V = k (l - l0)^2 / 2,  damping D = c (grad l)(grad l)'  (force -c ldot grad
-//   l) Q_r = F grad(x + cos p) = (0, F, -F sin p) loop_x: x - cos p - a cos q =
-//   0,   loop_y: -sin p - a sin q = 0 l^2 = x^2 - x (cos p + a cos q) + (1 +
-//   a^2)/4 + a cos(p - q)/2
+//   V = k (l - l0)^2 / 2
+//   D = c (grad l)(grad l)'           (damper force -c ldot grad l)
+//   Q_r = F grad(x + cos p) = (0, F, -F sin p)
+//   loop_x: x - cos p - a cos q = 0
+//   loop_y: -sin p - a sin q = 0
+//   l^2 = x^2 - x (cos p + a cos q) + (1 + a^2) / 4 + a cos(p - q) / 2
 //
 // The quadrature G is the time integral of the kinetic energy, as in the
 // example. Daedalus's multipliers are minus the example's

@@ -33,6 +33,7 @@ struct IdasRun {
   std::vector<int> hrows;  // holonomic rows (the G of GGL)
   std::vector<bool> holonomic;
   int nq = 0, nv = 0, nc = 0, nh = 0;
+  const RootSet* roots = nullptr;
   std::string last_error, sundials_message;
   int recoverable_failures = 0;
   static constexpr int kMaxRecoverableFailures = 200;
@@ -135,6 +136,17 @@ int QuadFn(realtype t, N_Vector y, N_Vector /*yp*/, N_Vector rq, void* ud) {
       stab = EnergyDerivativeAlongQ(&run->ws, dq);
     }
     QuadratureIntegrands(run->layout, run->ws, lambda, stab, View(rq));
+  });
+}
+
+int RootFn(realtype t, N_Vector y, N_Vector /*yp*/, realtype* gout, void* ud) {
+  auto* run = static_cast<IdasRun*>(ud);
+  return Trap(run, [&] {
+    const double* yv = N_VGetArrayPointer(y);
+    run->Evaluate(t, yv);
+    const Eigen::VectorXd lambda =
+        Eigen::Map<const Eigen::VectorXd>(yv + run->il(), run->nc);
+    run->roots->Evaluate(run->ws, lambda, gout);
   });
 }
 
@@ -272,6 +284,12 @@ SimulationSummary SimulateIdas(const Model& model,
   DAEDALUS_SUNDIALS_CHECK(IDAQuadSStolerances(mem, options.rtol, options.atol));
   DAEDALUS_SUNDIALS_CHECK(IDASetQuadErrCon(mem, SUNTRUE));
 
+  const RootSet roots(model);
+  run.roots = &roots;
+  std::vector<int> found(static_cast<size_t>(roots.size()), 0);
+  if (roots.size() > 0)
+    DAEDALUS_SUNDIALS_CHECK(IDARootInit(mem, roots.size(), RootFn));
+
   auto sample = [&](double t, bool first) {
     const auto Y = ConstView(y.get());
     const auto YP = ConstView(yp.get());
@@ -322,6 +340,12 @@ SimulationSummary SimulateIdas(const Model& model,
         return sum;
       }
       sample(tret, false);
+      if (flag == IDA_ROOT_RETURN) {
+        DAEDALUS_SUNDIALS_CHECK(IDAGetRootInfo(mem, found.data()));
+        if (roots.Record(model, tret, found.data(), &sum)) break;
+        if (tret < tout) --k;
+        continue;
+      }
       const Sample& f = sum.final;
       if (options.drift_tol > 0.0 &&
           std::max(f.drift_position, f.drift_velocity) > options.drift_tol) {

@@ -139,6 +139,57 @@ class Recorder {
   double e0_ = 0.0;
 };
 
+/// Root functions of a run: the model's events, then one per unilateral
+/// constraint row (its multiplier, whose sign change is reported).
+struct RootSet {
+  std::vector<int> unilateral_rows;
+  int num_events = 0;
+  explicit RootSet(const Model& m)
+      : num_events(static_cast<int>(m.data().events.size())) {
+    for (int ci = 0; ci < m.num_constraints(); ++ci) {
+      const auto& c = m.constraints()[ci];
+      if (!c.unilateral) continue;
+      for (int r = 0; r < c.rows; ++r)
+        unilateral_rows.push_back(m.constraint_row(ci) + r);
+    }
+  }
+  int size() const {
+    return num_events + static_cast<int>(unilateral_rows.size());
+  }
+  void Evaluate(const Workspace& ws,
+                const Eigen::VectorXd& lambda,
+                double* g) const {
+    const Point<double> x{ws.q, ws.v, ws.t, ws.p};
+    const auto& ev = ws.model().data().events;
+    for (int k = 0; k < num_events; ++k) g[k] = ev[k].second.f0(x);
+    for (size_t j = 0; j < unilateral_rows.size(); ++j)
+      g[num_events + j] = lambda[unilateral_rows[j]];
+  }
+  /// Records the roots flagged in `found`; returns true if a user event
+  /// (which stops the run) was among them.
+  bool Record(const Model& m,
+              double t,
+              const int* found,
+              SimulationSummary* sum) const {
+    bool stop = false;
+    for (int k = 0; k < size(); ++k) {
+      if (found[k] == 0) continue;
+      EventRecord e;
+      e.t = t;
+      e.direction = found[k] > 0 ? 1.0 : -1.0;
+      if (k < num_events) {
+        e.name = m.data().events[k].first;
+        e.stopped = true;
+        stop = true;
+      } else {
+        e.name = "lambda_" + m.RowName(unilateral_rows[k - num_events]);
+      }
+      sum->events.push_back(e);
+    }
+    return stop;
+  }
+};
+
 /// Projects (q, v) onto the position and velocity constraints at t0 and
 /// records the correction norms; on failure fills sum->error and returns
 /// false (the run must not start).

@@ -156,6 +156,16 @@ void ModelBuilder::AddQuadrature(const std::string& name,
   data_->quadratures.emplace_back(name, std::move(fn));
 }
 
+void ModelBuilder::AddEvent(const std::string& name, internal::ScalarFn fn) {
+  for (const auto& e : data_->events) {
+    if (e.first == name) {
+      throw std::invalid_argument("model '" + data_->name + "': event '" +
+                                  name + "' declared twice");
+    }
+  }
+  data_->events.emplace_back(name, std::move(fn));
+}
+
 Model ModelBuilder::Build() && {
   if (!data_) throw std::logic_error("ModelBuilder::Build called twice");
   internal::ModelData& d = *data_;

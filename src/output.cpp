@@ -122,6 +122,14 @@ std::string SummaryJson(const Model& model,
                    {"from", ToString(e.from)},
                    {"to", ToString(e.to)}});
   }
+  json evj = json::array();
+  for (const auto& e : sum.events) {
+    evj.push_back({{"name", e.name},
+                   {"t", e.t},
+                   {"direction", e.direction},
+                   {"stopped", e.stopped}});
+  }
+  j["events"] = evj;
   j["drift"] = {{"position_max", Num(sum.drift_position_max)},
                 {"velocity_max", Num(sum.drift_velocity_max)},
                 {"tolerance", sum.drift_tol},

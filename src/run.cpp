@@ -223,3 +223,19 @@ int run(const Problem& problem, int argc, char** argv) {
 }
 
 }  // namespace daedalus
+
+namespace daedalus {
+
+int run(const std::function<Problem()>& make, int argc, char** argv) {
+  Problem problem;
+  try {
+    problem = make();
+  } catch (const std::exception& e) {
+    std::cerr << (argc > 0 ? argv[0] : "daedalus")
+              << ": invalid problem definition: " << e.what() << "\n";
+    return 2;
+  }
+  return run(problem, argc, argv);
+}
+
+}  // namespace daedalus

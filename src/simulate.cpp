@@ -167,6 +167,9 @@ std::string SimulationSummary::FullReport(const Model& model) const {
     os << "  damping loss           " << final.damping_loss << " J\n";
   if (model.has_other_loads())
     os << "  other work             " << final.other_work << " J\n";
+  for (const auto& e : events)
+    os << "  event                  '" << e.name << "' at t = " << e.t
+       << (e.stopped ? " (run stopped)" : "") << "\n";
   os << "  solver                 " << stats.steps << " steps, "
      << stats.rhs_evals
      << (integrator == Integrator::kIdas ? " residual evals, " : " RHS evals, ")
@@ -209,6 +212,7 @@ struct CvodeRun {
   std::vector<std::pair<double, double>> projection_jumps;
   int nq = 0, nv = 0, nc = 0, nu = 0, nquad = 0;
   const internal::QuadLayout* layout = nullptr;
+  const internal::RootSet* roots = nullptr;
   // Recoverable callback failures since the last output. A failure that
   // CVODES cannot step around (a model undefined beyond some time) would
   // otherwise make it creep forward with ever smaller steps.
@@ -273,6 +277,14 @@ int QuadFn(realtype t, N_Vector y, N_Vector yqdot, void* ud) {
     run->Accelerations(t, N_VGetArrayPointer(y));
     internal::QuadratureIntegrands(*run->layout, run->ws, run->r.lambda, 0.0,
                                    internal::View(yqdot));
+  });
+}
+
+int RootFn(realtype t, N_Vector y, realtype* gout, void* ud) {
+  auto* run = static_cast<CvodeRun*>(ud);
+  return Trap(run, [&] {
+    run->Accelerations(t, N_VGetArrayPointer(y));
+    run->roots->Evaluate(run->ws, run->r.lambda, gout);
   });
 }
 
@@ -448,6 +460,11 @@ SimulationSummary Simulate(const Model& model,
   DAEDALUS_SUNDIALS_CHECK(
       CVodeQuadSStolerances(mem, options.rtol, options.atol));
   DAEDALUS_SUNDIALS_CHECK(CVodeSetQuadErrCon(mem, SUNTRUE));
+  const internal::RootSet roots(model);
+  run.roots = &roots;
+  std::vector<int> found(static_cast<size_t>(roots.size()), 0);
+  if (roots.size() > 0)
+    DAEDALUS_SUNDIALS_CHECK(CVodeRootInit(mem, roots.size(), RootFn));
   if (options.formulation == Formulation::kProjection && run.nc > 0) {
     DAEDALUS_SUNDIALS_CHECK(CVodeSetProjFn(mem, ProjFn));
     DAEDALUS_SUNDIALS_CHECK(CVodeSetProjErrEst(mem, SUNTRUE));
@@ -508,6 +525,14 @@ SimulationSummary Simulate(const Model& model,
         return sum;
       }
       sample(tret, y.get(), false);
+      if (flag == CV_ROOT_RETURN) {
+        DAEDALUS_SUNDIALS_CHECK(CVodeGetRootInfo(mem, found.data()));
+        if (roots.Record(model, tret, found.data(), &sum)) break;
+        // A multiplier sign change: go on to the same output time, unless
+        // the root fell on it.
+        if (tret < tout) --k;
+        continue;
+      }
       // ---- drift contract
       const Sample& f = sum.final;
       if (options.drift_tol > 0.0 &&

@@ -297,6 +297,13 @@ class ModelBuilder {
     AddQuadrature(name, internal::MakeScalarFn(std::move(f)));
     return *this;
   }
+  /// A named event: the integration stops where g(t, q, v, p) crosses zero
+  /// (located by the SUNDIALS root finder) and the summary reports it.
+  template <class F>
+  ModelBuilder& Event(const std::string& name, F f) {
+    AddEvent(name, internal::MakeScalarFn(std::move(f)));
+    return *this;
+  }
 
   /// Validates and freezes the model.
   /// @throws std::invalid_argument naming what is missing or inconsistent.
@@ -317,6 +324,7 @@ class ModelBuilder {
                      bool unilateral,
                      internal::VectorFn fn);
   void AddQuadrature(const std::string& name, internal::ScalarFn fn);
+  void AddEvent(const std::string& name, internal::ScalarFn fn);
 
   std::unique_ptr<internal::ModelData> data_;
 };
@@ -338,6 +346,7 @@ struct ModelData {
   std::vector<ConstraintDecl> constraints;
   std::vector<int> constraint_rows;  // first row of each constraint
   std::vector<std::pair<std::string, ScalarFn>> quadratures;
+  std::vector<std::pair<std::string, ScalarFn>> events;
   int nc = 0;
 };
 

@@ -49,4 +49,9 @@ std::string Usage(const Problem& problem, const std::string& program);
 /// Runs a problem from the command line; returns the process exit status.
 int run(const Problem& problem, int argc, char** argv);
 
+/// Builds the problem with `make` and runs it; an error while building the
+/// model (std::exception) is reported on stderr with exit status 2 instead
+/// of escaping main.
+int run(const std::function<Problem()>& make, int argc, char** argv);
+
 }  // namespace daedalus

@@ -136,6 +136,15 @@ struct Escalation {
   Formulation to = Formulation::kProjection;
 };
 
+/// A root located by the SUNDIALS root finder.
+struct EventRecord {
+  std::string name;  ///< user event name, or "lambda_<row>" for a unilateral
+                     ///< multiplier changing sign
+  double t = 0.0;
+  bool stopped = false;    ///< the run stopped here (user events stop)
+  double direction = 0.0;  ///< +1 rising, -1 falling
+};
+
 struct SimulationSummary {
   bool ok = false;
   std::string error;  ///< empty when ok
@@ -158,6 +167,7 @@ struct SimulationSummary {
   int samples = 0;
   double drift_tol = 0.0;
   std::vector<Escalation> escalations;
+  std::vector<EventRecord> events;
 
   /// One line: status, time reached, drift, energy residual, steps.
   std::string BriefReport() const;

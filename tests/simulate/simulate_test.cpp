@@ -245,3 +245,80 @@ TEST(DriftContract, FailModeStopsWithConstraintNameAndKeepsState) {
 
 }  // namespace
 }  // namespace daedalus
+
+namespace daedalus {
+namespace {
+
+// A 1 kg block resting on a table (gap y >= 0, unilateral: it can push, not
+// pull) with an upward pull F = 2 m g t: lambda = m g - F = m g (1 - 2 t)
+// changes sign at t = 0.5 exactly.
+Model BlockOnTable() {
+  ModelBuilder b("block_on_table");
+  b.Coordinates({"x", "y"});
+  b.KineticEnergy([](const auto& x) { return 0.5 * x.v.squaredNorm(); });
+  b.PotentialEnergy([](const auto& x) { return 9.81 * x.q[1]; });
+  b.OtherLoads([](const auto& x) {
+    VecX<Scalar<decltype(x)>> f(2);
+    f << 0.0, 2.0 * 9.81 * x.t;
+    return f;
+  });
+  b.Holonomic(
+      "table", [](const auto& x) { return x.q[1]; }, 1,
+      /*unilateral=*/true);
+  return std::move(b).Build();
+}
+
+TEST(Events, UnilateralMultiplierSignChangeIsLocatedAtClosedFormTime) {
+  const Model m = BlockOnTable();
+  for (Integrator in : {Integrator::kCvodesBdf, Integrator::kIdas}) {
+    SimulationOptions o;
+    o.t_end = 1.0;
+    o.output_step = 0.1;
+    o.rtol = 1e-10;
+    o.atol = 1e-10;
+    o.integrator = in;
+    o.formulation =
+        in == Integrator::kIdas ? Formulation::kGgl : Formulation::kBaumgarte;
+    InitialState x0{Eigen::Vector2d(0.0, 0.0), Eigen::Vector2d(0.3, 0.0)};
+    const SimulationSummary s = Simulate(m, x0, m.default_parameters(), o);
+    ASSERT_TRUE(s.ok) << s.error;
+    ASSERT_EQ(s.events.size(), 1u) << ToString(in);
+    EXPECT_EQ(s.events[0].name, "lambda_table");
+    EXPECT_NEAR(s.events[0].t, 0.5, 1e-8) << ToString(in);
+    EXPECT_EQ(s.events[0].direction, -1.0);
+    EXPECT_FALSE(s.events[0].stopped);
+    EXPECT_NEAR(s.t_reached, 1.0, 1e-12);  // the run went on
+  }
+}
+
+TEST(Events, UserEventStopsTheRunAtTheRoot) {
+  // The period-2 pendulum released at (1, 0) first crosses x = 0 at t = 0.5.
+  Problem p = problems::PendulumProblem();
+  ModelBuilder b("pendulum_event");
+  b.Coordinates({"x", "y"});
+  const double g = problems::kPendulumGravity;
+  b.KineticEnergy(
+      [](const auto& x) { return 0.5 * (x.v[0] * x.v[0] + x.v[1] * x.v[1]); });
+  b.PotentialEnergy([=](const auto& x) { return g * x.q[1]; });
+  b.Holonomic("rod", [](const auto& x) {
+    return x.q[0] * x.q[0] + x.q[1] * x.q[1] - 1.0;
+  });
+  b.Event("bottom", [](const auto& x) { return x.q[0]; });
+  const Model m = std::move(b).Build();
+  SimulationOptions o;
+  o.rtol = o.atol = 1e-11;
+  o.t_end = 2.0;
+  o.output_step = 0.1;
+  o.integrator = Integrator::kCvodesAdams;
+  InitialState x0{Eigen::Vector2d(1.0, 0.0), Eigen::Vector2d::Zero()};
+  const SimulationSummary s = Simulate(m, x0, m.default_parameters(), o);
+  ASSERT_TRUE(s.ok) << s.error;
+  ASSERT_EQ(s.events.size(), 1u);
+  EXPECT_EQ(s.events[0].name, "bottom");
+  EXPECT_TRUE(s.events[0].stopped);
+  EXPECT_NEAR(s.events[0].t, 0.5, 1e-7);
+  EXPECT_NEAR(s.t_reached, s.events[0].t, 1e-14);
+}
+
+}  // namespace
+}  // namespace daedalus
