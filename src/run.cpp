@@ -200,6 +200,9 @@ int run(const Problem& problem, int argc, char** argv) {
     summary.problem = name;
     summary.formulation = cfg.options.formulation;
     summary.integrator = cfg.options.integrator;
+    summary.rtol = cfg.options.rtol;
+    summary.atol = cfg.options.atol;
+    summary.drift_tol = cfg.options.drift_tol;
     summary.error = e.what();
   }
   {
