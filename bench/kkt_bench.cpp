@@ -10,7 +10,8 @@ namespace {
 
 using daedalus::Problem;
 
-void EvaluateAndSolve(benchmark::State& state, const Problem& p,
+void EvaluateAndSolve(benchmark::State& state,
+                      const Problem& p,
                       daedalus::KktMethod method) {
   daedalus::Workspace ws(p.model);
   const daedalus::InitialState x0 = p.initial(p.model.default_parameters());

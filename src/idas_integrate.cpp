@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <functional>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -22,7 +21,7 @@ namespace daedalus::internal {
 namespace {
 
 // State the IDAS callbacks share. Callbacks are noexcept trampolines.
-struct IdasRun {
+struct IdasRun : CallbackGuard {
   IdasRun(const Model& m, const SimulationOptions& o)
       : model(m), ws(m), kkt(m, o.kkt), opt(o), layout(m) {}
   const Model& model;
@@ -34,9 +33,6 @@ struct IdasRun {
   std::vector<bool> holonomic;
   int nq = 0, nv = 0, nc = 0, nh = 0;
   const RootSet* roots = nullptr;
-  std::string last_error, sundials_message;
-  int recoverable_failures = 0;
-  static constexpr int kMaxRecoverableFailures = 200;
 
   // Offsets into y.
   int iq() const { return 0; }
@@ -53,6 +49,11 @@ struct IdasRun {
     EvaluateAll(&ws);
   }
 
+  // Multipliers inside a solver vector (a view, no copy).
+  Eigen::Map<const Eigen::VectorXd> Lambda(const double* y) const {
+    return Eigen::Map<const Eigen::VectorXd>(y + il(), nc);
+  }
+
   // G' mu for the GGL correction (zero for other forms).
   Eigen::VectorXd GtMu(const double* y) const {
     Eigen::VectorXd r = Eigen::VectorXd::Zero(nv);
@@ -65,7 +66,7 @@ struct IdasRun {
   void Residual(double t, const double* y, const double* yp, double* res) {
     Evaluate(t, y);
     Eigen::Map<Eigen::VectorXd> F(res, size());
-    Eigen::Map<const Eigen::VectorXd> lambda(y + il(), nc);
+    const auto lambda = Lambda(y);
     Eigen::Map<const Eigen::VectorXd> qp(yp + iq(), nq), vp(yp + iv(), nv);
     F.segment(iq(), nq) = qp - ws.v + GtMu(y);
     F.segment(iv(), nv) = ws.M * vp + ws.h - ws.Bu - ws.J.transpose() * lambda;
@@ -94,29 +95,9 @@ struct IdasRun {
   }
 };
 
-int Trap(IdasRun* run, const std::function<void()>& body) noexcept {
-  try {
-    body();
-    return 0;
-  } catch (const std::invalid_argument& e) {
-    run->last_error = e.what();
-    return -1;
-  } catch (const std::logic_error& e) {
-    run->last_error = e.what();
-    return -1;
-  } catch (const std::exception& e) {
-    run->last_error = e.what();
-    return ++run->recoverable_failures > IdasRun::kMaxRecoverableFailures ? -1
-                                                                          : 1;
-  } catch (...) {
-    run->last_error = "unknown exception in a model function";
-    return -1;
-  }
-}
-
 int ResFn(realtype t, N_Vector y, N_Vector yp, N_Vector rr, void* ud) {
   auto* run = static_cast<IdasRun*>(ud);
-  return Trap(run, [&] {
+  return run->Trap([&] {
     run->Residual(t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp),
                   N_VGetArrayPointer(rr));
   });
@@ -124,41 +105,26 @@ int ResFn(realtype t, N_Vector y, N_Vector yp, N_Vector rr, void* ud) {
 
 int QuadFn(realtype t, N_Vector y, N_Vector /*yp*/, N_Vector rq, void* ud) {
   auto* run = static_cast<IdasRun*>(ud);
-  return Trap(run, [&] {
+  return run->Trap([&] {
     const double* yv = N_VGetArrayPointer(y);
     run->Evaluate(t, yv);
-    const Eigen::VectorXd lambda =
-        Eigen::Map<const Eigen::VectorXd>(yv + run->il(), run->nc);
     double stab = 0.0;
     if (run->opt.formulation == Formulation::kGgl && run->nh > 0) {
       // Power of the position correction qdot = v - G' mu.
       const Eigen::VectorXd dq = -run->GtMu(yv);
       stab = EnergyDerivativeAlongQ(&run->ws, dq);
     }
-    QuadratureIntegrands(run->layout, run->ws, lambda, stab, View(rq));
+    QuadratureIntegrands(run->layout, run->ws, run->Lambda(yv), stab, View(rq));
   });
 }
 
 int RootFn(realtype t, N_Vector y, N_Vector /*yp*/, realtype* gout, void* ud) {
   auto* run = static_cast<IdasRun*>(ud);
-  return Trap(run, [&] {
+  return run->Trap([&] {
     const double* yv = N_VGetArrayPointer(y);
     run->Evaluate(t, yv);
-    const Eigen::VectorXd lambda =
-        Eigen::Map<const Eigen::VectorXd>(yv + run->il(), run->nc);
-    run->roots->Evaluate(run->ws, lambda, gout);
+    run->roots->Evaluate(run->ws, run->Lambda(yv), gout);
   });
-}
-
-void ErrHandler(int error_code,
-                const char* module,
-                const char* function,
-                char* msg,
-                void* ud) {
-  auto* run = static_cast<IdasRun*>(ud);
-  std::ostringstream os;
-  os << module << "/" << function << " (" << error_code << "): " << msg;
-  run->sundials_message = os.str();
 }
 
 std::string HintFor(int flag, Formulation f) {
@@ -271,7 +237,8 @@ SimulationSummary SimulateIdas(const Model& model,
   LinSolPtr LS(SUNLinSol_Dense(y.get(), A.get(), ctx.get()));
   DAEDALUS_SUNDIALS_CHECK(IDAInit(mem, ResFn, options.t0, y.get(), yp.get()));
   DAEDALUS_SUNDIALS_CHECK(IDASetUserData(mem, &run));
-  DAEDALUS_SUNDIALS_CHECK(IDASetErrHandlerFn(mem, ErrHandler, &run));
+  DAEDALUS_SUNDIALS_CHECK(IDASetErrHandlerFn(
+      mem, SundialsErrHandler, static_cast<CallbackGuard*>(&run)));
   DAEDALUS_SUNDIALS_CHECK(IDASStolerances(mem, options.rtol, options.atol));
 
   DAEDALUS_SUNDIALS_CHECK(IDASetId(mem, id.get()));
@@ -320,8 +287,7 @@ SimulationSummary SimulateIdas(const Model& model,
       const double tout =
           std::min(options.t0 + k * options.output_step, options.t_end);
       double tret = 0.0;
-      run.last_error.clear();
-      run.recoverable_failures = 0;
+      run.Reset();
       const int flag =
           IDASolve(mem, tout, &tret, y.get(), yp.get(), IDA_NORMAL);
       if (flag < 0) {
@@ -330,10 +296,7 @@ SimulationSummary SimulateIdas(const Model& model,
         std::ostringstream os;
         os << "IDASolve failed with " << name.get() << " (flag " << flag
            << ") at t = " << tret;
-        if (!run.last_error.empty())
-          os << ": " << run.last_error;
-        else if (!run.sundials_message.empty())
-          os << ": " << run.sundials_message;
+        os << run.Detail();
         os << "; hint: " << HintFor(flag, options.formulation);
         sum.error = os.str();
         collect_stats();

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "daedalus/dynamics.hpp"
@@ -14,6 +16,64 @@
 #include "daedalus/simulate.hpp"
 
 namespace daedalus::internal {
+
+/// Error state shared by a run's SUNDIALS callbacks. Callbacks are noexcept
+/// trampolines: Trap runs the body, stashes the exception text and returns
+/// 0, +1 (recoverable: the solver cuts the step) or -1 (fatal).
+struct CallbackGuard {
+  std::string last_error;
+  std::string sundials_message;
+  // Recoverable failures since the last output. A failure the solver cannot
+  // step around (a model undefined beyond some time) would otherwise make it
+  // creep forward with ever smaller steps.
+  int recoverable_failures = 0;
+  static constexpr int kMaxRecoverableFailures = 200;
+
+  template <class Body>
+  int Trap(const Body& body) noexcept {
+    try {
+      body();
+      return 0;
+    } catch (const std::invalid_argument& e) {
+      last_error = e.what();
+      return -1;
+    } catch (const std::logic_error& e) {
+      last_error = e.what();
+      return -1;
+    } catch (const std::exception& e) {  // KktError, non-finite values
+      last_error = e.what();
+      return ++recoverable_failures > kMaxRecoverableFailures ? -1 : 1;
+    } catch (...) {
+      last_error = "unknown exception in a model function";
+      return -1;
+    }
+  }
+
+  /// Called before each solver call that produces an output.
+  void Reset() {
+    last_error.clear();
+    recoverable_failures = 0;
+  }
+
+  /// ": <model message>" or ": <SUNDIALS message>" for a failure report.
+  std::string Detail() const {
+    if (!last_error.empty()) return ": " + last_error;
+    if (!sundials_message.empty()) return ": " + sundials_message;
+    return "";
+  }
+};
+
+/// SUNDIALS error handler (CVODES and IDAS share the signature); user data
+/// is the run's CallbackGuard.
+inline void SundialsErrHandler(int error_code,
+                               const char* module,
+                               const char* function,
+                               char* msg,
+                               void* guard) {
+  std::ostringstream os;
+  os << module << "/" << function << " (" << error_code << "): " << msg;
+  static_cast<CallbackGuard*>(guard)->sundials_message = os.str();
+}
 
 /// Order of the quadrature vector:
 ///   [input work (nu) | damping loss | other work | constraint power (nc) |
@@ -34,11 +94,12 @@ struct QuadLayout {
 };
 
 /// Integrands at the workspace state (stages through dynamics evaluated).
-inline void QuadratureIntegrands(const QuadLayout& L,
-                                 const Workspace& ws,
-                                 const Eigen::VectorXd& lambda,
-                                 double stabilization_power,
-                                 Eigen::Ref<Eigen::VectorXd> out) {
+inline void QuadratureIntegrands(
+    const QuadLayout& L,
+    const Workspace& ws,
+    const Eigen::Ref<const Eigen::VectorXd>& lambda,
+    double stabilization_power,
+    Eigen::Ref<Eigen::VectorXd> out) {
   for (int i = 0; i < L.nu; ++i) out[i] = ws.v.dot(ws.B.col(i)) * ws.u[i];
   out[L.damping()] = ws.v.dot(ws.Dv);
   out[L.other()] = ws.v.dot(ws.Qr);
@@ -157,7 +218,7 @@ struct RootSet {
     return num_events + static_cast<int>(unilateral_rows.size());
   }
   void Evaluate(const Workspace& ws,
-                const Eigen::VectorXd& lambda,
+                const Eigen::Ref<const Eigen::VectorXd>& lambda,
                 double* g) const {
     const Point<double> x{ws.q, ws.v, ws.t, ws.p};
     const auto& ev = ws.model().data().events;

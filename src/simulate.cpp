@@ -195,7 +195,7 @@ namespace {
 
 // Everything the CVODES callbacks need. Callbacks are noexcept trampolines:
 // they stash the exception text and return +1 (recoverable) or -1.
-struct CvodeRun {
+struct CvodeRun : internal::CallbackGuard {
   CvodeRun(const Model& m, const SimulationOptions& o)
       : model(m), ws(m), kkt(m, o.kkt), opt(o) {}
   const Model& model;
@@ -205,19 +205,12 @@ struct CvodeRun {
   SimulationOptions opt;
   Eigen::VectorXd bias;
   std::vector<bool> holonomic_row;
-  std::string last_error;
-  std::string sundials_message;
   // Energy changes made by projection steps, by step time (popped when
   // CVODES redoes a step).
   std::vector<std::pair<double, double>> projection_jumps;
   int nq = 0, nv = 0, nc = 0, nu = 0, nquad = 0;
   const internal::QuadLayout* layout = nullptr;
   const internal::RootSet* roots = nullptr;
-  // Recoverable callback failures since the last output. A failure that
-  // CVODES cannot step around (a model undefined beyond some time) would
-  // otherwise make it creep forward with ever smaller steps.
-  int recoverable_failures = 0;
-  static constexpr int kMaxRecoverableFailures = 200;
 
   void Accelerations(double t, const double* y) {
     ws.SetState(t, Eigen::Map<const Eigen::VectorXd>(y, nq),
@@ -237,33 +230,9 @@ struct CvodeRun {
   }
 };
 
-int Trap(CvodeRun* run, const std::function<void()>& body) noexcept {
-  try {
-    body();
-    return 0;
-  } catch (const KktError& e) {
-    run->last_error = e.what();
-    return ++run->recoverable_failures > CvodeRun::kMaxRecoverableFailures ? -1
-                                                                           : 1;
-  } catch (const std::invalid_argument& e) {
-    run->last_error = e.what();
-    return -1;
-  } catch (const std::logic_error& e) {
-    run->last_error = e.what();
-    return -1;
-  } catch (const std::exception& e) {
-    run->last_error = e.what();
-    return ++run->recoverable_failures > CvodeRun::kMaxRecoverableFailures ? -1
-                                                                           : 1;
-  } catch (...) {
-    run->last_error = "unknown exception in a model function";
-    return -1;
-  }
-}
-
 int RhsFn(realtype t, N_Vector y, N_Vector ydot, void* ud) {
   auto* run = static_cast<CvodeRun*>(ud);
-  return Trap(run, [&] {
+  return run->Trap([&] {
     run->Accelerations(t, N_VGetArrayPointer(y));
     auto yd = internal::View(ydot);
     yd.head(run->nq) = run->ws.v;
@@ -273,7 +242,7 @@ int RhsFn(realtype t, N_Vector y, N_Vector ydot, void* ud) {
 
 int QuadFn(realtype t, N_Vector y, N_Vector yqdot, void* ud) {
   auto* run = static_cast<CvodeRun*>(ud);
-  return Trap(run, [&] {
+  return run->Trap([&] {
     run->Accelerations(t, N_VGetArrayPointer(y));
     internal::QuadratureIntegrands(*run->layout, run->ws, run->r.lambda, 0.0,
                                    internal::View(yqdot));
@@ -282,7 +251,7 @@ int QuadFn(realtype t, N_Vector y, N_Vector yqdot, void* ud) {
 
 int RootFn(realtype t, N_Vector y, realtype* gout, void* ud) {
   auto* run = static_cast<CvodeRun*>(ud);
-  return Trap(run, [&] {
+  return run->Trap([&] {
     run->Accelerations(t, N_VGetArrayPointer(y));
     run->roots->Evaluate(run->ws, run->r.lambda, gout);
   });
@@ -295,7 +264,7 @@ int ProjFn(realtype t,
            N_Vector err,
            void* ud) {
   auto* run = static_cast<CvodeRun*>(ud);
-  return Trap(run, [&] {
+  return run->Trap([&] {
     const int nq = run->nq, nv = run->nv;
     auto y = internal::ConstView(ycur);
     Eigen::VectorXd q = y.head(nq), v = y.tail(nv);
@@ -344,17 +313,6 @@ int ProjFn(realtype t,
     while (!jumps.empty() && jumps.back().first >= t) jumps.pop_back();
     jumps.emplace_back(t, e_after - e_before);
   });
-}
-
-void ErrHandler(int error_code,
-                const char* module,
-                const char* function,
-                char* msg,
-                void* ud) {
-  auto* run = static_cast<CvodeRun*>(ud);
-  std::ostringstream os;
-  os << module << "/" << function << " (" << error_code << "): " << msg;
-  run->sundials_message = os.str();
 }
 
 std::string HintFor(int flag) {
@@ -452,7 +410,9 @@ SimulationSummary Simulate(const Model& model,
 
   DAEDALUS_SUNDIALS_CHECK(CVodeInit(mem, RhsFn, options.t0, y.get()));
   DAEDALUS_SUNDIALS_CHECK(CVodeSetUserData(mem, &run));
-  DAEDALUS_SUNDIALS_CHECK(CVodeSetErrHandlerFn(mem, ErrHandler, &run));
+  DAEDALUS_SUNDIALS_CHECK(
+      CVodeSetErrHandlerFn(mem, internal::SundialsErrHandler,
+                           static_cast<internal::CallbackGuard*>(&run)));
   DAEDALUS_SUNDIALS_CHECK(CVodeSStolerances(mem, options.rtol, options.atol));
   DAEDALUS_SUNDIALS_CHECK(CVodeSetLinearSolver(mem, LS.get(), A.get()));
   DAEDALUS_SUNDIALS_CHECK(CVodeSetMaxNumSteps(mem, options.max_steps));
@@ -504,8 +464,7 @@ SimulationSummary Simulate(const Model& model,
       const double tout =
           std::min(options.t0 + k * options.output_step, options.t_end);
       double tret = 0.0;
-      run.last_error.clear();
-      run.recoverable_failures = 0;
+      run.Reset();
       const int flag = CVode(mem, tout, y.get(), &tret, CV_NORMAL);
       if (flag < 0) {
         std::ostringstream os;
@@ -514,10 +473,7 @@ SimulationSummary Simulate(const Model& model,
             CVodeGetReturnFlagName(flag), &std::free);
         os << "CVode failed with " << flag_name.get() << " (flag " << flag
            << ") at t = " << tret;
-        if (!run.last_error.empty())
-          os << ": " << run.last_error;
-        else if (!run.sundials_message.empty())
-          os << ": " << run.sundials_message;
+        os << run.Detail();
         os << "; hint: " << HintFor(flag);
         sum.error = os.str();
         collect_stats();
