@@ -9,16 +9,89 @@ namespace daedalus {
 
 namespace {
 
-// Lift a double vector to dual vectors with zero tangents.
-void Lift(const Eigen::VectorXd& x, VecX<D1>& y) {
-  for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = D1(x[i], 0.0);
-}
-void Lift(const Eigen::VectorXd& x, VecX<D2>& y) {
-  for (Eigen::Index i = 0; i < x.size(); ++i)
-    y[i] = D2(D1(x[i], 0.0), D1(0.0, 0.0));
+// Value of a scalar at any order (the primal part).
+inline double Primal(double x) { return x; }
+template <class T>
+double Primal(const Dual<T>& x) {
+  return Value(x);
 }
 
-[[noreturn]] void ThrowNonFinite(const Workspace& ws, const std::string& what) {
+// Finite check of every component (value and all tangents).
+inline bool Finite(double x) { return std::isfinite(x); }
+template <class T>
+bool Finite(const Dual<T>& x) {
+  return Finite(x.v) && Finite(x.d);
+}
+template <class Derived>
+bool AllFinite(const Eigen::MatrixBase<Derived>& m) {
+  for (Eigen::Index j = 0; j < m.cols(); ++j)
+    for (Eigen::Index i = 0; i < m.rows(); ++i)
+      if (!Finite(m(i, j))) return false;
+  return true;
+}
+
+// The user function at scalar type X (double, D1, D2, D3).
+template <class X>
+X Call(const internal::ScalarFn& fn, const Point<X>& x) {
+  if constexpr (std::is_same_v<X, double>) {
+    return fn.f0(x);
+  } else if constexpr (std::is_same_v<X, D1>) {
+    return fn.f1(x);
+  } else if constexpr (std::is_same_v<X, D2>) {
+    return fn.f2(x);
+  } else {
+    static_assert(std::is_same_v<X, D3>);
+    return fn.f3(x);
+  }
+}
+template <class X>
+void Call(const internal::VectorFn& fn, const Point<X>& x, VecX<X>& out) {
+  if constexpr (std::is_same_v<X, double>) {
+    fn.f0(x, out);
+  } else if constexpr (std::is_same_v<X, D1>) {
+    fn.f1(x, out);
+  } else if constexpr (std::is_same_v<X, D2>) {
+    fn.f2(x, out);
+  } else {
+    static_assert(std::is_same_v<X, D3>);
+    fn.f3(x, out);
+  }
+}
+template <class X>
+void Call(const internal::MatrixFn& fn, const Point<X>& x, MatX<X>& out) {
+  if constexpr (std::is_same_v<X, double>) {
+    fn.f0(x, out);
+  } else {
+    static_assert(std::is_same_v<X, D1>);
+    fn.f1(x, out);
+  }
+}
+
+// A dual one order above S with value x and structural tangent dx.
+template <class S>
+Dual<S> Up(const S& x, double dx) {
+  return Dual<S>(x, S(dx));
+}
+// Two orders above S: value x, inner tangent a, outer tangent b, and the
+// mixed second tangent zero.
+template <class S>
+Dual<Dual<S>> Up2(const S& x, const S& a, const S& b) {
+  return Dual<Dual<S>>(Dual<S>(x, a), Dual<S>(b, S(0.0)));
+}
+
+// Lift a vector to duals one or two orders up with zero structural tangents.
+template <class S>
+void Lift(const VecX<S>& x, VecX<Dual<S>>& y) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = Up(x[i], 0.0);
+}
+template <class S>
+void Lift(const VecX<S>& x, VecX<Dual<Dual<S>>>& y) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = Up2(x[i], S(0.0), S(0.0));
+}
+
+template <class S>
+[[noreturn]] void ThrowNonFinite(const BasicWorkspace<S>& ws,
+                                 const std::string& what) {
   throw std::runtime_error("model '" + ws.model().name() + "': " + what +
                            " returned a non-finite value at " +
                            DescribeState(ws) +
@@ -26,7 +99,8 @@ void Lift(const Eigen::VectorXd& x, VecX<D2>& y) {
                            "domain error at this state");
 }
 
-void CheckRows(const Workspace& ws,
+template <class S>
+void CheckRows(const BasicWorkspace<S>& ws,
                const internal::ConstraintDecl& c,
                Eigen::Index got) {
   if (got != c.rows) {
@@ -39,57 +113,48 @@ void CheckRows(const Workspace& ws,
   }
 }
 
-// Lagrangian L = T - V (or the user's L) at each scalar type.
-double EvalL(const internal::ModelData& d, const Point<double>& x) {
-  if (d.energy_is_lagrangian) return d.lagrangian.f0(x);
-  double l = d.kinetic.f0(x);
-  if (d.potential) l -= d.potential.f0(x);
-  return l;
-}
-D1 EvalL(const internal::ModelData& d, const Point<D1>& x) {
-  if (d.energy_is_lagrangian) return d.lagrangian.f1(x);
-  D1 l = d.kinetic.f1(x);
-  if (d.potential) l -= d.potential.f1(x);
-  return l;
-}
-D2 EvalL(const internal::ModelData& d, const Point<D2>& x) {
-  if (d.energy_is_lagrangian) return d.lagrangian.f2(x);
-  D2 l = d.kinetic.f2(x);
-  if (d.potential) l -= d.potential.f2(x);
+// Lagrangian L = T - V (or the user's L) at any scalar type.
+template <class X>
+X EvalL(const internal::ModelData& d, const Point<X>& x) {
+  if (d.energy_is_lagrangian) return Call(d.lagrangian, x);
+  X l = Call(d.kinetic, x);
+  if (d.potential) l -= Call(d.potential, x);
   return l;
 }
 
 // The velocity-dependent part of L: T when the model gives T and V (V does
 // not depend on v, so it adds nothing to momenta, M or L_vq v + L_vt).
-D2 EvalVelocityPart(const internal::ModelData& d, const Point<D2>& x) {
-  return d.energy_is_lagrangian ? d.lagrangian.f2(x) : d.kinetic.f2(x);
+template <class X>
+X EvalVelocityPart(const internal::ModelData& d, const Point<X>& x) {
+  return d.energy_is_lagrangian ? Call(d.lagrangian, x) : Call(d.kinetic, x);
 }
 
 }  // namespace
 
 // ------------------------------------------------------------- Workspace
 
-Workspace::Workspace(const Model& model) : model_(model) {
+template <class S>
+BasicWorkspace<S>::BasicWorkspace(const Model& model) : model_(model) {
   const int nq = model.nq(), nv = model.nv(), nc = model.nc();
   const int nu = model.num_inputs(), np = model.num_parameters();
-  q = Eigen::VectorXd::Zero(nq);
-  v = Eigen::VectorXd::Zero(nv);
-  p = model.default_parameters();
-  phi = Eigen::VectorXd::Zero(nc);
-  J = Eigen::MatrixXd::Zero(nc, nv);
-  phi_t = Eigen::VectorXd::Zero(nc);
-  vel_residual = Eigen::VectorXd::Zero(nc);
-  bias = Eigen::VectorXd::Zero(nc);
-  M = Eigen::MatrixXd::Zero(nv, nv);
-  h = Eigen::VectorXd::Zero(nv);
-  inertial = Eigen::VectorXd::Zero(nv);
-  Bu = Eigen::VectorXd::Zero(nv);
-  B = Eigen::MatrixXd::Zero(nv, nu);
-  u = Eigen::VectorXd::Zero(nu);
-  Dv = Eigen::VectorXd::Zero(nv);
-  D = Eigen::MatrixXd::Zero(nv, nv);
-  Qr = Eigen::VectorXd::Zero(nv);
-  momentum = Eigen::VectorXd::Zero(nv);
+  q = Vec::Zero(nq);
+  v = Vec::Zero(nv);
+  p = model.default_parameters().template cast<S>();
+  phi = Vec::Zero(nc);
+  J = Mat::Zero(nc, nv);
+  phi_t = Vec::Zero(nc);
+  vel_residual = Vec::Zero(nc);
+  bias = Vec::Zero(nc);
+  M = Mat::Zero(nv, nv);
+  h = Vec::Zero(nv);
+  inertial = Vec::Zero(nv);
+  Bu = Vec::Zero(nv);
+  B = Mat::Zero(nv, nu);
+  u = Vec::Zero(nu);
+  Dv = Vec::Zero(nv);
+  D = Mat::Zero(nv, nv);
+  Qr = Vec::Zero(nv);
+  momentum = Vec::Zero(nv);
   q1.resize(nq);
   v1.resize(nv);
   p1.resize(np);
@@ -99,9 +164,10 @@ Workspace::Workspace(const Model& model) : model_(model) {
   SetParameters(p);
 }
 
-void Workspace::SetState(double time,
-                         const Eigen::Ref<const Eigen::VectorXd>& q_in,
-                         const Eigen::Ref<const Eigen::VectorXd>& v_in) {
+template <class S>
+void BasicWorkspace<S>::SetState(const S& time,
+                                 const Eigen::Ref<const Vec>& q_in,
+                                 const Eigen::Ref<const Vec>& v_in) {
   if (q_in.size() != q.size() || v_in.size() != v.size()) {
     throw std::invalid_argument(
         "model '" + model_.name() + "': state has " +
@@ -115,7 +181,8 @@ void Workspace::SetState(double time,
   stage_ = Stage::kNone;
 }
 
-void Workspace::SetParameters(const Eigen::Ref<const Eigen::VectorXd>& params) {
+template <class S>
+void BasicWorkspace<S>::SetParameters(const Eigen::Ref<const Vec>& params) {
   if (params.size() != model_.num_parameters()) {
     throw std::invalid_argument("model '" + model_.name() +
                                 "': " + std::to_string(params.size()) +
@@ -128,7 +195,8 @@ void Workspace::SetParameters(const Eigen::Ref<const Eigen::VectorXd>& params) {
   stage_ = Stage::kNone;
 }
 
-void Workspace::Require(Stage s, const char* who) const {
+template <class S>
+void BasicWorkspace<S>::Require(Stage s, const char* who) const {
   if (static_cast<int>(stage_) < static_cast<int>(s)) {
     throw std::logic_error(std::string(who) +
                            ": an earlier evaluation stage was not completed "
@@ -136,22 +204,48 @@ void Workspace::Require(Stage s, const char* who) const {
   }
 }
 
-std::string DescribeState(const Workspace& ws) {
+template class BasicWorkspace<double>;
+template class BasicWorkspace<D1>;
+
+template <class S>
+std::string DescribeState(const BasicWorkspace<S>& ws) {
   std::ostringstream os;
   os.precision(6);
-  os << "t=" << ws.t << ", q=(";
+  os << "t=" << Primal(ws.t) << ", q=(";
   for (Eigen::Index i = 0; i < ws.q.size(); ++i)
-    os << (i ? ", " : "") << ws.model().coordinate_names()[i] << "=" << ws.q[i];
+    os << (i ? ", " : "") << ws.model().coordinate_names()[i] << "="
+       << Primal(ws.q[i]);
   os << "), v=(";
   for (Eigen::Index i = 0; i < ws.v.size(); ++i)
-    os << (i ? ", " : "") << ws.v[i];
+    os << (i ? ", " : "") << Primal(ws.v[i]);
   os << ")";
   return os.str();
 }
 
-// --------------------------------------------------------------- stages
+void SeedTangent(const Workspace& ws,
+                 const Eigen::Ref<const Eigen::VectorXd>& dq,
+                 const Eigen::Ref<const Eigen::VectorXd>& dv,
+                 const Eigen::Ref<const Eigen::VectorXd>& dp,
+                 TangentWorkspace* tws) {
+  const Eigen::Index nq = ws.q.size(), nv = ws.v.size(), np = ws.p.size();
+  VecX<D1> q(nq), v(nv), p(np);
+  for (Eigen::Index i = 0; i < nq; ++i) q[i] = D1(ws.q[i], dq[i]);
+  for (Eigen::Index i = 0; i < nv; ++i) v[i] = D1(ws.v[i], dv[i]);
+  for (Eigen::Index i = 0; i < np; ++i)
+    p[i] = D1(ws.p[i], dp.size() ? dp[i] : 0.0);
+  tws->SetParameters(p);
+  tws->SetState(D1(ws.t, 0.0), q, v);
+}
 
-void EvaluatePosition(Workspace* ws) {
+// --------------------------------------------------------------- stages
+//
+// Structural derivatives (J, M, momenta, bias) are taken by duals one and
+// two orders above the base scalar S; with S = D1 the base tangent rides
+// along and every result is linearized exactly.
+
+template <class S>
+void EvaluatePosition(BasicWorkspace<S>* ws) {
+  using T1 = Dual<S>;
   const Model& model = ws->model();
   const auto& d = model.data();
   const int nv = model.nv();
@@ -162,16 +256,16 @@ void EvaluatePosition(Workspace* ws) {
     if (c.kind == ConstraintKind::kNonholonomic) {
       // A = d psi / d v, column by column; a = psi - A v.
       Lift(ws->q, ws->q1);
-      const D1 t1(ws->t, 0.0);
+      const T1 t1 = Up(ws->t, 0.0);
       for (int k = 0; k < nv; ++k) {
-        for (int j = 0; j < nv; ++j) ws->v1[j] = D1(ws->v[j], j == k ? 1 : 0);
-        c.fn.f1(Point<D1>{ws->q1, ws->v1, t1, ws->p1}, ws->out1);
+        for (int j = 0; j < nv; ++j) ws->v1[j] = Up(ws->v[j], j == k ? 1 : 0);
+        Call(c.fn, Point<T1>{ws->q1, ws->v1, t1, ws->p1}, ws->out1);
         CheckRows(*ws, c, ws->out1.size());
         for (int r = 0; r < c.rows; ++r) ws->J(r0 + r, k) = ws->out1[r].d;
       }
       for (int r = 0; r < c.rows; ++r) {
-        const double psi = ws->out1[r].v;
-        ws->phi[r0 + r] = 0.0;
+        const S psi = ws->out1[r].v;
+        ws->phi[r0 + r] = S(0.0);
         ws->phi_t[r0 + r] = psi - ws->J.row(r0 + r).dot(ws->v);
       }
       continue;
@@ -179,44 +273,48 @@ void EvaluatePosition(Workspace* ws) {
     // Holonomic: J column k from the tangent along e_k; Phi_t from the
     // tangent along t.
     Lift(ws->v, ws->v1);
+    const T1 t1 = Up(ws->t, 0.0);
     for (int k = 0; k < nv; ++k) {
-      for (int j = 0; j < nv; ++j) ws->q1[j] = D1(ws->q[j], j == k ? 1 : 0);
-      const D1 t1(ws->t, 0.0);
-      c.fn.f1(Point<D1>{ws->q1, ws->v1, t1, ws->p1}, ws->out1);
+      for (int j = 0; j < nv; ++j) ws->q1[j] = Up(ws->q[j], j == k ? 1 : 0);
+      Call(c.fn, Point<T1>{ws->q1, ws->v1, t1, ws->p1}, ws->out1);
       CheckRows(*ws, c, ws->out1.size());
       for (int r = 0; r < c.rows; ++r) ws->J(r0 + r, k) = ws->out1[r].d;
     }
     Lift(ws->q, ws->q1);
-    const D1 tt(ws->t, 1.0);
-    c.fn.f1(Point<D1>{ws->q1, ws->v1, tt, ws->p1}, ws->out1);
+    const T1 tt = Up(ws->t, 1.0);
+    Call(c.fn, Point<T1>{ws->q1, ws->v1, tt, ws->p1}, ws->out1);
     CheckRows(*ws, c, ws->out1.size());
     for (int r = 0; r < c.rows; ++r) {
       ws->phi[r0 + r] = ws->out1[r].v;
       ws->phi_t[r0 + r] = ws->out1[r].d;
-      if (c.kind == ConstraintKind::kHolonomic && ws->out1[r].d != 0.0) {
+      if (c.kind == ConstraintKind::kHolonomic &&
+          Primal(ws->out1[r].d) != 0.0) {
         std::ostringstream os;
         os << "model '" << model.name() << "': constraint '" << c.name
            << "' is declared stationary (Holonomic) but depends on time "
               "(Phi_t = "
-           << ws->out1[r].d << " at " << DescribeState(*ws)
+           << Primal(ws->out1[r].d) << " at " << DescribeState(*ws)
            << "); declare it with Moving()";
         throw std::invalid_argument(os.str());
       }
     }
   }
-  if (!ws->phi.allFinite() || !ws->J.allFinite() || !ws->phi_t.allFinite()) {
+  if (!AllFinite(ws->phi) || !AllFinite(ws->J) || !AllFinite(ws->phi_t)) {
     for (int ci = 0; ci < model.num_constraints(); ++ci) {
       const int r0 = d.constraint_rows[ci], rows = d.constraints[ci].rows;
-      if (!ws->phi.segment(r0, rows).allFinite() ||
-          !ws->J.middleRows(r0, rows).allFinite() ||
-          !ws->phi_t.segment(r0, rows).allFinite())
+      if (!AllFinite(ws->phi.segment(r0, rows)) ||
+          !AllFinite(ws->J.middleRows(r0, rows)) ||
+          !AllFinite(ws->phi_t.segment(r0, rows)))
         ThrowNonFinite(*ws, "constraint '" + d.constraints[ci].name + "'");
     }
   }
   ws->MarkStage(Stage::kPosition);
 }
 
-void EvaluateVelocity(Workspace* ws) {
+template <class S>
+void EvaluateVelocity(BasicWorkspace<S>* ws) {
+  using T1 = Dual<S>;
+  using T2 = Dual<Dual<S>>;
   ws->Require(Stage::kPosition, "EvaluateVelocity");
   const Model& model = ws->model();
   const auto& d = model.data();
@@ -227,10 +325,10 @@ void EvaluateVelocity(Workspace* ws) {
     if (c.kind == ConstraintKind::kNonholonomic) {
       // d/dt psi = A vdot + (psi_q v + psi_t): the bias is the tangent along
       // (qdot = v, vdot = 0, tdot = 1).
-      for (int j = 0; j < nq; ++j) ws->q1[j] = D1(ws->q[j], ws->v[j]);
+      for (int j = 0; j < nq; ++j) ws->q1[j] = T1(ws->q[j], ws->v[j]);
       Lift(ws->v, ws->v1);
-      const D1 t1(ws->t, 1.0);
-      c.fn.f1(Point<D1>{ws->q1, ws->v1, t1, ws->p1}, ws->out1);
+      const T1 t1 = Up(ws->t, 1.0);
+      Call(c.fn, Point<T1>{ws->q1, ws->v1, t1, ws->p1}, ws->out1);
       for (int r = 0; r < c.rows; ++r) {
         ws->vel_residual[r0 + r] = ws->out1[r].v;
         ws->bias[r0 + r] = ws->out1[r].d;
@@ -240,22 +338,21 @@ void EvaluateVelocity(Workspace* ws) {
     // Holonomic: along the curve s -> (q + s v, t + s), the first
     // derivative of Phi is J v + Phi_t and the second is
     // b = v' Phi_qq v + 2 Phi_qt v + Phi_tt (seed 000).
-    for (int j = 0; j < nq; ++j)
-      ws->q2[j] = D2(D1(ws->q[j], ws->v[j]), D1(ws->v[j], 0.0));
+    for (int j = 0; j < nq; ++j) ws->q2[j] = Up2(ws->q[j], ws->v[j], ws->v[j]);
     Lift(ws->v, ws->v2);
-    const D2 t2(D1(ws->t, 1.0), D1(1.0, 0.0));
-    c.fn.f2(Point<D2>{ws->q2, ws->v2, t2, ws->p2}, ws->out2);
+    const T2 t2 = Up2(ws->t, S(1.0), S(1.0));
+    Call(c.fn, Point<T2>{ws->q2, ws->v2, t2, ws->p2}, ws->out2);
     CheckRows(*ws, c, ws->out2.size());
     for (int r = 0; r < c.rows; ++r) {
       ws->vel_residual[r0 + r] = ws->out2[r].v.d;
       ws->bias[r0 + r] = ws->out2[r].d.d;
     }
   }
-  if (!ws->vel_residual.allFinite() || !ws->bias.allFinite()) {
+  if (!AllFinite(ws->vel_residual) || !AllFinite(ws->bias)) {
     for (int ci = 0; ci < model.num_constraints(); ++ci) {
       const int r0 = d.constraint_rows[ci], rows = d.constraints[ci].rows;
-      if (!ws->vel_residual.segment(r0, rows).allFinite() ||
-          !ws->bias.segment(r0, rows).allFinite())
+      if (!AllFinite(ws->vel_residual.segment(r0, rows)) ||
+          !AllFinite(ws->bias.segment(r0, rows)))
         ThrowNonFinite(*ws, "constraint '" + d.constraints[ci].name +
                                 "' (velocity or acceleration level)");
     }
@@ -263,23 +360,26 @@ void EvaluateVelocity(Workspace* ws) {
   ws->MarkStage(Stage::kVelocity);
 }
 
-void EvaluateDynamics(Workspace* ws) {
+template <class S>
+void EvaluateDynamics(BasicWorkspace<S>* ws) {
+  using T1 = Dual<S>;
+  using T2 = Dual<Dual<S>>;
   ws->Require(Stage::kVelocity, "EvaluateDynamics");
   const Model& model = ws->model();
   const auto& d = model.data();
   const int nv = model.nv();
-  const Point<double> x0{ws->q, ws->v, ws->t, ws->p};
+  const Point<S> x0{ws->q, ws->v, ws->t, ws->p};
 
-  // Energies at double.
+  // Energies at the base scalar.
   ws->lagrangian = EvalL(d, x0);
   if (d.energy_is_lagrangian) {
-    ws->kinetic = std::numeric_limits<double>::quiet_NaN();
-    ws->potential = std::numeric_limits<double>::quiet_NaN();
+    ws->kinetic = S(std::numeric_limits<double>::quiet_NaN());
+    ws->potential = S(std::numeric_limits<double>::quiet_NaN());
   } else {
-    ws->kinetic = d.kinetic.f0(x0);
-    ws->potential = d.potential ? d.potential.f0(x0) : 0.0;
+    ws->kinetic = Call(d.kinetic, x0);
+    ws->potential = d.potential ? Call(d.potential, x0) : S(0.0);
   }
-  if (!std::isfinite(ws->lagrangian)) {
+  if (!Finite(ws->lagrangian)) {
     ThrowNonFinite(*ws, d.energy_is_lagrangian
                             ? "the Lagrangian"
                             : "the kinetic or potential energy");
@@ -287,49 +387,48 @@ void EvaluateDynamics(Workspace* ws) {
 
   // Gradient L_q: one first-order sweep per coordinate.
   Lift(ws->v, ws->v1);
-  const D1 t1(ws->t, 0.0);
-  Eigen::VectorXd& Lq = ws->h;  // reuse h as scratch for L_q
+  const T1 t1 = Up(ws->t, 0.0);
+  auto& Lq = ws->h;  // reuse h as scratch for L_q
   for (int k = 0; k < nv; ++k) {
-    for (int j = 0; j < nv; ++j) ws->q1[j] = D1(ws->q[j], j == k ? 1 : 0);
-    Lq[k] = EvalL(d, Point<D1>{ws->q1, ws->v1, t1, ws->p1}).d;
+    for (int j = 0; j < nv; ++j) ws->q1[j] = Up(ws->q[j], j == k ? 1 : 0);
+    Lq[k] = EvalL(d, Point<T1>{ws->q1, ws->v1, t1, ws->p1}).d;
   }
 
   // Momenta p_i = L_v_i and w_i = (L_vq v + L_vt)_i: inner tangent e_i on v,
   // outer tangent (qdot = v, tdot = 1).
-  for (int j = 0; j < nv; ++j)
-    ws->q2[j] = D2(D1(ws->q[j], 0.0), D1(ws->v[j], 0.0));
-  const D2 t2(D1(ws->t, 0.0), D1(1.0, 0.0));
+  for (int j = 0; j < nv; ++j) ws->q2[j] = Up2(ws->q[j], S(0.0), ws->v[j]);
+  const T2 t2 = Up2(ws->t, S(0.0), S(1.0));
   for (int i = 0; i < nv; ++i) {
     for (int j = 0; j < nv; ++j)
-      ws->v2[j] = D2(D1(ws->v[j], j == i ? 1 : 0), D1(0.0, 0.0));
-    const D2 r = EvalVelocityPart(d, Point<D2>{ws->q2, ws->v2, t2, ws->p2});
+      ws->v2[j] = Up2(ws->v[j], S(j == i ? 1.0 : 0.0), S(0.0));
+    const T2 r = EvalVelocityPart(d, Point<T2>{ws->q2, ws->v2, t2, ws->p2});
     ws->momentum[i] = r.v.d;
     ws->inertial[i] = r.d.d - Lq[i];
   }
   // Explicit time derivative of L: one sweep with the tangent on t.
   Lift(ws->q, ws->q1);
   Lift(ws->v, ws->v1);
-  ws->L_t = EvalL(d, Point<D1>{ws->q1, ws->v1, D1(ws->t, 1.0), ws->p1}).d;
+  ws->L_t = EvalL(d, Point<T1>{ws->q1, ws->v1, Up(ws->t, 1.0), ws->p1}).d;
 
   // Mass matrix M_ij = d2 L / dv_i dv_j (symmetric by construction).
   Lift(ws->q, ws->q2);
-  const D2 t2z(D1(ws->t, 0.0), D1(0.0, 0.0));
+  const T2 t2z = Up2(ws->t, S(0.0), S(0.0));
   for (int i = 0; i < nv; ++i) {
     for (int j = i; j < nv; ++j) {
       for (int k = 0; k < nv; ++k)
-        ws->v2[k] = D2(D1(ws->v[k], k == i ? 1 : 0), D1(k == j ? 1 : 0, 0.0));
-      const double mij =
-          EvalVelocityPart(d, Point<D2>{ws->q2, ws->v2, t2z, ws->p2}).d.d;
+        ws->v2[k] = Up2(ws->v[k], S(k == i ? 1.0 : 0.0), S(k == j ? 1.0 : 0.0));
+      const S mij =
+          EvalVelocityPart(d, Point<T2>{ws->q2, ws->v2, t2z, ws->p2}).d.d;
       ws->M(i, j) = mij;
       ws->M(j, i) = mij;
     }
   }
 
-  // Forces at double.
+  // Forces at the base scalar.
   ws->Bu.setZero();
   for (int k = 0; k < model.num_inputs(); ++k) {
     const auto& in = d.inputs[k];
-    in.column.f0(x0, ws->out0);
+    Call(in.column, x0, ws->out0);
     if (ws->out0.size() != nv) {
       throw std::runtime_error(
           "model '" + model.name() + "': input '" + in.name + "' column has " +
@@ -337,13 +436,13 @@ void EvaluateDynamics(Workspace* ws) {
           std::to_string(nv) + " velocities");
     }
     ws->B.col(k) = ws->out0;
-    ws->u[k] = in.value.f0(x0);
-    if (!ws->B.col(k).allFinite() || !std::isfinite(ws->u[k]))
+    ws->u[k] = Call(in.value, x0);
+    if (!AllFinite(ws->B.col(k)) || !Finite(ws->u[k]))
       ThrowNonFinite(*ws, "input '" + in.name + "'");
   }
   if (model.num_inputs() > 0) ws->Bu.noalias() = ws->B * ws->u;
   if (d.damping) {
-    d.damping.f0(x0, ws->mat0);
+    Call(d.damping, x0, ws->mat0);
     if (ws->mat0.rows() != nv || ws->mat0.cols() != nv) {
       throw std::runtime_error("model '" + model.name() +
                                "': damping matrix is " +
@@ -352,13 +451,13 @@ void EvaluateDynamics(Workspace* ws) {
                                std::to_string(nv) + " x " + std::to_string(nv));
     }
     ws->D = ws->mat0;
-    if (!ws->D.allFinite()) ThrowNonFinite(*ws, "the damping matrix");
+    if (!AllFinite(ws->D)) ThrowNonFinite(*ws, "the damping matrix");
     ws->Dv.noalias() = ws->D * ws->v;
   } else {
     ws->Dv.setZero();
   }
   if (d.other_loads) {
-    d.other_loads.f0(x0, ws->out0);
+    Call(d.other_loads, x0, ws->out0);
     if (ws->out0.size() != nv) {
       throw std::runtime_error("model '" + model.name() +
                                "': other loads have " +
@@ -366,13 +465,13 @@ void EvaluateDynamics(Workspace* ws) {
                                " rows, expected " + std::to_string(nv));
     }
     ws->Qr = ws->out0;
-    if (!ws->Qr.allFinite()) ThrowNonFinite(*ws, "the other loads");
+    if (!AllFinite(ws->Qr)) ThrowNonFinite(*ws, "the other loads");
   } else {
     ws->Qr.setZero();
   }
 
-  if (!ws->M.allFinite() || !ws->inertial.allFinite() ||
-      !ws->momentum.allFinite() || !std::isfinite(ws->L_t)) {
+  if (!AllFinite(ws->M) || !AllFinite(ws->inertial) ||
+      !AllFinite(ws->momentum) || !Finite(ws->L_t)) {
     ThrowNonFinite(*ws, d.energy_is_lagrangian
                             ? "the Lagrangian (its derivatives)"
                             : "the kinetic or potential energy (its "
@@ -399,10 +498,21 @@ double EnergyDerivativeAlongQ(Workspace* ws, const Eigen::VectorXd& dq) {
   return result - dl;
 }
 
-void EvaluateAll(Workspace* ws) {
+template <class S>
+void EvaluateAll(BasicWorkspace<S>* ws) {
   EvaluatePosition(ws);
   EvaluateVelocity(ws);
   EvaluateDynamics(ws);
 }
+
+#define DAEDALUS_INSTANTIATE_STAGES(S)                   \
+  template void EvaluatePosition<S>(BasicWorkspace<S>*); \
+  template void EvaluateVelocity<S>(BasicWorkspace<S>*); \
+  template void EvaluateDynamics<S>(BasicWorkspace<S>*); \
+  template void EvaluateAll<S>(BasicWorkspace<S>*);      \
+  template std::string DescribeState<S>(const BasicWorkspace<S>&);
+DAEDALUS_INSTANTIATE_STAGES(double)
+DAEDALUS_INSTANTIATE_STAGES(D1)
+#undef DAEDALUS_INSTANTIATE_STAGES
 
 }  // namespace daedalus

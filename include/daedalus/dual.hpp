@@ -253,6 +253,9 @@ using Scalar = typename std::decay_t<X>::Scalar;
 
 using D1 = Dual<double>;
 using D2 = Dual<D1>;
+/// Third order: the linearization (tangent) of a second-order quantity, used
+/// for exact Jacobians and parameter sensitivities (dynamics.hpp).
+using D3 = Dual<D2>;
 
 }  // namespace daedalus
 

@@ -22,76 +22,108 @@ enum class Stage { kNone = 0, kPosition = 1, kVelocity = 2, kDynamics = 3 };
 /// Mutable scratch for one thread and one Model. Sized at construction; no
 /// allocation in the evaluation stages for models whose user functions do
 /// not allocate.
-class Workspace {
+///
+/// S is the base scalar: `double` for values (Workspace), or `D1` for the
+/// tangent (linearization) of every quantity along one direction
+/// (TangentWorkspace): seed q, v, t and p with tangents (dq, dv, dt, dp) and
+/// every output carries its exact directional derivative in `.d`. Exact
+/// Jacobians of the DAE residual and sensitivity residuals are built from
+/// it (docs/formulations.md).
+template <class S>
+class BasicWorkspace {
  public:
-  explicit Workspace(const Model& model);
+  using Scalar = S;
+  using Vec = VecX<S>;
+  using Mat = MatX<S>;
+  using T1 = Dual<S>;        // one structural tangent on top of S
+  using T2 = Dual<Dual<S>>;  // two structural tangents on top of S
+
+  explicit BasicWorkspace(const Model& model);
 
   const Model& model() const { return model_; }
   Stage stage() const { return stage_; }
 
   // ---- inputs (set by SetState)
-  double t = 0.0;
-  Eigen::VectorXd q;  // nq
-  Eigen::VectorXd v;  // nv
-  Eigen::VectorXd p;  // np parameters
+  S t = S(0.0);
+  Vec q;  // nq
+  Vec v;  // nv
+  Vec p;  // np parameters
 
   // ---- stage 1: position kinematics
-  Eigen::VectorXd phi;    // nc: Phi(q,t) rows; 0 for nonholonomic rows
-  Eigen::MatrixXd J;      // nc x nv: constraint Jacobian (A for nonholonomic)
-  Eigen::VectorXd phi_t;  // nc: Phi_t, or a(q,t) for nonholonomic rows
+  Vec phi;    // nc: Phi(q,t) rows; 0 for nonholonomic rows
+  Mat J;      // nc x nv: constraint Jacobian (A for nonholonomic)
+  Vec phi_t;  // nc: Phi_t, or a(q,t) for nonholonomic rows
 
   // ---- stage 2: velocity kinematics
-  Eigen::VectorXd vel_residual;  // nc: J v + Phi_t (A v + a)
-  Eigen::VectorXd bias;          // nc: b with  J vdot + b = 0
+  Vec vel_residual;  // nc: J v + Phi_t (A v + a)
+  Vec bias;          // nc: b with  J vdot + b = 0
 
   // ---- stage 3: dynamics
-  Eigen::MatrixXd M;         // nv x nv: mass matrix
-  Eigen::VectorXd h;         // nv: M vdot + h = B u + J' lambda
-  Eigen::VectorXd inertial;  // nv: L_vq v + L_vt - L_q (no forces)
-  Eigen::VectorXd Bu;        // nv: sum_k B_k u_k
-  Eigen::MatrixXd B;         // nv x nu: input columns
-  Eigen::VectorXd u;         // nu: input values
-  Eigen::VectorXd Dv;        // nv: damping force magnitude D v
-  Eigen::MatrixXd D;         // nv x nv: damping matrix
-  Eigen::VectorXd Qr;        // nv: other loads
-  Eigen::VectorXd momentum;  // nv: p = dL/dv
-  double lagrangian = 0.0;   // L
-  double energy = 0.0;       // E = v'p - L
-  double kinetic = 0.0;      // T (NaN when the model gives only L)
-  double potential = 0.0;    // V (NaN when the model gives only L)
-  double L_t = 0.0;          // explicit time derivative of L
+  Mat M;               // nv x nv: mass matrix
+  Vec h;               // nv: M vdot + h = B u + J' lambda
+  Vec inertial;        // nv: L_vq v + L_vt - L_q (no forces)
+  Vec Bu;              // nv: sum_k B_k u_k
+  Mat B;               // nv x nu: input columns
+  Vec u;               // nu: input values
+  Vec Dv;              // nv: damping force magnitude D v
+  Mat D;               // nv x nv: damping matrix
+  Vec Qr;              // nv: other loads
+  Vec momentum;        // nv: p = dL/dv
+  S lagrangian = 0.0;  // L
+  S energy = 0.0;      // E = v'p - L
+  S kinetic = 0.0;     // T (NaN when the model gives only L)
+  S potential = 0.0;   // V (NaN when the model gives only L)
+  S L_t = 0.0;         // explicit time derivative of L
 
   /// Sets the state and invalidates all stages.
-  void SetState(double time,
-                const Eigen::Ref<const Eigen::VectorXd>& q_in,
-                const Eigen::Ref<const Eigen::VectorXd>& v_in);
+  void SetState(const S& time,
+                const Eigen::Ref<const Vec>& q_in,
+                const Eigen::Ref<const Vec>& v_in);
   /// Sets the parameters (np) and invalidates all stages.
-  void SetParameters(const Eigen::Ref<const Eigen::VectorXd>& params);
+  void SetParameters(const Eigen::Ref<const Vec>& params);
 
   void MarkStage(Stage s) { stage_ = s; }
   void Require(Stage s, const char* who) const;
 
   // ---- AD scratch (internal use)
-  VecX<D1> q1, v1, p1, out1;
-  VecX<D2> q2, v2, p2, out2;
-  VecX<double> out0;
-  MatX<double> mat0;
+  VecX<T1> q1, v1, p1, out1;
+  VecX<T2> q2, v2, p2, out2;
+  Vec out0;
+  Mat mat0;
 
  private:
   Model model_;
   Stage stage_ = Stage::kNone;
 };
 
+using Workspace = BasicWorkspace<double>;
+using TangentWorkspace = BasicWorkspace<D1>;
+
+extern template class BasicWorkspace<double>;
+extern template class BasicWorkspace<D1>;
+
 /// Stage 1: Phi, J and Phi_t at (t, q). @throws std::runtime_error when a
 /// constraint function returns the wrong number of rows or a non-finite
 /// value (naming the constraint, the time and the state).
-void EvaluatePosition(Workspace* ws);
+template <class S>
+void EvaluatePosition(BasicWorkspace<S>* ws);
 /// Stage 2: J v + Phi_t and the acceleration bias b.
-void EvaluateVelocity(Workspace* ws);
+template <class S>
+void EvaluateVelocity(BasicWorkspace<S>* ws);
 /// Stage 3: mass matrix, bias forces, inputs, damping, loads, energy.
-void EvaluateDynamics(Workspace* ws);
+template <class S>
+void EvaluateDynamics(BasicWorkspace<S>* ws);
 /// All three stages.
-void EvaluateAll(Workspace* ws);
+template <class S>
+void EvaluateAll(BasicWorkspace<S>* ws);
+
+/// Seeds a tangent workspace at the value state (t, q, v, p) of `ws` with
+/// tangents (dq, dv) and parameter tangent dp (np; empty for zero), dt = 0.
+void SeedTangent(const Workspace& ws,
+                 const Eigen::Ref<const Eigen::VectorXd>& dq,
+                 const Eigen::Ref<const Eigen::VectorXd>& dv,
+                 const Eigen::Ref<const Eigen::VectorXd>& dp,
+                 TangentWorkspace* tws);
 
 /// Directional derivative of the energy E = v'L_v - L with respect to q
 /// along dq (nq) at the workspace state, holding v and t: E_q . dq. Used for
@@ -99,6 +131,7 @@ void EvaluateAll(Workspace* ws);
 double EnergyDerivativeAlongQ(Workspace* ws, const Eigen::VectorXd& dq);
 
 /// Describes the workspace state for error messages: "t=0.5, q=(..), v=(..)".
-std::string DescribeState(const Workspace& ws);
+template <class S>
+std::string DescribeState(const BasicWorkspace<S>& ws);
 
 }  // namespace daedalus

@@ -52,19 +52,24 @@ const char* ToString(ConstraintKind kind);
 
 namespace internal {
 
-/// One scalar-valued user function at the three scalar types Daedalus uses.
+/// One scalar-valued user function at the scalar types Daedalus uses. f3 is
+/// set only for functions whose second derivatives enter the equations of
+/// motion (energies, Lagrangian): their tangents need third order.
 struct ScalarFn {
   std::function<double(const Point<double>&)> f0;
   std::function<D1(const Point<D1>&)> f1;
   std::function<D2(const Point<D2>&)> f2;
+  std::function<D3(const Point<D3>&)> f3;
   explicit operator bool() const { return static_cast<bool>(f0); }
 };
 
-/// One vector-valued user function (writes its rows into `out`).
+/// One vector-valued user function (writes its rows into `out`). f3 is set
+/// for constraints only (the tangent of the acceleration bias).
 struct VectorFn {
   std::function<void(const Point<double>&, VecX<double>&)> f0;
   std::function<void(const Point<D1>&, VecX<D1>&)> f1;
   std::function<void(const Point<D2>&, VecX<D2>&)> f2;
+  std::function<void(const Point<D3>&, VecX<D3>&)> f3;
   explicit operator bool() const { return static_cast<bool>(f0); }
 };
 
@@ -95,6 +100,14 @@ ScalarFn MakeScalarFn(F f) {
   return fn;
 }
 
+/// MakeScalarFn plus the third-order instantiation (energies).
+template <class F>
+ScalarFn MakeScalarFn3(F f) {
+  ScalarFn fn = MakeScalarFn(f);
+  fn.f3 = [f](const Point<D3>& x) { return D3(f(x)); };
+  return fn;
+}
+
 template <class F>
 VectorFn MakeVectorFn(F f) {
   VectorFn fn;
@@ -103,6 +116,7 @@ VectorFn MakeVectorFn(F f) {
   };
   fn.f1 = [f](const Point<D1>& x, VecX<D1>& out) { AssignRows<D1>(f(x), out); };
   fn.f2 = [f](const Point<D2>& x, VecX<D2>& out) { AssignRows<D2>(f(x), out); };
+  fn.f3 = [f](const Point<D3>& x, VecX<D3>& out) { AssignRows<D3>(f(x), out); };
   return fn;
 }
 
@@ -212,7 +226,7 @@ class ModelBuilder {
   /// Kinetic energy T(q, v, t, p) [J]; mass matrix M = d2T/dv2 by AD.
   template <class F>
   ModelBuilder& KineticEnergy(F f) {
-    SetKinetic(internal::MakeScalarFn(std::move(f)));
+    SetKinetic(internal::MakeScalarFn3(std::move(f)));
     return *this;
   }
   /// Mass matrix M(q, p) (nv x nv) instead of a kinetic energy; T = v'Mv/2.
@@ -223,20 +237,20 @@ class ModelBuilder {
       const MatX<S> m = f(x);
       return S(0.5 * x.v.dot(m * x.v));
     };
-    SetKinetic(internal::MakeScalarFn(t));
+    SetKinetic(internal::MakeScalarFn3(t));
     return *this;
   }
   /// Potential energy V(q, t, p) [J].
   template <class F>
   ModelBuilder& PotentialEnergy(F f) {
-    SetPotential(internal::MakeScalarFn(std::move(f)));
+    SetPotential(internal::MakeScalarFn3(std::move(f)));
     return *this;
   }
   /// A whole Lagrangian L(q, v, t, p) instead of T and V; the energy
   /// reported is then the energy function E = v'dL/dv - L (seed 000).
   template <class F>
   ModelBuilder& Lagrangian(F f) {
-    SetLagrangian(internal::MakeScalarFn(std::move(f)));
+    SetLagrangian(internal::MakeScalarFn3(std::move(f)));
     return *this;
   }
   /// A named input channel k: generalized force B_k(q) u_k, with the column
