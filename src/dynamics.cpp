@@ -482,16 +482,18 @@ void EvaluateDynamics(BasicWorkspace<S>* ws) {
   ws->MarkStage(Stage::kDynamics);
 }
 
-double EnergyDerivativeAlongQ(Workspace* ws, const Eigen::VectorXd& dq) {
+template <class S>
+S EnergyDerivativeAlongQ(BasicWorkspace<S>* ws, const VecX<S>& dq) {
+  using T2 = Dual<Dual<S>>;
   const auto& d = ws->model().data();
   const int n = ws->model().nv();
-  for (int j = 0; j < n; ++j) ws->q2[j] = D2(D1(ws->q[j], 0.0), D1(dq[j], 0.0));
-  const D2 t2(D1(ws->t, 0.0), D1(0.0, 0.0));
-  double result = 0.0, dl = 0.0;
+  for (int j = 0; j < n; ++j) ws->q2[j] = Up2(ws->q[j], S(0.0), dq[j]);
+  const T2 t2 = Up2(ws->t, S(0.0), S(0.0));
+  S result = S(0.0), dl = S(0.0);
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j)
-      ws->v2[j] = D2(D1(ws->v[j], j == i ? 1 : 0), D1(0.0, 0.0));
-    const D2 r = EvalL(d, Point<D2>{ws->q2, ws->v2, t2, ws->p2});
+      ws->v2[j] = Up2(ws->v[j], S(j == i ? 1.0 : 0.0), S(0.0));
+    const T2 r = EvalL(d, Point<T2>{ws->q2, ws->v2, t2, ws->p2});
     result += ws->v[i] * r.d.d;
     dl = r.d.v;
   }
@@ -505,12 +507,13 @@ void EvaluateAll(BasicWorkspace<S>* ws) {
   EvaluateDynamics(ws);
 }
 
-#define DAEDALUS_INSTANTIATE_STAGES(S)                   \
-  template void EvaluatePosition<S>(BasicWorkspace<S>*); \
-  template void EvaluateVelocity<S>(BasicWorkspace<S>*); \
-  template void EvaluateDynamics<S>(BasicWorkspace<S>*); \
-  template void EvaluateAll<S>(BasicWorkspace<S>*);      \
-  template std::string DescribeState<S>(const BasicWorkspace<S>&);
+#define DAEDALUS_INSTANTIATE_STAGES(S)                             \
+  template void EvaluatePosition<S>(BasicWorkspace<S>*);           \
+  template void EvaluateVelocity<S>(BasicWorkspace<S>*);           \
+  template void EvaluateDynamics<S>(BasicWorkspace<S>*);           \
+  template void EvaluateAll<S>(BasicWorkspace<S>*);                \
+  template std::string DescribeState<S>(const BasicWorkspace<S>&); \
+  template S EnergyDerivativeAlongQ<S>(BasicWorkspace<S>*, const VecX<S>&);
 DAEDALUS_INSTANTIATE_STAGES(double)
 DAEDALUS_INSTANTIATE_STAGES(D1)
 #undef DAEDALUS_INSTANTIATE_STAGES

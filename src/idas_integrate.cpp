@@ -2,7 +2,9 @@
 // Baumgarte) DAE forms of a constrained model (docs/formulations.md).
 #include <idas/idas.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +16,7 @@
 #include "daedalus/kkt.hpp"
 #include "daedalus/simulate.hpp"
 #include "integrator_common.hpp"
+#include "sens_common.hpp"
 #include "sundials_util.hpp"
 
 namespace daedalus::internal {
@@ -43,7 +46,12 @@ struct IdasRun : CallbackGuard {
     return nq + nv + nc + (opt.formulation == Formulation::kGgl ? nh : 0);
   }
 
+  // Difference-quotient sensitivities: the parameter values SUNDIALS
+  // perturbs (nullptr otherwise).
+  const Eigen::VectorXd* dq_params = nullptr;
+
   void Evaluate(double t, const double* y) {
+    if (dq_params) ws.SetParameters(*dq_params);
     ws.SetState(t, Eigen::Map<const Eigen::VectorXd>(y + iq(), nq),
                 Eigen::Map<const Eigen::VectorXd>(y + iv(), nv));
     EvaluateAll(&ws);
@@ -55,43 +63,143 @@ struct IdasRun : CallbackGuard {
   }
 
   // G' mu for the GGL correction (zero for other forms).
-  Eigen::VectorXd GtMu(const double* y) const {
-    Eigen::VectorXd r = Eigen::VectorXd::Zero(nv);
+  template <class S, class VY>
+  VecX<S> GtMu(const BasicWorkspace<S>& w, const VY& y) const {
+    VecX<S> r = VecX<S>::Zero(nv);
     if (opt.formulation != Formulation::kGgl) return r;
     for (int k = 0; k < nh; ++k)
-      r += ws.J.row(hrows[k]).transpose() * y[im() + k];
+      r += w.J.row(hrows[k]).transpose() * y[im() + k];
     return r;
+  }
+  Eigen::VectorXd GtMu(const double* y) const {
+    return GtMu<double>(ws, Eigen::Map<const Eigen::VectorXd>(y, size()));
+  }
+
+  // The DAE residual F(t, y, yp) from a workspace evaluated at (t, q, v).
+  // Templated on the base scalar so that the tangent workspace gives its
+  // exact linearization (Jacobian columns, sensitivity residuals).
+  template <class S, class VY, class VF>
+  void Assemble(const BasicWorkspace<S>& w,
+                const VY& y,
+                const VY& yp,
+                VF& F) const {
+    const auto lambda = y.segment(il(), nc);
+    const auto qp = yp.segment(iq(), nq);
+    const auto vp = yp.segment(iv(), nv);
+    F.segment(iq(), nq) = qp - w.v + GtMu<S>(w, y);
+    F.segment(iv(), nv) = w.M * vp + w.h - w.Bu - w.J.transpose() * lambda;
+    auto Fl = F.segment(il(), nc);
+    switch (opt.formulation) {
+      case Formulation::kGgl:
+        Fl = w.vel_residual;
+        for (int k = 0; k < nh; ++k) F[im() + k] = w.phi[hrows[k]];
+        break;
+      case Formulation::kIndex3:
+        for (int i = 0; i < nc; ++i)
+          Fl[i] = holonomic[i] ? w.phi[i] : w.vel_residual[i];
+        break;
+      default: {
+        // Index 1: J vdot + b (+ Baumgarte terms) = 0.
+        Fl = w.J * vp + w.bias;
+        if (opt.formulation == Formulation::kBaumgarte) {
+          const double a = opt.baumgarte_alpha, b = opt.baumgarte_beta;
+          for (int i = 0; i < nc; ++i)
+            Fl[i] += holonomic[i]
+                         ? S(2.0 * a) * w.vel_residual[i] + S(b * b) * w.phi[i]
+                         : S(a) * w.vel_residual[i];
+        }
+      }
+    }
   }
 
   void Residual(double t, const double* y, const double* yp, double* res) {
     Evaluate(t, y);
     Eigen::Map<Eigen::VectorXd> F(res, size());
-    const auto lambda = Lambda(y);
-    Eigen::Map<const Eigen::VectorXd> qp(yp + iq(), nq), vp(yp + iv(), nv);
-    F.segment(iq(), nq) = qp - ws.v + GtMu(y);
-    F.segment(iv(), nv) = ws.M * vp + ws.h - ws.Bu - ws.J.transpose() * lambda;
-    auto Fl = F.segment(il(), nc);
-    switch (opt.formulation) {
-      case Formulation::kGgl:
-        Fl = ws.vel_residual;
-        for (int k = 0; k < nh; ++k) F[im() + k] = ws.phi[hrows[k]];
-        break;
-      case Formulation::kIndex3:
-        for (int i = 0; i < nc; ++i)
-          Fl[i] = holonomic[i] ? ws.phi[i] : ws.vel_residual[i];
-        break;
-      default: {
-        // Index 1: J vdot + b (+ Baumgarte terms) = 0.
-        Fl = ws.J * vp + ws.bias;
-        if (opt.formulation == Formulation::kBaumgarte) {
-          const double a = opt.baumgarte_alpha, b = opt.baumgarte_beta;
-          for (int i = 0; i < nc; ++i)
-            Fl[i] += holonomic[i]
-                         ? 2.0 * a * ws.vel_residual[i] + b * b * ws.phi[i]
-                         : a * ws.vel_residual[i];
-        }
+    Assemble<double>(ws, Eigen::Map<const Eigen::VectorXd>(y, size()),
+                     Eigen::Map<const Eigen::VectorXd>(yp, size()), F);
+  }
+
+  // ---- exact linearization
+
+  TangentWorkspace tws{model};
+  VecX<D1> Y1, YP1, F1;
+  Eigen::VectorXd zero_dp;
+
+  // Seeds the tangent workspace at (t, q, v) with tangents (dq, dv) from dy
+  // and parameter direction dp (may be empty), and evaluates all stages.
+  void SeedAndEvaluate(double t,
+                       const double* y,
+                       const double* dy,
+                       const Eigen::VectorXd& dp) {
+    ws.SetState(t, Eigen::Map<const Eigen::VectorXd>(y + iq(), nq),
+                Eigen::Map<const Eigen::VectorXd>(y + iv(), nv));
+    SeedTangent(ws, Eigen::Map<const Eigen::VectorXd>(dy + iq(), nq),
+                Eigen::Map<const Eigen::VectorXd>(dy + iv(), nv), dp, &tws);
+    EvaluateAll(&tws);
+  }
+
+  // Tangent of F along (dy, dyp) with the tangent workspace already seeded
+  // consistently with dy.
+  void AssembleTangent(const double* y,
+                       const double* yp,
+                       const double* dy,
+                       const double* dyp,
+                       double* out) {
+    const int n = size();
+    Y1.resize(n), YP1.resize(n), F1.resize(n);
+    for (int j = 0; j < n; ++j) {
+      Y1[j] = D1(y[j], dy[j]);
+      YP1[j] = D1(yp[j], dyp[j]);
+    }
+    Assemble<D1>(tws, Y1, YP1, F1);
+    for (int j = 0; j < n; ++j) out[j] = F1[j].d;
+  }
+
+  // Exact dF/dy + cj dF/dyp, column by column (dense, column-major). The
+  // multiplier columns enter F linearly: one zero-tangent evaluation of the
+  // workspace serves all of them.
+  Eigen::MatrixXd jac;
+  void Jacobian(double t, double cj, const double* y, const double* yp) {
+    const int n = size(), nd = nq + nv;
+    jac.resize(n, n);
+    Eigen::VectorXd dy = Eigen::VectorXd::Zero(n), dyp = dy;
+    for (int j = 0; j < n; ++j) {
+      // Columns of q and v move the workspace; at j == nd the seed is zero
+      // (dy is reset after each column) and serves the multiplier columns.
+      if (j < nd) dy[j] = 1.0;
+      if (j <= nd) SeedAndEvaluate(t, y, dy.data(), zero_dp);
+      dy[j] = 1.0;
+      dyp[j] = cj;
+      AssembleTangent(y, yp, dy.data(), dyp.data(), jac.col(j).data());
+      dy[j] = 0.0;
+      dyp[j] = 0.0;
+    }
+  }
+
+  // Structurally nonzero rows of each Jacobian column (KLU pattern).
+  std::vector<std::vector<int>> pattern;
+  void BuildPattern() {
+    const int n = size(), nd = nq + nv;
+    pattern.assign(n, {});
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) {
+        // The multiplier rows and columns couple to the multipliers only
+        // through q and v: their mutual block is structurally zero.
+        if (i >= nd && j >= nd) continue;
+        // lambda and mu enter only the q and v rows (G' mu, J' lambda).
+        pattern[j].push_back(i);
       }
     }
+  }
+
+  // ---- forward sensitivities
+  std::vector<SensParameter> sens;
+  Eigen::VectorXd dp_scratch;
+  const Eigen::VectorXd& ParamDirection(int i) {
+    dp_scratch = Eigen::VectorXd::Zero(model.num_parameters());
+    if (sens[i].kind == SensParameter::Kind::kModel)
+      dp_scratch[sens[i].index] = 1.0;
+    return dp_scratch;
   }
 };
 
@@ -127,6 +235,104 @@ int RootFn(realtype t, N_Vector y, N_Vector /*yp*/, realtype* gout, void* ud) {
   });
 }
 
+// Exact Jacobian dF/dy + cj dF/dyp from the AD tangents, into a dense or a
+// compressed-sparse-column SUNMatrix (the sparse pattern is fixed at setup:
+// every entry that can be structurally nonzero).
+int JacFn(realtype t,
+          realtype cj,
+          N_Vector y,
+          N_Vector yp,
+          N_Vector /*r*/,
+          SUNMatrix Jac,
+          void* ud,
+          N_Vector,
+          N_Vector,
+          N_Vector) {
+  auto* run = static_cast<IdasRun*>(ud);
+  return run->Trap([&] {
+    run->Jacobian(t, cj, N_VGetArrayPointer(y), N_VGetArrayPointer(yp));
+    const int n = run->size();
+    if (SUNMatGetID(Jac) == SUNMATRIX_DENSE) {
+      for (int j = 0; j < n; ++j)
+        std::copy_n(run->jac.col(j).data(), n, SM_COLUMN_D(Jac, j));
+      return;
+    }
+    sunindextype* colptr = SM_INDEXPTRS_S(Jac);
+    sunindextype* rowval = SM_INDEXVALS_S(Jac);
+    realtype* val = SM_DATA_S(Jac);
+    sunindextype k = 0;
+    for (int j = 0; j < n; ++j) {
+      colptr[j] = k;
+      for (int i : run->pattern[j]) {
+        rowval[k] = i;
+        val[k++] = run->jac(i, j);
+      }
+    }
+    colptr[n] = k;
+  });
+}
+
+// Sensitivity residuals: the tangent of F along (s_i, s_i', e_i).
+int SensResFn(int ns,
+              realtype t,
+              N_Vector y,
+              N_Vector yp,
+              N_Vector /*r*/,
+              N_Vector* yS,
+              N_Vector* ypS,
+              N_Vector* rS,
+              void* ud,
+              N_Vector,
+              N_Vector,
+              N_Vector) {
+  auto* run = static_cast<IdasRun*>(ud);
+  return run->Trap([&] {
+    const double* yv = N_VGetArrayPointer(y);
+    const double* ypv = N_VGetArrayPointer(yp);
+    for (int i = 0; i < ns; ++i) {
+      const double* si = N_VGetArrayPointer(yS[i]);
+      run->SeedAndEvaluate(t, yv, si, run->ParamDirection(i));
+      run->AssembleTangent(yv, ypv, si, N_VGetArrayPointer(ypS[i]),
+                           N_VGetArrayPointer(rS[i]));
+    }
+  });
+}
+
+// Quadrature sensitivities: the tangent of the integrands along (s_i, e_i).
+int QuadSensFn(int ns,
+               realtype t,
+               N_Vector y,
+               N_Vector /*yp*/,
+               N_Vector* yS,
+               N_Vector* /*ypS*/,
+               N_Vector /*rq*/,
+               N_Vector* rqS,
+               void* ud,
+               N_Vector,
+               N_Vector,
+               N_Vector) {
+  auto* run = static_cast<IdasRun*>(ud);
+  return run->Trap([&] {
+    const double* yv = N_VGetArrayPointer(y);
+    const int n = run->size();
+    VecX<D1> Y(n), out(run->layout.size());
+    for (int i = 0; i < ns; ++i) {
+      const double* si = N_VGetArrayPointer(yS[i]);
+      run->SeedAndEvaluate(t, yv, si, run->ParamDirection(i));
+      for (int j = 0; j < n; ++j) Y[j] = D1(yv[j], si[j]);
+      D1 stab(0.0);
+      if (run->opt.formulation == Formulation::kGgl && run->nh > 0) {
+        const VecX<D1> dq = -run->GtMu<D1>(run->tws, Y);
+        stab = EnergyDerivativeAlongQ(&run->tws, dq);
+      }
+      QuadratureIntegrands(run->layout, run->tws, Y.segment(run->il(), run->nc),
+                           stab, out);
+      auto o = View(rqS[i]);
+      for (int k = 0; k < out.size(); ++k) o[k] = out[k].d;
+    }
+  });
+}
+
 std::string HintFor(int flag, Formulation f) {
   switch (flag) {
     case IDA_TOO_MUCH_WORK:
@@ -143,7 +349,9 @@ std::string HintFor(int flag, Formulation f) {
                    "--formulation ggl"
                  : "the Newton matrix of an index-2 DAE grows ill-conditioned "
                    "as the step shrinks, so very small --atol (below ~1e-9) "
-                   "can stall the corrector: raise --atol, try another "
+                   "can stall the corrector: pass --multiplier-atol 1 (the "
+                   "multipliers are not in the error test), raise --atol, "
+                   "try another "
                    "--formulation, or check for a singular configuration";
     case IDA_RES_FAIL:
     case IDA_REP_RES_ERR:
@@ -233,13 +441,33 @@ SimulationSummary SimulateIdas(const Model& model,
     void* m;
     ~MemGuard() { IDAFree(&m); }
   } guard{mem};
-  MatrixPtr A(SUNDenseMatrix(n, n, ctx.get()));
-  LinSolPtr LS(SUNLinSol_Dense(y.get(), A.get(), ctx.get()));
+  MatrixPtr A;
+  LinSolPtr LS;
+  if (options.linear_solver == LinearSolver::kKlu) {
+    run.BuildPattern();
+    sunindextype nnz = 0;
+    for (const auto& col : run.pattern) nnz += col.size();
+    A.reset(SUNSparseMatrix(n, n, nnz, CSC_MAT, ctx.get()));
+    LS.reset(SUNLinSol_KLU(y.get(), A.get(), ctx.get()));
+  } else {
+    A.reset(SUNDenseMatrix(n, n, ctx.get()));
+    LS.reset(SUNLinSol_Dense(y.get(), A.get(), ctx.get()));
+  }
   DAEDALUS_SUNDIALS_CHECK(IDAInit(mem, ResFn, options.t0, y.get(), yp.get()));
   DAEDALUS_SUNDIALS_CHECK(IDASetUserData(mem, &run));
   DAEDALUS_SUNDIALS_CHECK(IDASetErrHandlerFn(
       mem, SundialsErrHandler, static_cast<CallbackGuard*>(&run)));
-  DAEDALUS_SUNDIALS_CHECK(IDASStolerances(mem, options.rtol, options.atol));
+  // Multipliers are excluded from the error test; their tolerance enters
+  // only the Newton convergence test, where an index-2 multiplier is
+  // resolved no better than round-off / h^2. --multiplier-atol loosens it.
+  auto atolv = MakeVector(n, ctx.get());
+  {
+    auto A = View(atolv.get());
+    A.setConstant(options.atol);
+    if (options.multiplier_atol > 0.0)
+      A.tail(n - run.nq - run.nv).setConstant(options.multiplier_atol);
+  }
+  DAEDALUS_SUNDIALS_CHECK(IDASVtolerances(mem, options.rtol, atolv.get()));
 
   DAEDALUS_SUNDIALS_CHECK(IDASetId(mem, id.get()));
   // Multipliers (and GGL multipliers) are algebraic: excluded from the
@@ -247,9 +475,98 @@ SimulationSummary SimulateIdas(const Model& model,
   DAEDALUS_SUNDIALS_CHECK(IDASetSuppressAlg(mem, SUNTRUE));
   DAEDALUS_SUNDIALS_CHECK(IDASetMaxNumSteps(mem, options.max_steps));
   DAEDALUS_SUNDIALS_CHECK(IDASetLinearSolver(mem, LS.get(), A.get()));
+  if (options.jacobian == JacobianMethod::kAd ||
+      options.linear_solver == LinearSolver::kKlu)
+    DAEDALUS_SUNDIALS_CHECK(IDASetJacFn(mem, JacFn));
   DAEDALUS_SUNDIALS_CHECK(IDAQuadInit(mem, QuadFn, yq.get()));
   DAEDALUS_SUNDIALS_CHECK(IDAQuadSStolerances(mem, options.rtol, options.atol));
   DAEDALUS_SUNDIALS_CHECK(IDASetQuadErrCon(mem, SUNTRUE));
+
+  // ---- forward sensitivities (IDASensInit), consistent at t0.
+  const SensitivityOptions& so = options.sensitivity;
+  const bool fsa = so.method == SensMethod::kForward;
+  int ns = 0;
+  VectorArrayPtr yS, ypS, qS;
+  Eigen::VectorXd pvals = params, pbar;
+  std::vector<int> plist;
+  Eigen::MatrixXd sens_now;
+  if (fsa) {
+    try {
+      run.sens = ResolveSensParameters(model, so.parameters);
+    } catch (const std::exception& e) {
+      sum.error = e.what();
+      return sum;
+    }
+    ns = static_cast<int>(run.sens.size());
+    yS = MakeVectorArray(ns, y.get());
+    ypS = MakeVectorArray(ns, y.get());
+    qS = MakeVectorArray(ns, yq.get());
+    for (int i = 0; i < ns; ++i) {
+      const InitialSensitivity s0 =
+          LinearizeInitialState(run.ws, &run.tws, r0.vdot, r0.lambda,
+                                run.sens[i], so.initial_tangent);
+      auto S = View(yS.get()[i]), SP = View(ypS.get()[i]);
+      S.setZero();
+      SP.setZero();
+      S.segment(run.iq(), run.nq) = s0.dq;
+      S.segment(run.iv(), run.nv) = s0.dv;
+      S.segment(run.il(), run.nc) = s0.dlambda;
+      SP.segment(run.iq(), run.nq) = s0.dv;
+      SP.segment(run.iv(), run.nv) = s0.dvdot;
+      View(qS.get()[i]).setZero();
+      if (so.difference_quotient) {
+        if (run.sens[i].kind != SensParameter::Kind::kModel) {
+          sum.error = "sensitivity parameter '" + run.sens[i].name +
+                      "': difference quotients (--sens-dq) need model "
+                      "parameters; initial conditions use the exact "
+                      "(default) sensitivity residuals";
+          return sum;
+        }
+        plist.push_back(run.sens[i].index);
+      }
+    }
+    const int ism = so.staggered ? IDA_STAGGERED : IDA_SIMULTANEOUS;
+    DAEDALUS_SUNDIALS_CHECK(
+        IDASensInit(mem, ns, ism, so.difference_quotient ? nullptr : SensResFn,
+                    yS.get(), ypS.get()));
+    if (so.difference_quotient) {
+      // SUNDIALS perturbs pvals in place; the residual reads them back.
+      run.dq_params = &pvals;
+      pbar = pvals.cwiseAbs();
+      for (Eigen::Index i = 0; i < pbar.size(); ++i)
+        if (pbar[i] == 0.0) pbar[i] = 1.0;
+      DAEDALUS_SUNDIALS_CHECK(
+          IDASetSensParams(mem, pvals.data(), pbar.data(), plist.data()));
+    }
+    DAEDALUS_SUNDIALS_CHECK(IDASensEEtolerances(mem));
+    DAEDALUS_SUNDIALS_CHECK(
+        IDASetSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
+    DAEDALUS_SUNDIALS_CHECK(IDAQuadSensInit(
+        mem, so.difference_quotient ? nullptr : QuadSensFn, qS.get()));
+    DAEDALUS_SUNDIALS_CHECK(IDAQuadSensEEtolerances(mem));
+    DAEDALUS_SUNDIALS_CHECK(
+        IDASetQuadSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
+    sens_now.resize(run.nq + run.nv + run.nc, ns);
+    recorder.AttachSensitivities(&sens_now);
+    SensitivityResult& sr = sum.sensitivities;
+    sr.method = SensMethod::kForward;
+    for (const auto& p : run.sens) sr.parameters.push_back(p.name);
+    for (int i = 0; i < run.nq; ++i)
+      sr.components.push_back(model.coordinate_names()[i]);
+    for (int i = 0; i < run.nv; ++i)
+      sr.components.push_back("v_" + model.coordinate_names()[i]);
+    for (int i = 0; i < run.nc; ++i)
+      sr.components.push_back("lambda_" + model.RowName(i));
+  }
+  auto read_sens = [&](double t, bool first) {
+    if (!fsa) return;
+    if (!first) {
+      double ts = t;
+      DAEDALUS_SUNDIALS_CHECK(IDAGetSens(mem, &ts, yS.get()));
+    }
+    for (int i = 0; i < ns; ++i)
+      sens_now.col(i) = ConstView(yS.get()[i]).head(run.nq + run.nv + run.nc);
+  };
 
   const RootSet roots(model);
   run.roots = &roots;
@@ -261,6 +578,7 @@ SimulationSummary SimulateIdas(const Model& model,
     const auto Y = ConstView(y.get());
     const auto YP = ConstView(yp.get());
     run.Evaluate(t, Y.data());
+    read_sens(t, first);
     Eigen::VectorXd w;
     if (!first) {
       double tq = t;
@@ -328,6 +646,18 @@ SimulationSummary SimulateIdas(const Model& model,
     return sum;
   }
   collect_stats();
+  if (fsa) {
+    SensitivityResult& sr = sum.sensitivities;
+    sr.final = sens_now;
+    double tq = sum.t_reached;
+    DAEDALUS_SUNDIALS_CHECK(IDAGetQuadSens(mem, &tq, qS.get()));
+    for (int k = 0; k < run.layout.nuq; ++k) {
+      Eigen::VectorXd g(ns);
+      for (int i = 0; i < ns; ++i)
+        g[i] = ConstView(qS.get()[i])[run.layout.user() + k];
+      sr.quadratures.emplace_back(model.quadrature_name(k), g);
+    }
+  }
   sum.ok = true;
   return sum;
 }

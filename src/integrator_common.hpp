@@ -94,12 +94,14 @@ struct QuadLayout {
 };
 
 /// Integrands at the workspace state (stages through dynamics evaluated).
-inline void QuadratureIntegrands(
-    const QuadLayout& L,
-    const Workspace& ws,
-    const Eigen::Ref<const Eigen::VectorXd>& lambda,
-    double stabilization_power,
-    Eigen::Ref<Eigen::VectorXd> out) {
+/// Templated on the base scalar: with the tangent workspace (S = D1) the
+/// result is the exact tangent used for quadrature sensitivities.
+template <class S, class VL, class VO>
+inline void QuadratureIntegrands(const QuadLayout& L,
+                                 const BasicWorkspace<S>& ws,
+                                 const VL& lambda,
+                                 const S& stabilization_power,
+                                 VO&& out) {
   for (int i = 0; i < L.nu; ++i) out[i] = ws.v.dot(ws.B.col(i)) * ws.u[i];
   out[L.damping()] = ws.v.dot(ws.Dv);
   out[L.other()] = ws.v.dot(ws.Qr);
@@ -110,10 +112,15 @@ inline void QuadratureIntegrands(
   out[L.time()] = -ws.L_t;
   out[L.stabilization()] = stabilization_power;
   const auto& quads = ws.model().data().quadratures;
-  const Point<double> x{ws.q, ws.v, ws.t, ws.p};
+  const Point<S> x{ws.q, ws.v, ws.t, ws.p};
   for (int k = 0; k < L.nuq; ++k) {
-    const double g = quads[k].second.f0(x);
-    if (!std::isfinite(g)) {
+    S g;
+    if constexpr (std::is_same_v<S, double>) {
+      g = quads[k].second.f0(x);
+    } else {
+      g = quads[k].second.f1(x);
+    }
+    if (!std::isfinite(Value(g))) {
       throw std::runtime_error(
           "model '" + ws.model().name() + "': quadrature '" + quads[k].first +
           "' returned a non-finite value at " + DescribeState(ws));
@@ -137,6 +144,9 @@ class Recorder {
 
   const QuadLayout& layout() const { return layout_; }
   bool holonomic_row(int i) const { return holonomic_[i]; }
+  /// Sensitivities (components x parameters) copied into every sample;
+  /// the matrix must outlive the recorder's use.
+  void AttachSensitivities(const Eigen::MatrixXd* sens) { sens_ = sens; }
 
   /// Records one sample. `quad` is the integrated quadrature vector (empty
   /// at the first sample); `extra_stabilization` adds work not covered by
@@ -175,6 +185,7 @@ class Recorder {
     s.explicit_time_work = w[L.time()];
     s.stabilization_work = w[L.stabilization()] + extra_stabilization;
     s.quadratures = w.tail(L.nuq);
+    if (sens_) s.sens = *sens_;
     const double work = s.input_work.sum() - s.damping_loss + s.other_work +
                         s.constraint_work.sum() + s.explicit_time_work +
                         s.stabilization_work;
@@ -198,6 +209,7 @@ class Recorder {
   Observer* obs_;
   std::vector<bool> holonomic_;
   double e0_ = 0.0;
+  const Eigen::MatrixXd* sens_ = nullptr;
 };
 
 /// Root functions of a run: the model's events, then one per unilateral

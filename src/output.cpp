@@ -24,7 +24,8 @@ nlohmann::json NumVec(const Eigen::VectorXd& x) {
 
 }  // namespace
 
-std::vector<std::string> CsvColumns(const Model& model) {
+std::vector<std::string> CsvColumns(const Model& model,
+                                    const std::vector<std::string>& sens) {
   std::vector<std::string> c{"t"};
   for (const auto& n : model.coordinate_names()) c.push_back(n);
   for (const auto& n : model.coordinate_names()) c.push_back("v_" + n);
@@ -41,17 +42,24 @@ std::vector<std::string> CsvColumns(const Model& model) {
   c.push_back("work_stabilization");
   for (int k = 0; k < model.num_quadratures(); ++k)
     c.push_back(model.quadrature_name(k));
+  // Forward sensitivities of the state and the multipliers, parameter by
+  // parameter: d<col>/d<param>.
+  const size_t n_state = 1 + 2 * model.nq() + model.nc();
+  for (const auto& p : sens)
+    for (size_t i = 1; i < n_state; ++i) c.push_back("d" + c[i] + "/d" + p);
   return c;
 }
 
-CsvWriter::CsvWriter(const Model& model, const std::string& path)
-    : model_(model), out_(path) {
+CsvWriter::CsvWriter(const Model& model,
+                     const std::string& path,
+                     const std::vector<std::string>& sens)
+    : model_(model), out_(path), n_sens_(sens.size()) {
   if (!out_) {
     throw std::runtime_error("cannot open '" + path +
                              "' for writing; check that the output "
                              "directory exists and is writable");
   }
-  const auto cols = CsvColumns(model_);
+  const auto cols = CsvColumns(model_, sens);
   for (size_t i = 0; i < cols.size(); ++i) out_ << (i ? "," : "") << cols[i];
   out_ << "\n";
   out_ << std::setprecision(std::numeric_limits<double>::max_digits10);
@@ -73,6 +81,15 @@ void CsvWriter::OnSample(const Sample& s) {
   put(s.constraint_work);
   out_ << "," << s.stabilization_work;
   put(s.quadratures);
+  for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(n_sens_); ++j) {
+    if (j < s.sens.cols()) {
+      put(s.sens.col(j));
+    } else {
+      // A sample without sensitivities (cannot happen in a forward run);
+      // keep the row rectangular.
+      for (int i = 0; i < 2 * model_.nq() + model_.nc(); ++i) out_ << ",nan";
+    }
+  }
   out_ << "\n";
   out_.flush();
 }
@@ -161,6 +178,28 @@ std::string SummaryJson(const Model& model,
   for (int k = 0; k < model.num_quadratures() && k < f.quadratures.size(); ++k)
     qj[model.quadrature_name(k)] = Num(f.quadratures[k]);
   j["quadratures"] = qj;
+  const SensitivityResult& sr = sum.sensitivities;
+  if (sr.method != SensMethod::kNone) {
+    json sj;
+    sj["method"] = ToString(sr.method);
+    sj["parameters"] = sr.parameters;
+    if (sr.method == SensMethod::kForward) {
+      sj["components"] = sr.components;
+      json rows = json::array();
+      for (Eigen::Index i = 0; i < sr.final.rows(); ++i)
+        rows.push_back(NumVec(Eigen::VectorXd(sr.final.row(i).transpose())));
+      sj["final"] = rows;
+    }
+    json sq = json::object();
+    for (const auto& [name, g] : sr.quadratures) sq[name] = NumVec(g);
+    sj["quadratures"] = sq;
+    json sf = json::object();
+    for (const auto& [name, g] : sr.functionals) sf[name] = NumVec(g);
+    sj["functionals"] = sf;
+    if (sr.method == SensMethod::kAdjoint)
+      sj["functional_value"] = Num(sr.functional_value);
+    j["sensitivities"] = sj;
+  }
   j["stats"] = {
       {"steps", sum.stats.steps},
       {sum.integrator == Integrator::kIdas ? "residual_evals" : "rhs_evals",

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "daedalus/output.hpp"
 
@@ -14,11 +15,34 @@ namespace daedalus {
 namespace {
 
 const char* const kValueFlags[] = {
-    "--t-end",           "--rtol",           "--atol",        "--output-step",
-    "--output-dir",      "--param",          "--formulation", "--integrator",
-    "--baumgarte-alpha", "--baumgarte-beta", "--kkt",         "--drift-tol",
-    "--drift-action"};
-const char* const kBoolFlags[] = {"--quiet", "--help"};
+    "--t-end",          "--rtol",          "--atol",
+    "--output-step",    "--output-dir",    "--param",
+    "--formulation",    "--integrator",    "--baumgarte-alpha",
+    "--baumgarte-beta", "--kkt",           "--drift-tol",
+    "--drift-action",   "--linear-solver", "--jacobian",
+    "--sens",           "--sens-method",   "--functional",
+    "--multiplier-atol"};
+const char* const kBoolFlags[] = {"--quiet", "--help", "--sens-dq",
+                                  "--sens-staggered",
+                                  "--sens-no-error-control"};
+
+// Splits "a,b,c" into names (empty entries are an error).
+std::vector<std::string> SplitList(const std::string& flag,
+                                   const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma - start);
+    if (item.empty())
+      throw std::invalid_argument(flag + ": empty name in '" + text +
+                                  "' (expected NAME[,NAME...])");
+    out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
 
 std::string ValidFlags() {
   std::string s;
@@ -44,13 +68,32 @@ double ParseNumber(const std::string& flag, const std::string& text) {
 
 }  // namespace
 
+Eigen::MatrixXd InitialStateTangent(const Problem& problem,
+                                    const Eigen::VectorXd& params) {
+  const int nq = problem.model.nq(), np = problem.model.num_parameters();
+  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(2 * nq, np);
+  for (int i = 0; i < np; ++i) {
+    // Central difference of the problem's closed-form initial-state map:
+    // step 1e-6 relative gives truncation ~1e-12 and round-off ~1e-10
+    // relative, far below any integration tolerance in use.
+    const double h = 1e-6 * std::max(1.0, std::abs(params[i]));
+    Eigen::VectorXd pp = params, pm = params;
+    pp[i] += h;
+    pm[i] -= h;
+    const InitialState a = problem.initial(pp), b = problem.initial(pm);
+    T.col(i).head(nq) = (a.q - b.q) / (2.0 * h);
+    T.col(i).tail(nq) = (a.v - b.v) / (2.0 * h);
+  }
+  return T;
+}
+
 RunConfig ParseCommandLine(const Problem& problem,
                            int argc,
                            const char* const* argv) {
   RunConfig cfg;
   cfg.options = problem.defaults;
   cfg.params = problem.model.default_parameters();
-  bool integrator_given = false;
+  bool integrator_given = false, sens_given = false, method_given = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
@@ -72,6 +115,11 @@ RunConfig ParseCommandLine(const Problem& problem,
       if (has_value) throw std::invalid_argument(arg + " takes no value");
       if (arg == "--quiet") cfg.quiet = true;
       if (arg == "--help") cfg.help = true;
+      if (arg == "--sens-dq")
+        cfg.options.sensitivity.difference_quotient = true;
+      if (arg == "--sens-staggered") cfg.options.sensitivity.staggered = true;
+      if (arg == "--sens-no-error-control")
+        cfg.options.sensitivity.error_control = false;
       continue;
     }
     if (!has_value) {
@@ -104,6 +152,22 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.drift_action = DriftActionFromString(value);
     } else if (arg == "--kkt") {
       o.kkt.method = KktMethodFromString(value);
+    } else if (arg == "--multiplier-atol") {
+      o.multiplier_atol = ParseNumber(arg, value);
+    } else if (arg == "--linear-solver") {
+      o.linear_solver = LinearSolverFromString(value);
+    } else if (arg == "--jacobian") {
+      o.jacobian = JacobianMethodFromString(value);
+    } else if (arg == "--sens") {
+      o.sensitivity.parameters = SplitList(arg, value);
+      // Names are checked here so that a typo fails before any work.
+      ResolveSensParameters(problem.model, o.sensitivity.parameters);
+      sens_given = true;
+    } else if (arg == "--sens-method") {
+      o.sensitivity.method = SensMethodFromString(value);
+      method_given = true;
+    } else if (arg == "--functional") {
+      o.sensitivity.functional = value;
     } else if (arg == "--param") {
       const size_t e = value.find('=');
       if (e == std::string::npos) {
@@ -115,6 +179,10 @@ RunConfig ParseCommandLine(const Problem& problem,
       cfg.params[idx] = ParseNumber("--param " + name, value.substr(e + 1));
     }
   }
+  // --sens alone means forward sensitivities; a method without --sens
+  // means all model parameters.
+  if (sens_given && !method_given)
+    cfg.options.sensitivity.method = SensMethod::kForward;
   // The DAE forms run on IDAS; pick it when the user did not choose.
   if (!integrator_given && (cfg.options.formulation == Formulation::kGgl ||
                             cfg.options.formulation == Formulation::kIndex3))
@@ -156,6 +224,20 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --drift-tol D        largest accepted drift (0: off; default "
      << d.drift_tol << ")\n"
      << "  --drift-action A     fail | escalate (Baumgarte -> projection)\n"
+     << "  --multiplier-atol A  IDAS: Newton tolerance of the multipliers\n"
+     << "                       (default: --atol)\n"
+     << "  --linear-solver S    dense | klu: Newton systems (default "
+     << ToString(d.linear_solver) << ")\n"
+     << "  --jacobian J         ad (exact) | dq (difference quotients)\n"
+     << "  --sens P[,P...]      sensitivities w.r.t. parameters or q0[i],\n"
+     << "                       v0[i] (forward unless --sens-method)\n"
+     << "  --sens-method M      forward | adjoint\n"
+     << "  --functional G       adjoint: the declared functional\n"
+     << "  --sens-dq            SUNDIALS difference quotients for the\n"
+     << "                       sensitivity residuals (default exact AD)\n"
+     << "  --sens-staggered     staggered corrector (default simultaneous)\n"
+     << "  --sens-no-error-control  leave sensitivities out of the error "
+        "test\n"
      << "  --quiet              no summary on stdout\n"
      << "  --help               this text\n\n"
      << "parameters:";
@@ -193,7 +275,16 @@ int run(const Problem& problem, int argc, char** argv) {
   SimulationSummary summary;
   try {
     const InitialState x0 = problem.initial(cfg.params);
-    CsvWriter csv(problem.model, base + ".csv");
+    if (cfg.options.sensitivity.method != SensMethod::kNone)
+      cfg.options.sensitivity.initial_tangent =
+          InitialStateTangent(problem, cfg.params);
+    std::vector<std::string> sens_columns;
+    if (cfg.options.sensitivity.method == SensMethod::kForward) {
+      for (const auto& sp : ResolveSensParameters(
+               problem.model, cfg.options.sensitivity.parameters))
+        sens_columns.push_back(sp.name);
+    }
+    CsvWriter csv(problem.model, base + ".csv", sens_columns);
     summary = Simulate(problem.model, x0, cfg.params, cfg.options, &csv);
   } catch (const std::exception& e) {
     summary.ok = false;

@@ -89,6 +89,8 @@ bool SimulationOptions::IsValid(std::string* why) const {
   if (!(output_step > 0.0)) return fail("output step must be positive");
   if (!(rtol > 0.0) || rtol >= 1.0) return fail("rtol must be in (0, 1)");
   if (!(atol > 0.0)) return fail("atol must be positive");
+  if (!(multiplier_atol >= 0.0))
+    return fail("multiplier atol must be >= 0 (0: same as atol)");
   if (!(baumgarte_alpha >= 0.0) || !(baumgarte_beta >= 0.0))
     return fail("Baumgarte gains must be non-negative");
   if (max_steps <= 0) return fail("max_steps must be positive");

@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace daedalus::internal {
 
@@ -50,6 +51,38 @@ inline VectorPtr MakeVector(long n, SUNContext ctx) {
   if (v == nullptr) throw std::runtime_error("N_VNew_Serial failed");
   N_VConst(0.0, v);
   return VectorPtr(v);
+}
+
+/// An array of N_Vectors (sensitivities), destroyed together.
+class VectorArrayPtr {
+ public:
+  VectorArrayPtr() = default;
+  VectorArrayPtr(N_Vector* v, int n) : v_(v), n_(n) {}
+  VectorArrayPtr(VectorArrayPtr&& o) noexcept : v_(o.v_), n_(o.n_) {
+    o.v_ = nullptr;
+  }
+  VectorArrayPtr& operator=(VectorArrayPtr&& o) noexcept {
+    std::swap(v_, o.v_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  VectorArrayPtr(const VectorArrayPtr&) = delete;
+  VectorArrayPtr& operator=(const VectorArrayPtr&) = delete;
+  ~VectorArrayPtr() {
+    if (v_) N_VDestroyVectorArray(v_, n_);
+  }
+  N_Vector* get() const { return v_; }
+
+ private:
+  N_Vector* v_ = nullptr;
+  int n_ = 0;
+};
+
+inline VectorArrayPtr MakeVectorArray(int n, N_Vector like) {
+  N_Vector* v = N_VCloneVectorArray(n, like);
+  if (v == nullptr) throw std::runtime_error("N_VCloneVectorArray failed");
+  for (int i = 0; i < n; ++i) N_VConst(0.0, v[i]);
+  return VectorArrayPtr(v, n);
 }
 
 using VecMap = Eigen::Map<Eigen::VectorXd>;

@@ -128,7 +128,8 @@ void SeedTangent(const Workspace& ws,
 /// Directional derivative of the energy E = v'L_v - L with respect to q
 /// along dq (nq) at the workspace state, holding v and t: E_q . dq. Used for
 /// the power of the GGL position correction qdot = v - G' mu.
-double EnergyDerivativeAlongQ(Workspace* ws, const Eigen::VectorXd& dq);
+template <class S>
+S EnergyDerivativeAlongQ(BasicWorkspace<S>* ws, const VecX<S>& dq);
 
 /// Describes the workspace state for error messages: "t=0.5, q=(..), v=(..)".
 template <class S>

@@ -43,6 +43,12 @@ RunConfig ParseCommandLine(const Problem& problem,
                            int argc,
                            const char* const* argv);
 
+/// d x0 / d p of the problem's initial-state map ((nq + nv) x np), by
+/// central differences of `problem.initial` (a closed-form user function of
+/// doubles); zero columns when the start does not depend on a parameter.
+Eigen::MatrixXd InitialStateTangent(const Problem& problem,
+                                    const Eigen::VectorXd& params);
+
 /// Help text for a problem's executable.
 std::string Usage(const Problem& problem, const std::string& program);
 

@@ -27,6 +27,7 @@
 
 #include "daedalus/kkt.hpp"
 #include "daedalus/model.hpp"
+#include "daedalus/sensitivity.hpp"
 
 namespace daedalus {
 
@@ -45,6 +46,16 @@ enum class Integrator { kCvodesBdf, kCvodesAdams, kIdas };
 const char* ToString(Integrator i);
 Integrator IntegratorFromString(const std::string& s);
 
+/// Linear solver of the SUNDIALS Newton systems.
+enum class LinearSolver { kDense, kKlu };
+const char* ToString(LinearSolver s);
+LinearSolver LinearSolverFromString(const std::string& s);
+
+/// How the Newton-system Jacobian is formed.
+enum class JacobianMethod { kAd, kDq };
+const char* ToString(JacobianMethod j);
+JacobianMethod JacobianMethodFromString(const std::string& s);
+
 /// What a run does when its drift exceeds SimulationOptions::drift_tol.
 enum class DriftAction { kFail, kEscalate };
 const char* ToString(DriftAction a);
@@ -57,6 +68,13 @@ struct SimulationOptions {
   double output_step = 0.01;
   double rtol = 1e-8;
   double atol = 1e-10;
+  /// IDAS: absolute tolerance of the multipliers (and GGL multipliers);
+  /// 0 means atol. They are excluded from the local error test, so this
+  /// only sets how tightly each Newton iteration must resolve them; an
+  /// index-2 multiplier is determined only to ~round-off / h^2, and with
+  /// atol below ~1e-9 the default can stall the corrector at the first
+  /// steps (then pass 1 or more).
+  double multiplier_atol = 0.0;
   Formulation formulation = Formulation::kBaumgarte;
   Integrator integrator = Integrator::kCvodesBdf;
   /// Baumgarte gains [1/s]. alpha = beta makes the drift dynamics
@@ -80,6 +98,12 @@ struct SimulationOptions {
   double drift_tol = 0.0;
   DriftAction drift_action = DriftAction::kEscalate;
   KktOptions kkt;
+  /// Newton-system linear solver and Jacobian of the DAE residual (ODE
+  /// right-hand side): exact by AD tangents, or SUNDIALS's difference
+  /// quotients.
+  LinearSolver linear_solver = LinearSolver::kDense;
+  JacobianMethod jacobian = JacobianMethod::kAd;
+  SensitivityOptions sensitivity;
 
   /// True when the options make sense; otherwise `why` says what to fix.
   bool IsValid(std::string* why) const;
@@ -109,6 +133,9 @@ struct Sample {
   double explicit_time_work = 0.0;        // int -L_t
   double stabilization_work = 0.0;  // GGL correction power, projection jumps
   Eigen::VectorXd quadratures;      // the model's named quadratures
+  /// Forward sensitivities d(q, v, lambda)/dp (rows: nq + nv + nc,
+  /// columns: the requested parameters); empty without --sens.
+  Eigen::MatrixXd sens;
 };
 
 /// Receives samples as they are produced (so a failed run keeps its rows).
@@ -168,6 +195,7 @@ struct SimulationSummary {
   double drift_tol = 0.0;
   std::vector<Escalation> escalations;
   std::vector<EventRecord> events;
+  SensitivityResult sensitivities;  ///< method kNone without --sens
 
   /// One line: status, time reached, drift, energy residual, steps.
   std::string BriefReport() const;

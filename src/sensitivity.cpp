@@ -1,0 +1,121 @@
+// Names of the sensitivity, linear-solver and Jacobian options, and the
+// resolution of sensitivity parameter names against a model.
+#include "daedalus/sensitivity.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "daedalus/model.hpp"
+#include "daedalus/simulate.hpp"
+
+namespace daedalus {
+
+const char* ToString(SensMethod m) {
+  switch (m) {
+    case SensMethod::kNone:
+      return "none";
+    case SensMethod::kForward:
+      return "forward";
+    case SensMethod::kAdjoint:
+      return "adjoint";
+  }
+  return "?";
+}
+
+SensMethod SensMethodFromString(const std::string& s) {
+  if (s == "none") return SensMethod::kNone;
+  if (s == "forward") return SensMethod::kForward;
+  if (s == "adjoint") return SensMethod::kAdjoint;
+  throw std::invalid_argument("unknown sensitivity method '" + s +
+                              "'; valid: forward, adjoint, none");
+}
+
+const char* ToString(LinearSolver s) {
+  return s == LinearSolver::kKlu ? "klu" : "dense";
+}
+
+LinearSolver LinearSolverFromString(const std::string& s) {
+  if (s == "dense") return LinearSolver::kDense;
+  if (s == "klu") return LinearSolver::kKlu;
+  throw std::invalid_argument("unknown linear solver '" + s +
+                              "'; valid: dense, klu");
+}
+
+const char* ToString(JacobianMethod j) {
+  return j == JacobianMethod::kDq ? "dq" : "ad";
+}
+
+JacobianMethod JacobianMethodFromString(const std::string& s) {
+  if (s == "ad") return JacobianMethod::kAd;
+  if (s == "dq") return JacobianMethod::kDq;
+  throw std::invalid_argument("unknown Jacobian method '" + s +
+                              "'; valid: ad (exact, automatic "
+                              "differentiation), dq (difference quotients)");
+}
+
+namespace {
+
+// Index inside "q0[...]": a number, or a coordinate name.
+int CoordinateIndex(const Model& model,
+                    const std::string& full,
+                    const std::string& inner) {
+  const auto& names = model.coordinate_names();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == inner) return static_cast<int>(i);
+  if (!inner.empty() &&
+      inner.find_first_not_of("0123456789") == std::string::npos) {
+    const int i = std::stoi(inner);
+    if (i < model.nq()) return i;
+  }
+  std::string valid;
+  for (size_t i = 0; i < names.size(); ++i)
+    valid += (i ? ", " : "") + std::to_string(i) + " or " + names[i];
+  throw std::invalid_argument("sensitivity parameter '" + full +
+                              "': no coordinate '" + inner + "' in model '" +
+                              model.name() + "'; valid indices: " + valid);
+}
+
+}  // namespace
+
+std::vector<SensParameter> ResolveSensParameters(
+    const Model& model, const std::vector<std::string>& names) {
+  std::vector<SensParameter> out;
+  std::vector<std::string> list = names;
+  if (list.empty()) list = model.parameter_names();
+  for (const std::string& n : list) {
+    SensParameter p;
+    p.name = n;
+    const bool q0 = n.rfind("q0[", 0) == 0, v0 = n.rfind("v0[", 0) == 0;
+    if ((q0 || v0) && n.back() == ']') {
+      p.kind =
+          q0 ? SensParameter::Kind::kInitialQ : SensParameter::Kind::kInitialV;
+      p.index = CoordinateIndex(model, n, n.substr(3, n.size() - 4));
+    } else {
+      const auto& pn = model.parameter_names();
+      int found = -1;
+      for (size_t i = 0; i < pn.size(); ++i)
+        if (pn[i] == n) found = static_cast<int>(i);
+      if (found < 0) {
+        std::string valid;
+        for (size_t i = 0; i < pn.size(); ++i) valid += (i ? ", " : "") + pn[i];
+        throw std::invalid_argument(
+            "unknown sensitivity parameter '" + n + "' for model '" +
+            model.name() + "'; valid: " + (valid.empty() ? "(none)" : valid) +
+            ", or an initial condition q0[i] / v0[i]");
+      }
+      p.index = found;
+    }
+    for (const auto& e : out)
+      if (e.name == p.name)
+        throw std::invalid_argument("sensitivity parameter '" + n +
+                                    "' is listed twice");
+    out.push_back(p);
+  }
+  if (out.empty())
+    throw std::invalid_argument("model '" + model.name() +
+                                "' has no parameters; name initial "
+                                "conditions q0[i] / v0[i] for sensitivities");
+  return out;
+}
+
+}  // namespace daedalus
