@@ -78,10 +78,14 @@ inline Problem SliderCrankProblem() {
   b.Holonomic("loop_y", [=](const auto& x) {
     return -sin(x.q[2]) - x.p[a] * sin(x.q[0]);
   });
-  b.Quadrature("G", [=](const auto& x) {
+  const auto kinetic = [=](const auto& x) {
     return 0.5 * (x.p[J1] * x.v[0] * x.v[0] + x.p[m2] * x.v[1] * x.v[1] +
                   x.p[J2] * x.v[2] * x.v[2]);
-  });
+  };
+  b.Quadrature("G", kinetic);
+  // The same integral as a functional, for adjoint gradients
+  // (idasSlCrank_FSA_dns's dG/dp).
+  b.RunningFunctional("G", kinetic);
 
   Problem p;
   p.model = std::move(b).Build();

@@ -31,6 +31,21 @@ int Model::num_inputs() const { return static_cast<int>(data_->inputs.size()); }
 int Model::num_parameters() const {
   return static_cast<int>(data_->parameter_names.size());
 }
+int Model::num_functionals() const {
+  return static_cast<int>(data_->functionals.size());
+}
+
+int Model::FunctionalIndex(const std::string& name) const {
+  std::string valid;
+  for (size_t i = 0; i < data_->functionals.size(); ++i) {
+    if (data_->functionals[i].name == name) return static_cast<int>(i);
+    valid += (i ? ", " : "") + data_->functionals[i].name;
+  }
+  throw std::invalid_argument(
+      "model '" + data_->name + "' declares no functional '" + name +
+      "'; declared: " + (valid.empty() ? "(none)" : valid));
+}
+
 int Model::num_quadratures() const {
   return static_cast<int>(data_->quadratures.size());
 }
@@ -143,6 +158,18 @@ void ModelBuilder::AddConstraint(const std::string& name,
                                  bool unilateral,
                                  internal::VectorFn fn) {
   data_->constraints.push_back({name, kind, rows, unilateral, std::move(fn)});
+}
+
+void ModelBuilder::AddFunctional(const std::string& name,
+                                 internal::ScalarFn running,
+                                 internal::ScalarFn terminal) {
+  for (const auto& f : data_->functionals) {
+    if (f.name == name) {
+      throw std::invalid_argument("model '" + data_->name + "': functional '" +
+                                  name + "' declared twice");
+    }
+  }
+  data_->functionals.push_back({name, std::move(running), std::move(terminal)});
 }
 
 void ModelBuilder::AddQuadrature(const std::string& name,

@@ -5,11 +5,82 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <Eigen/LU>
+#include <vector>
 
 #include "daedalus/dynamics.hpp"
 #include "daedalus/sensitivity.hpp"
+#include "daedalus/simulate.hpp"
 
 namespace daedalus::internal {
+
+/// The acceleration-level constraint right-hand side of the ODE forms:
+/// b, plus the Baumgarte terms 2 alpha (J v + Phi_t) + beta^2 Phi
+/// (holonomic rows) or alpha (A v + a) (nonholonomic rows). Templated on
+/// the base scalar so that the tangent workspace linearizes it.
+template <class S>
+VecX<S> StabilizedBias(const BasicWorkspace<S>& ws,
+                       const SimulationOptions& opt,
+                       const std::vector<bool>& holonomic) {
+  VecX<S> bias = ws.bias;
+  if (opt.formulation == Formulation::kBaumgarte) {
+    const double a = opt.baumgarte_alpha, b = opt.baumgarte_beta;
+    for (Eigen::Index i = 0; i < bias.size(); ++i) {
+      if (holonomic[i])
+        bias[i] += S(2.0 * a) * ws.vel_residual[i] + S(b * b) * ws.phi[i];
+      else
+        bias[i] += S(a) * ws.vel_residual[i];
+    }
+  }
+  return bias;
+}
+
+/// Linearized KKT solve at one state: factors
+///   K = [ M  -J' ; J  0 ]
+/// once, then maps a seeded tangent workspace to the tangents of the
+/// accelerations and multipliers of the (stabilized) ODE form:
+///   M dvdot - J' dlambda = -(dM vdot + dh - dBu - dJ' lambda)
+///   J dvdot              = -(dJ vdot + d bias)
+class KktTangent {
+ public:
+  void Factor(const Workspace& ws,
+              const Eigen::VectorXd& vdot,
+              const Eigen::VectorXd& lambda) {
+    const Eigen::Index nv = ws.M.rows(), nc = ws.J.rows();
+    Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nv + nc, nv + nc);
+    K.topLeftCorner(nv, nv) = ws.M;
+    K.topRightCorner(nv, nc) = -ws.J.transpose();
+    K.bottomLeftCorner(nc, nv) = ws.J;
+    lu_.compute(K);
+    vdot_ = vdot;
+    lambda_ = lambda;
+  }
+  /// `tws` seeded and evaluated; `bias` its stabilized bias (tangent).
+  void Solve(const TangentWorkspace& tws,
+             const VecX<D1>& bias,
+             Eigen::VectorXd* dvdot,
+             Eigen::VectorXd* dlambda) const {
+    const Eigen::Index nv = vdot_.size(), nc = lambda_.size();
+    Eigen::VectorXd rhs(nv + nc);
+    for (Eigen::Index i = 0; i < nv; ++i) {
+      D1 acc = tws.h[i] - tws.Bu[i];
+      for (Eigen::Index j = 0; j < nv; ++j) acc += tws.M(i, j) * vdot_[j];
+      for (Eigen::Index k = 0; k < nc; ++k) acc -= tws.J(k, i) * lambda_[k];
+      rhs[i] = -acc.d;
+    }
+    for (Eigen::Index k = 0; k < nc; ++k) {
+      D1 acc = bias[k];
+      for (Eigen::Index j = 0; j < nv; ++j) acc += tws.J(k, j) * vdot_[j];
+      rhs[nv + k] = -acc.d;
+    }
+    const Eigen::VectorXd x = lu_.solve(rhs);
+    *dvdot = x.head(nv);
+    if (dlambda) *dlambda = x.tail(nc);
+  }
+
+ private:
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  Eigen::VectorXd vdot_, lambda_;
+};
 
 /// Initial sensitivities of one parameter at a consistent start.
 struct InitialSensitivity {

@@ -191,6 +191,11 @@ SimulationSummary SimulateIdas(const Model& model,
                                const Eigen::VectorXd& params,
                                const SimulationOptions& options,
                                Observer* observer);
+SensitivityResult AdjointGradient(const Model& model,
+                                  const InitialState& x0,
+                                  const Eigen::VectorXd& params,
+                                  const SimulationOptions& options,
+                                  std::string* error);
 }  // namespace internal
 
 namespace {
@@ -355,6 +360,35 @@ SimulationSummary Simulate(const Model& model,
         std::to_string(model.nq()) + " and " + std::to_string(model.nv()));
   }
 
+  if (options.sensitivity.method == SensMethod::kAdjoint) {
+    // The plain run gives the samples and the report; the adjoint pass
+    // (its own checkpointed forward run and the backward run) the gradient.
+    SimulationOptions plain = options;
+    plain.sensitivity.method = SensMethod::kNone;
+    SimulationSummary sum = Simulate(model, x0, params, plain, observer);
+    std::string error;
+    sum.sensitivities =
+        internal::AdjointGradient(model, x0, params, options, &error);
+    if (sum.ok && !error.empty()) {
+      sum.ok = false;
+      sum.error = error;
+    }
+    return sum;
+  }
+  if (options.sensitivity.method == SensMethod::kForward &&
+      options.integrator != Integrator::kIdas) {
+    SimulationSummary sum;
+    sum.problem = model.name();
+    sum.formulation = options.formulation;
+    sum.integrator = options.integrator;
+    sum.rtol = options.rtol;
+    sum.atol = options.atol;
+    sum.error =
+        "forward sensitivities run on IDAS: use --integrator idas (with "
+        "--formulation ggl, baumgarte or unstabilized), or --sens-method "
+        "adjoint on CVODES";
+    return sum;
+  }
   if (options.integrator == Integrator::kIdas) {
     return internal::SimulateIdas(model, x0, params, options, observer);
   }

@@ -173,6 +173,10 @@ class Model {
   int num_parameters() const;
   int num_quadratures() const;
   const std::string& quadrature_name(int i) const;
+  int num_functionals() const;
+  /// Index of a functional by name. @throws std::invalid_argument listing
+  /// the declared functionals when `name` is unknown.
+  int FunctionalIndex(const std::string& name) const;
 
   const std::vector<std::string>& coordinate_names() const;
   const std::vector<std::string>& parameter_names() const;
@@ -319,6 +323,26 @@ class ModelBuilder {
     return *this;
   }
 
+  /// A named functional for adjoint sensitivities (--functional NAME):
+  ///   G = int_t0^T g(t, q, v, p) dt + phi(T, q(T), v(T), p).
+  /// RunningFunctional gives g only, TerminalFunctional phi only.
+  template <class G, class P>
+  ModelBuilder& Functional(const std::string& name, G g, P phi) {
+    AddFunctional(name, internal::MakeScalarFn(std::move(g)),
+                  internal::MakeScalarFn(std::move(phi)));
+    return *this;
+  }
+  template <class G>
+  ModelBuilder& RunningFunctional(const std::string& name, G g) {
+    AddFunctional(name, internal::MakeScalarFn(std::move(g)), {});
+    return *this;
+  }
+  template <class P>
+  ModelBuilder& TerminalFunctional(const std::string& name, P phi) {
+    AddFunctional(name, {}, internal::MakeScalarFn(std::move(phi)));
+    return *this;
+  }
+
   /// Validates and freezes the model.
   /// @throws std::invalid_argument naming what is missing or inconsistent.
   Model Build() &&;
@@ -339,6 +363,9 @@ class ModelBuilder {
                      internal::VectorFn fn);
   void AddQuadrature(const std::string& name, internal::ScalarFn fn);
   void AddEvent(const std::string& name, internal::ScalarFn fn);
+  void AddFunctional(const std::string& name,
+                     internal::ScalarFn running,
+                     internal::ScalarFn terminal);
 
   std::unique_ptr<internal::ModelData> data_;
 };
@@ -361,6 +388,13 @@ struct ModelData {
   std::vector<int> constraint_rows;  // first row of each constraint
   std::vector<std::pair<std::string, ScalarFn>> quadratures;
   std::vector<std::pair<std::string, ScalarFn>> events;
+  /// Functionals: name, running integrand g, terminal term phi (either may
+  /// be empty).
+  struct FunctionalDecl {
+    std::string name;
+    ScalarFn running, terminal;
+  };
+  std::vector<FunctionalDecl> functionals;
   int nc = 0;
 };
 
