@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "daedalus/output.hpp"
+#include "run_extras.hpp"
 
 namespace daedalus {
 
@@ -17,7 +18,7 @@ const char* const kValueFlags[] = {
     "--t-end",           "--rtol",           "--atol",        "--output-step",
     "--output-dir",      "--param",          "--formulation", "--integrator",
     "--baumgarte-alpha", "--baumgarte-beta", "--kkt",         "--drift-tol",
-    "--drift-action"};
+    "--drift-action",    "--step",           "--counterfactual"};
 const char* const kBoolFlags[] = {"--quiet", "--help"};
 
 std::string ValidFlags() {
@@ -104,6 +105,10 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.drift_action = DriftActionFromString(value);
     } else if (arg == "--kkt") {
       o.kkt.method = KktMethodFromString(value);
+    } else if (arg == "--step") {
+      o.step = ParseNumber(arg, value);
+    } else if (arg == "--counterfactual") {
+      cfg.counterfactuals.push_back(ParseCounterfactual(problem.model, value));
     } else if (arg == "--param") {
       const size_t e = value.find('=');
       if (e == std::string::npos) {
@@ -124,6 +129,8 @@ RunConfig ParseCommandLine(const Problem& problem,
   std::string why;
   if (!cfg.help && !cfg.options.IsValid(&why))
     throw std::invalid_argument("invalid options: " + why);
+  if (!cfg.help)
+    internal::ValidateCounterfactuals(cfg.counterfactuals, cfg.options);
   return cfg;
 }
 
@@ -145,7 +152,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --formulation F      unstabilized | baumgarte | projection | ggl |\n"
      << "                       index3 (default " << ToString(d.formulation)
      << ")\n"
-     << "  --integrator I       cvodes-bdf | cvodes-adams | idas (default "
+     << "  --integrator I       cvodes-bdf | cvodes-adams | idas |\n"
+     << "                       stormer-verlet | symplectic-euler | rattle\n"
+     << "                       (default "
      << ToString(d.integrator) << ")\n"
      << "  --baumgarte-alpha A  velocity gain [1/s] (default "
      << d.baumgarte_alpha << ")\n"
@@ -156,6 +165,17 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --drift-tol D        largest accepted drift (0: off; default "
      << d.drift_tol << ")\n"
      << "  --drift-action A     fail | escalate (Baumgarte -> projection)\n"
+     << "  --step H             fixed step [s] of stormer-verlet |\n"
+     << "                       symplectic-euler | rattle (--integrator)\n"
+     << "  --counterfactual C   repeatable; C is one of (docs/analysis.md)\n"
+     << "                       ztcf[:CH[+CH..]]@T   branch at T with the\n"
+     << "                         channels removed (all if none), compared\n"
+     << "                         with the original future\n"
+     << "                       pointwise-ztcf[:CH..]@T|all  zero-input\n"
+     << "                         accelerations at achieved states\n"
+     << "                       zvcf@T|all           zero-velocity, zero-input\n"
+     << "                         accelerations (undefined under moving\n"
+     << "                         constraints)\n"
      << "  --quiet              no summary on stdout\n"
      << "  --help               this text\n\n"
      << "parameters:";
@@ -191,11 +211,15 @@ int run(const Problem& problem, int argc, char** argv) {
   const std::string base =
       (std::filesystem::path(cfg.output_dir) / name).string();
   SimulationSummary summary;
+  internal::RunExtras extras(problem, cfg);  // counterfactuals and the like
   try {
     const InitialState x0 = problem.initial(cfg.params);
     CsvWriter csv(problem.model, base + ".csv");
-    summary = Simulate(problem.model, x0, cfg.params, cfg.options, &csv);
+    extras.set_forward(&csv);
+    summary = Simulate(problem.model, x0, cfg.params, cfg.options, &extras);
+    extras.set_forward(nullptr);
   } catch (const std::exception& e) {
+    extras.set_forward(nullptr);
     summary.ok = false;
     summary.problem = name;
     summary.formulation = cfg.options.formulation;
@@ -205,21 +229,26 @@ int run(const Problem& problem, int argc, char** argv) {
     summary.drift_tol = cfg.options.drift_tol;
     summary.error = e.what();
   }
+  const bool extras_ok = extras.Finish(summary, base);
   {
     std::ofstream js(base + ".json");
-    js << SummaryJson(problem.model, summary, cfg.params);
+    js << extras.Decorate(SummaryJson(problem.model, summary, cfg.params));
     if (!js) {
       std::cerr << program << ": cannot write '" << base << ".json'\n";
       return 2;
     }
   }
   if (!cfg.quiet) {
-    std::cout << summary.FullReport(problem.model);
+    std::cout << summary.FullReport(problem.model) << extras.report();
     std::cout << "  wrote                  " << base << ".csv, " << base
               << ".json\n";
   }
   if (!summary.ok) {
     std::cerr << program << ": run failed: " << summary.error << "\n";
+    return 1;
+  }
+  if (!extras_ok) {
+    std::cerr << program << ": " << extras.error() << "\n";
     return 1;
   }
   return 0;
