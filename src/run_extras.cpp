@@ -113,6 +113,10 @@ json RunJson(const SimulationSummary& s, const Sample* last) {
             {"energy_residual_max", Num(s.energy_residual_max)},
             {"drift_position_max", Num(s.drift_position_max)}};
   if (!s.ok) j["error"] = s.error;
+  json ev = json::array();
+  for (const auto& e : s.events)
+    ev.push_back({{"name", e.name}, {"t", e.t}, {"stopped", e.stopped}});
+  j["events"] = ev;
   if (last) {
     j["final"] = {{"t", Num(last->t)},
                   {"q", NumVec(last->q)},

@@ -420,6 +420,9 @@ TEST(Momentum, PlanetAngularMomentumIsConserved) {
   // reaches 2.3e-8).
   for (const auto& s : mb.samples) EXPECT_NEAR(s.I, 1.5, 1e-10) << s.t;
   EXPECT_EQ(mb.max_invariance_defect, 0.0);
+  // Energy: the bound 1e-9 over one orbit (the seed: 7.3e-6).
+  EXPECT_NEAR(r.energy_initial, -2.875, kRoundOff);
+  EXPECT_LT(r.energy_residual_max, 1e-9);
   // Idot from AD along the KKT acceleration: m (2 r r' phi' + r^2 phi'')
   // cancels to round-off of terms of size ~ p_phi r'/r ~ 10.
   EXPECT_LT(mb.max_balance_residual, 100 * kRoundOff);
