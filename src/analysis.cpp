@@ -203,8 +203,7 @@ SimulationSummary ForwardZtcf(const Model& model,
                               const SimulationOptions& options,
                               const std::vector<std::string>& channels,
                               Observer* observer) {
-  return Simulate(RemoveInputs(model, channels), x, params, options,
-                  observer);
+  return Simulate(RemoveInputs(model, channels), x, params, options, observer);
 }
 
 BranchedCounterfactual BranchedZtcf(const Model& model,
@@ -217,8 +216,9 @@ BranchedCounterfactual BranchedZtcf(const Model& model,
   if (!(t_branch < options.t_end) || !std::isfinite(t_branch)) {
     std::ostringstream os;
     os << "branched ZTCF of model '" << model.name() << "': branch time "
-       << t_branch << " is not before the end of the run (t_end = "
-       << options.t_end << "); choose a branch time inside the run";
+       << t_branch
+       << " is not before the end of the run (t_end = " << options.t_end
+       << "); choose a branch time inside the run";
     throw std::invalid_argument(os.str());
   }
   const Model branch_model = RemoveInputs(model, channels);
@@ -272,8 +272,7 @@ BranchedCounterfactual BranchedZtcfFrom(
     throw std::invalid_argument(os.str());
   }
   if (t_branch == options.t0)
-    return BranchedZtcf(model, params, options, t_branch, x0.q, x0.v,
-                        channels);
+    return BranchedZtcf(model, params, options, t_branch, x0.q, x0.v, channels);
   SimulationOptions o = options;
   o.t_end = t_branch;
   Collector before;
@@ -312,8 +311,8 @@ ZvcfResult InstantaneousZvcf(const Model& model,
       const int r = model.constraint_row(ci) + k;
       if (std::abs(ws.vel_residual[r]) <= options.admissibility_tol) continue;
       if (why.tellp() > 0) why << "; ";
-      why << "constraint '" << model.RowName(r) << "' ("
-          << ToString(c.kind) << ") has "
+      why << "constraint '" << model.RowName(r) << "' (" << ToString(c.kind)
+          << ") has "
           << (c.kind == ConstraintKind::kNonholonomic ? "a(q, t) = "
                                                       : "Phi_t = ")
           << ws.vel_residual[r];
@@ -397,8 +396,7 @@ CounterfactualRequest ParseCounterfactual(const Model& model,
       start = plus + 1;
     }
   }
-  if (r.kind != CounterfactualRequest::Kind::kZvcf &&
-      model.num_inputs() == 0) {
+  if (r.kind != CounterfactualRequest::Kind::kZvcf && model.num_inputs() == 0) {
     fail("model '" + model.name() +
          "' declares no input channels, so there is no input to remove");
   }

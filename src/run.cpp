@@ -15,9 +15,9 @@ namespace daedalus {
 namespace {
 
 const char* const kValueFlags[] = {
-    "--t-end",           "--rtol",           "--atol",        "--output-step",
-    "--output-dir",      "--param",          "--formulation", "--integrator",
-    "--baumgarte-alpha", "--baumgarte-beta", "--kkt",         "--drift-tol",
+    "--t-end",           "--rtol",           "--atol",          "--output-step",
+    "--output-dir",      "--param",          "--formulation",   "--integrator",
+    "--baumgarte-alpha", "--baumgarte-beta", "--kkt",           "--drift-tol",
     "--drift-action",    "--step",           "--counterfactual"};
 const char* const kBoolFlags[] = {"--quiet", "--help"};
 
@@ -154,8 +154,7 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << ")\n"
      << "  --integrator I       cvodes-bdf | cvodes-adams | idas |\n"
      << "                       stormer-verlet | symplectic-euler | rattle\n"
-     << "                       (default "
-     << ToString(d.integrator) << ")\n"
+     << "                       (default " << ToString(d.integrator) << ")\n"
      << "  --baumgarte-alpha A  velocity gain [1/s] (default "
      << d.baumgarte_alpha << ")\n"
      << "  --baumgarte-beta B   position gain [1/s] (default "
@@ -173,7 +172,8 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "                         with the original future\n"
      << "                       pointwise-ztcf[:CH..]@T|all  zero-input\n"
      << "                         accelerations at achieved states\n"
-     << "                       zvcf@T|all           zero-velocity, zero-input\n"
+     << "                       zvcf@T|all           zero-velocity, "
+        "zero-input\n"
      << "                         accelerations (undefined under moving\n"
      << "                         constraints)\n"
      << "  --quiet              no summary on stdout\n"

@@ -34,8 +34,8 @@ bool SameTime(double a, double b) {
 }
 
 bool IsFixedStep(Integrator i) {
-  return i == Integrator::kStormerVerlet ||
-         i == Integrator::kSymplecticEuler || i == Integrator::kRattle;
+  return i == Integrator::kStormerVerlet || i == Integrator::kSymplecticEuler ||
+         i == Integrator::kRattle;
 }
 
 class Collector : public Observer {
@@ -51,7 +51,8 @@ class Csv {
       : out_(path) {
     if (!out_) throw std::runtime_error("cannot open '" + path + "'");
     for (size_t i = 0; i < cols.size(); ++i) out_ << (i ? "," : "") << cols[i];
-    out_ << "\n" << std::setprecision(std::numeric_limits<double>::max_digits10);
+    out_ << "\n"
+         << std::setprecision(std::numeric_limits<double>::max_digits10);
   }
   Csv& operator<<(double x) {
     Sep();
@@ -168,18 +169,15 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
 
   if (IsFixedStep(cfg_.options.integrator) && !samples_.empty()) {
     const EnergyBehaviour e = AnalyzeEnergy(samples_);
-    entries_["energy_behaviour"] = {{"max_error", Num(e.max_error)},
-                                    {"early_max", Num(e.early_max)},
-                                    {"late_max", Num(e.late_max)},
-                                    {"growth", Num(e.growth())},
-                                    {"drift_rate", Num(e.drift_rate)},
-                                    {"final_error", Num(e.final_error)}};
+    entries_["energy_behaviour"] = {
+        {"max_error", Num(e.max_error)},   {"early_max", Num(e.early_max)},
+        {"late_max", Num(e.late_max)},     {"growth", Num(e.growth())},
+        {"drift_rate", Num(e.drift_rate)}, {"final_error", Num(e.final_error)}};
     rep << "  fixed step             " << cfg_.options.step
         << " s (the formulation and rtol/atol above are not used)\n";
     rep << "  energy behaviour       max error " << e.max_error
         << " J, first/last 10% " << e.early_max << " / " << e.late_max
-        << " J (growth " << e.growth() << "), trend " << e.drift_rate
-        << " W\n";
+        << " J (growth " << e.growth() << "), trend " << e.drift_rate << " W\n";
   }
   if (cfg_.counterfactuals.empty()) {
     report_ = rep.str();
@@ -192,13 +190,13 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
   int index = 0;
   for (const CounterfactualRequest& r : cfg_.counterfactuals) {
     ++index;
-    const std::string file = base + ".counterfactual" + std::to_string(index) +
-                             ".csv";
+    const std::string file =
+        base + ".counterfactual" + std::to_string(index) + ".csv";
     const std::vector<std::string> channels = ChannelNames(model, r.channels);
     json e = {{"spec", r.spec},
               {"kind", ToString(r.kind)},
-              {"channels", r.kind == Kind::kZvcf ? ChannelNames(model, {})
-                                                 : channels},
+              {"channels",
+               r.kind == Kind::kZvcf ? ChannelNames(model, {}) : channels},
               {"t", r.all_samples ? json("all") : json(r.t)},
               {"file", file}};
     std::string line;
@@ -229,14 +227,13 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
           o.t0 = before->t;
           o.t_end = r.t;
           // A fixed-step scheme shortens its last step to land on r.t.
-          o.output_step =
-              IsFixedStep(o.integrator) ? o.step : r.t - before->t;
+          o.output_step = IsFixedStep(o.integrator) ? o.step : r.t - before->t;
           Collector c;
-          const SimulationSummary s =
-              Simulate(model, InitialState{before->q, before->v}, params, o, &c);
+          const SimulationSummary s = Simulate(
+              model, InitialState{before->q, before->v}, params, o, &c);
           if (!s.ok || c.samples.empty())
-            throw std::runtime_error("could not reach t = " +
-                                     std::to_string(r.t) + ": " + s.error);
+            throw std::runtime_error(
+                "could not reach t = " + std::to_string(r.t) + ": " + s.error);
           at.push_back(c.samples.back());
         }
       }
@@ -262,9 +259,9 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
         size_t i = 0, j = 0;
         while (i < a.size() && j < c.size()) {
           if (SameTime(a[i].t, c[j].t)) {
-            csv << a[i].t << a[i].q << c[j].q << a[i].v << c[j].v
-                << a[i].lambda << c[j].lambda << a[i].energy << c[j].energy
-                << a[i].input_work << c[j].input_work;
+            csv << a[i].t << a[i].q << c[j].q << a[i].v << c[j].v << a[i].lambda
+                << c[j].lambda << a[i].energy << c[j].energy << a[i].input_work
+                << c[j].input_work;
             csv.EndRow();
             ++i;
             ++j;
@@ -285,8 +282,8 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
         const bool ok = bc.original.ok && bc.counterfactual.ok;
         e["status"] = ok ? "ok" : "failed";
         if (!ok) {
-          e["error"] = bc.original.ok ? bc.counterfactual.error
-                                      : bc.original.error;
+          e["error"] =
+              bc.original.ok ? bc.counterfactual.error : bc.original.error;
           throw std::runtime_error(e["error"].get<std::string>());
         }
         std::ostringstream os;
@@ -296,8 +293,8 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
            << " samples";
         line = os.str();
       } else if (r.kind == Kind::kPointwiseZtcf) {
-        const auto pw = PointwiseZtcf(model, params, at, r.channels,
-                                      cfg_.options.kkt);
+        const auto pw =
+            PointwiseZtcf(model, params, at, r.channels, cfg_.options.kkt);
         std::vector<std::string> cols{"t"};
         Append(&cols, Prefixed("vdot_", coords));
         Append(&cols, Prefixed("cf_vdot_", coords));
@@ -309,8 +306,8 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
           csv << p.t << p.vdot_achieved << p.vdot << p.lambda_achieved
               << p.lambda;
           csv.EndRow();
-          dmax = std::max(dmax,
-                          (p.vdot - p.vdot_achieved).cwiseAbs().maxCoeff());
+          dmax =
+              std::max(dmax, (p.vdot - p.vdot_achieved).cwiseAbs().maxCoeff());
         }
         e["samples"] = pw.size();
         e["max_acceleration_difference"] = Num(dmax);
@@ -360,8 +357,8 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
           }
         }
         if (!first_reason.empty()) e["reason"] = first_reason;
-        e["status"] = defined == static_cast<int>(at.size()) ? "ok"
-                                                             : "undefined";
+        e["status"] =
+            defined == static_cast<int>(at.size()) ? "ok" : "undefined";
         std::ostringstream os;
         if (defined == static_cast<int>(at.size())) {
           os << "defined at " << defined << " state(s)";

@@ -82,10 +82,10 @@ struct Evaluator {
   Evaluator(const Model& m, const Eigen::VectorXd& params)
       : model(m), d(m.data()), p0(params), n(m.nv()) {
     if (params.size() != m.num_parameters()) {
-      throw std::invalid_argument(
-          "model '" + m.name() + "': " + std::to_string(params.size()) +
-          " parameter values given, the model has " +
-          std::to_string(m.num_parameters()));
+      throw std::invalid_argument("model '" + m.name() +
+                                  "': " + std::to_string(params.size()) +
+                                  " parameter values given, the model has " +
+                                  std::to_string(m.num_parameters()));
     }
     p1.resize(params.size());
     p2.resize(params.size());
@@ -137,8 +137,7 @@ struct Evaluator {
     for (int i = 0; i < n; ++i) {
       for (int j = 0; j < n; ++j) {
         for (int k = 0; k < n; ++k) {
-          q2[k] = D2(D1(q[k], !first_in_v && k == i ? 1.0 : 0.0),
-                     D1(0.0, 0.0));
+          q2[k] = D2(D1(q[k], !first_in_v && k == i ? 1.0 : 0.0), D1(0.0, 0.0));
           v2[k] = D2(D1(v[k], first_in_v && k == i ? 1.0 : 0.0),
                      D1(k == j ? 1.0 : 0.0, 0.0));
         }
@@ -226,7 +225,8 @@ struct Evaluator {
     VecX<S> v = guess;
     const Eigen::VectorXd qv = Values(q);
     Newton<S>(
-        &v, [&](const VecX<S>& x) { return VecX<S>(Grad<S>(t, q, x, true) - p); },
+        &v,
+        [&](const VecX<S>& x) { return VecX<S>(Grad<S>(t, q, x, true) - p); },
         [&](const Eigen::VectorXd& x) { return Hessian(t, qv, x, true); }, t,
         "velocity solve (dL/dv = p)");
     return v;
@@ -277,8 +277,8 @@ bool Fits(const Model& model,
           const Eigen::VectorXd& v,
           std::string* why) {
   const std::string scheme = ToString(integrator);
-  const std::string where = "--integrator " + scheme + " does not fit model '" +
-                            model.name() + "': ";
+  const std::string where =
+      "--integrator " + scheme + " does not fit model '" + model.name() + "': ";
   auto fail = [&](const std::string& m) {
     if (why) *why = where + m;
     return false;
@@ -355,8 +355,8 @@ bool Fits(const Model& model,
 }
 
 bool IsSymplectic(Integrator i) {
-  return i == Integrator::kStormerVerlet ||
-         i == Integrator::kSymplecticEuler || i == Integrator::kRattle;
+  return i == Integrator::kStormerVerlet || i == Integrator::kSymplecticEuler ||
+         i == Integrator::kRattle;
 }
 
 }  // namespace
@@ -369,8 +369,8 @@ CanonicalState SymplecticEulerStep(const Model& model,
                                    EulerMomentum variant) {
   Evaluator ev(model, params);
   VecX<double> q = x.q, p = x.p;
-  const Eigen::VectorXd guess = ev.Velocity<double>(
-      t, q, p, Eigen::VectorXd::Zero(model.nv()));
+  const Eigen::VectorXd guess =
+      ev.Velocity<double>(t, q, p, Eigen::VectorXd::Zero(model.nv()));
   ev.EulerStep<double>(t, h, &q, &p, variant, guess);
   return {q, p};
 }
@@ -600,8 +600,8 @@ SimulationSummary SimulateStructurePreserving(const Model& model,
       t = t1;
       if (!q.allFinite() || !v.allFinite()) {
         std::ostringstream os;
-        os << "the state became non-finite at t = " << t
-           << " after step " << k << " of h = " << h
+        os << "the state became non-finite at t = " << t << " after step " << k
+           << " of h = " << h
            << "; the step is beyond the scheme's stability limit (for a "
               "harmonic mode of frequency w, symplectic Euler and "
               "Stormer-Verlet need h < 2/w); reduce --step";
@@ -624,8 +624,8 @@ SimulationSummary SimulateStructurePreserving(const Model& model,
             stop = true;
           } else {
             rec.name =
-                "lambda_" + model.RowName(roots.unilateral_rows[e -
-                                                                roots.num_events]);
+                "lambda_" +
+                model.RowName(roots.unilateral_rows[e - roots.num_events]);
           }
           sum.events.push_back(rec);
         }

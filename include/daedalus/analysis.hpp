@@ -54,18 +54,18 @@ struct ControlAffineOptions {
 
 /// xdot = f(x) + G(x) u at one state x = (q, v), nx = nq + nv.
 struct ControlAffineSplit {
-  std::vector<std::string> inputs;       ///< the nu_s channels of u
-  std::vector<int> input_index;          ///< their model channel indices
-  Eigen::VectorXd f;                     ///< nx: drift [v; a_drift]
-  Eigen::MatrixXd G;                     ///< nx x nu_s: [0; G_v]
-  Eigen::VectorXd drift_acceleration;    ///< nv: vdot at u = u0
-  Eigen::VectorXd drift_multipliers;     ///< nc: lambda at u = u0
-  Eigen::MatrixXd input_acceleration;    ///< nv x nu_s: G_v (G_vc if nc>0)
-  Eigen::MatrixXd input_multipliers;     ///< nc x nu_s: d lambda / d u
+  std::vector<std::string> inputs;     ///< the nu_s channels of u
+  std::vector<int> input_index;        ///< their model channel indices
+  Eigen::VectorXd f;                   ///< nx: drift [v; a_drift]
+  Eigen::MatrixXd G;                   ///< nx x nu_s: [0; G_v]
+  Eigen::VectorXd drift_acceleration;  ///< nv: vdot at u = u0
+  Eigen::VectorXd drift_multipliers;   ///< nc: lambda at u = u0
+  Eigen::MatrixXd input_acceleration;  ///< nv x nu_s: G_v (G_vc if nc>0)
+  Eigen::MatrixXd input_multipliers;   ///< nc x nu_s: d lambda / d u
   Eigen::MatrixXd unconstrained_input_acceleration;  ///< nv x nu_s: M^-1 B
-  Eigen::MatrixXd B;                     ///< nv x nu_s: input columns
-  Eigen::VectorXd u;                     ///< nu_s: model input values here
-  Eigen::VectorXd u0;                    ///< nu_s: the input zero used
+  Eigen::MatrixXd B;   ///< nv x nu_s: input columns
+  Eigen::VectorXd u;   ///< nu_s: model input values here
+  Eigen::VectorXd u0;  ///< nu_s: the input zero used
 };
 
 /// The control-affine split at (t, q, v) with parameters `params` (np).
@@ -157,11 +157,11 @@ InitialState ExtendState(const InitialState& x, double activation);
 /// The zero-input vector field at one achieved state (pointwise ZTCF).
 struct PointwiseCounterfactual {
   double t = 0.0;
-  Eigen::VectorXd q, v;                  ///< nq, nv: the achieved state
-  Eigen::VectorXd vdot_achieved;         ///< nv: with all inputs
-  Eigen::VectorXd lambda_achieved;       ///< nc
-  Eigen::VectorXd vdot;                  ///< nv: with the channels removed
-  Eigen::VectorXd lambda;                ///< nc: its own reactions
+  Eigen::VectorXd q, v;             ///< nq, nv: the achieved state
+  Eigen::VectorXd vdot_achieved;    ///< nv: with all inputs
+  Eigen::VectorXd lambda_achieved;  ///< nc
+  Eigen::VectorXd vdot;             ///< nv: with the channels removed
+  Eigen::VectorXd lambda;           ///< nc: its own reactions
 };
 
 /// Pointwise ZTCF: at each achieved sample state, the accelerations and
@@ -246,7 +246,7 @@ struct ZvcfOptions {
 /// moving constraint (Phi_t != 0) or a nonholonomic one with a != 0 does.
 struct ZvcfResult {
   bool defined = false;
-  std::string reason;            ///< why the reset is inadmissible
+  std::string reason;  ///< why the reset is inadmissible
   double t = 0.0;
   Eigen::VectorXd q;             ///< nq
   Eigen::VectorXd vdot;          ///< nv: the ZVCF acceleration

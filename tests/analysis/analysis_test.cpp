@@ -51,8 +51,7 @@ Model Planet(double torque) {
   b.Coordinates({"r", "phi"});
   const Param m = b.Parameter("m", 1.0), gm = b.Parameter("gm", 4.0);
   b.KineticEnergy([=](const auto& x) {
-    return 0.5 * x.p[m] *
-           (x.v[0] * x.v[0] + x.q[0] * x.q[0] * x.v[1] * x.v[1]);
+    return 0.5 * x.p[m] * (x.v[0] * x.v[0] + x.q[0] * x.q[0] * x.v[1] * x.v[1]);
   });
   b.PotentialEnergy([=](const auto& x) { return -x.p[gm] * x.p[m] / x.q[0]; });
   if (torque != 0.0) {
@@ -97,17 +96,18 @@ TEST(ControlAffine, SeedCoupledInputMapAndAcceleration) {
   const Eigen::VectorXd z = V2(0.2, -0.1), v = V2(1.0, 2.0);
   const ControlAffineSplit s =
       ComputeControlAffineSplit(m, m.default_parameters(), 0.0, z, v);
-  EXPECT_TRUE(NearRel(s.input_acceleration, V2(5.0 / 9.0, -5.0 / 18.0),
-                      kRoundOff));
+  EXPECT_TRUE(
+      NearRel(s.input_acceleration, V2(5.0 / 9.0, -5.0 / 18.0), kRoundOff));
   EXPECT_TRUE(NearRel(s.unconstrained_input_acceleration, s.input_acceleration,
                       kRoundOff));
-  const Eigen::VectorXd total = s.drift_acceleration + s.input_acceleration * s.u;
+  const Eigen::VectorXd total =
+      s.drift_acceleration + s.input_acceleration * s.u;
   EXPECT_TRUE(NearRel(total, V2(61.0 / 36.0, -17.0 / 36.0), kRoundOff));
   // Drift at u = 0: M a = -(K z + D v) = (-0.8, 0.3).
-  EXPECT_TRUE(NearRel(s.drift_acceleration,
-                      V2((-0.8 * 0.8 - 0.4 * 0.3) / 1.44,
-                         (2.0 * 0.3 + 0.4 * 0.8) / 1.44),
-                      kRoundOff));
+  EXPECT_TRUE(NearRel(
+      s.drift_acceleration,
+      V2((-0.8 * 0.8 - 0.4 * 0.3) / 1.44, (2.0 * 0.3 + 0.4 * 0.8) / 1.44),
+      kRoundOff));
   // State-space form: f = [v; a], G = [0; G_v].
   EXPECT_TRUE(NearRel(s.f.head(2), v, 0.0));
   EXPECT_TRUE(NearRel(s.G.topRows(2), Eigen::MatrixXd::Zero(2, 1), 0.0));
@@ -122,12 +122,13 @@ TEST(ControlAffine, SeedConstrainedInputMap) {
   const ControlAffineSplit s = ComputeControlAffineSplit(
       m, m.default_parameters(), 0.0, V2(0.0, 0.0), V2(0.4, 0.4));
   EXPECT_TRUE(NearRel(s.input_acceleration, V2(0.2, 0.2), kRoundOff));
-  EXPECT_TRUE(NearRel(s.unconstrained_input_acceleration, V2(0.5, 0.0),
-                      kRoundOff));
-  EXPECT_TRUE(NearRel(s.input_multipliers, Eigen::MatrixXd::Constant(1, 1, -0.6),
-                      kRoundOff));
+  EXPECT_TRUE(
+      NearRel(s.unconstrained_input_acceleration, V2(0.5, 0.0), kRoundOff));
+  EXPECT_TRUE(NearRel(s.input_multipliers,
+                      Eigen::MatrixXd::Constant(1, 1, -0.6), kRoundOff));
   EXPECT_TRUE(NearRel(s.drift_acceleration, V2(0.0, 0.0), kRoundOff));
-  const Eigen::VectorXd total = s.drift_acceleration + s.input_acceleration * s.u;
+  const Eigen::VectorXd total =
+      s.drift_acceleration + s.input_acceleration * s.u;
   EXPECT_TRUE(NearRel(total, V2(2.0, 2.0), kRoundOff));
   EXPECT_TRUE(NearRel(s.drift_multipliers + s.input_multipliers * s.u,
                       Eigen::VectorXd::Constant(1, -6.0), kRoundOff));
@@ -151,8 +152,9 @@ TEST(ControlAffine, GravityCompensationShiftsTheDrift) {
                       s0.drift_acceleration + s0.input_acceleration * s.u0,
                       kRoundOff));
   // Same physics: drift + G (u - u0) is the same total acceleration.
-  EXPECT_TRUE(NearRel(s.drift_acceleration + s.input_acceleration * (s.u - s.u0),
-                      V2(61.0 / 36.0, -17.0 / 36.0), kRoundOff));
+  EXPECT_TRUE(
+      NearRel(s.drift_acceleration + s.input_acceleration * (s.u - s.u0),
+              V2(61.0 / 36.0, -17.0 / 36.0), kRoundOff));
 
   // A fully actuated pendulum: compensated drift at rest is zero, while the
   // uncompensated drift is -g/l sin(theta) (here M = 2 = m l^2, m g l =
@@ -306,7 +308,8 @@ TEST(Counterfactual, BranchedZtcfMatchesTheClosedForm) {
   const double gap = u * (tend - tb) * (tend - tb) / (2.0 * inertia);
   EXPECT_NEAR(b.max_position_difference, gap, 1e-10);
   const Sample& c = b.counterfactual_samples.back();
-  EXPECT_NEAR(c.q[0], u * tb * tb / (2 * inertia) + u * tb / inertia * (tend - tb),
+  EXPECT_NEAR(c.q[0],
+              u * tb * tb / (2 * inertia) + u * tb / inertia * (tend - tb),
               1e-10);
   EXPECT_NEAR(c.v[0], u * tb / inertia, 1e-10);
   EXPECT_EQ(c.input_work[0], 0.0);
@@ -350,8 +353,10 @@ TEST(Counterfactual, ZvcfUndefinedUnderAMovingConstraint) {
   EXPECT_EQ(z.vdot.size(), 0);
 
   const double t = -0.75;
-  const Eigen::VectorXd qs = Eigen::VectorXd::Constant(1, 0.3 * t + 0.2 * t * t);
-  const ZvcfResult at_rest = InstantaneousZvcf(m, m.default_parameters(), t, qs);
+  const Eigen::VectorXd qs =
+      Eigen::VectorXd::Constant(1, 0.3 * t + 0.2 * t * t);
+  const ZvcfResult at_rest =
+      InstantaneousZvcf(m, m.default_parameters(), t, qs);
   ASSERT_TRUE(at_rest.defined) << at_rest.reason;
   EXPECT_NEAR(at_rest.vdot[0], 0.4, kRoundOff);
   EXPECT_NEAR(at_rest.lambda[0], 2.0 * (9.81 + 0.4), kRoundOff * 20);
@@ -410,7 +415,8 @@ TEST(Momentum, PlanetAngularMomentumIsConserved) {
   const double period = 2.0 * M_PI * std::pow(a, 1.5) / 2.0;
   InitialState x0{V2(1.0, 0.0), V2(0.0, 1.5)};
   Keep keep;
-  const SimulationSummary r = Simulate(m, x0, params, OrbitOptions(period), &keep);
+  const SimulationSummary r =
+      Simulate(m, x0, params, OrbitOptions(period), &keep);
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(CyclicCoordinates(m, params, keep.samples), std::vector<int>{1});
   const MomentumBalanceReport mb = MomentumBalance(

@@ -70,9 +70,9 @@ TEST(CounterfactualCli, CoupledModelAllThreeKinds) {
   const fs::path dir = TempDir("coupled");
   ASSERT_EQ(RunMain(CoupledProblem(),
                     {"--counterfactual", "ztcf:torque@0.5", "--counterfactual",
-                     "pointwise-ztcf@all", "--counterfactual=zvcf@0",
-                     "--rtol", "1e-10", "--atol", "1e-12", "--output-dir",
-                     dir.string(), "--quiet"}),
+                     "pointwise-ztcf@all", "--counterfactual=zvcf@0", "--rtol",
+                     "1e-10", "--atol", "1e-12", "--output-dir", dir.string(),
+                     "--quiet"}),
             0);
   const nlohmann::json j = ReadJson(dir / "seed003_coupled.json");
   ASSERT_EQ(j["status"], "ok");
@@ -118,10 +118,10 @@ TEST(CounterfactualCli, CoupledModelAllThreeKinds) {
 // reason, and is not a failed run; the CSV has empty cells, not numbers.
 TEST(CounterfactualCli, ZvcfUndefinedUnderAMovingSupport) {
   const fs::path dir = TempDir("support");
-  ASSERT_EQ(RunMain(SupportProblem(), {"--counterfactual", "zvcf@0.5",
-                                       "--output-dir", dir.string(),
-                                       "--quiet"}),
-            0);
+  ASSERT_EQ(
+      RunMain(SupportProblem(), {"--counterfactual", "zvcf@0.5", "--output-dir",
+                                 dir.string(), "--quiet"}),
+      0);
   const nlohmann::json j = ReadJson(dir / "moving_support.json");
   const auto& z = j["counterfactuals"][0];
   EXPECT_EQ(z["status"], "undefined");
@@ -151,10 +151,10 @@ TEST(CounterfactualCli, BadRequestsAreUsageErrors) {
 TEST(SymplecticCli, RattleRunAndMisfits) {
   const fs::path dir = TempDir("rattle");
   const Problem pendulum = problems::PendulumProblem();
-  ASSERT_EQ(RunMain(pendulum, {"--integrator", "rattle", "--step", "0.01",
-                               "--t-end", "4", "--output-dir", dir.string(),
-                               "--quiet"}),
-            0);
+  ASSERT_EQ(
+      RunMain(pendulum, {"--integrator", "rattle", "--step", "0.01", "--t-end",
+                         "4", "--output-dir", dir.string(), "--quiet"}),
+      0);
   const nlohmann::json j = ReadJson(dir / "pendulum.json");
   EXPECT_EQ(j["integrator"], "rattle");
   EXPECT_EQ(j["stats"]["steps"].get<long>(), 400);

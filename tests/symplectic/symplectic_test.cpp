@@ -101,9 +101,9 @@ TEST(SymplecticEuler, VariableMassStepMatchesTheClosedFormAndPreservesArea) {
 // 1 - 6 z^2 - 4 z^3 with z = h a p (seed 000), generally not 1.
 TEST(SymplecticEuler, OldMomentumVariantIsNotAreaPreserving) {
   const Model m = VariableMass();
-  for (const auto& [q, p, h] : {std::tuple{0.2, 0.4, 0.1},
-                                std::tuple{-0.3, 1.2, 0.05},
-                                std::tuple{0.5, -2.0, 0.2}}) {
+  for (const auto& [q, p, h] :
+       {std::tuple{0.2, 0.4, 0.1}, std::tuple{-0.3, 1.2, 0.05},
+        std::tuple{0.5, -2.0, 0.2}}) {
     const double z = h * std::exp(-2 * q) * p;
     const Eigen::MatrixXd jac = SymplecticEulerStepJacobian(
         m, m.default_parameters(), 0.0, h, C(q, p), EulerMomentum::kOld);
@@ -121,8 +121,11 @@ TEST(SymplecticEuler, OldMomentumVariantIsNotAreaPreserving) {
 TEST(SymplecticEuler, NoRealBranchIsAnError) {
   const Model m = VariableMass();
   EXPECT_THAT(
-      [&] { SymplecticEulerStep(m, m.default_parameters(), 0.0, 0.1, C(0, 10)); },
-      ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("did not converge")));
+      [&] {
+        SymplecticEulerStep(m, m.default_parameters(), 0.0, 0.1, C(0, 10));
+      },
+      ::testing::ThrowsMessage<std::runtime_error>(
+          HasSubstr("did not converge")));
 }
 
 // -------------------------------------------- seed 000: the oscillator
@@ -133,8 +136,8 @@ TEST(SymplecticEuler, OscillatorStepMatrix) {
   for (double h : {0.3, 1.7, 2.5}) {
     Eigen::MatrixXd a(2, 2);
     a << 1 - h * h, h, -h, 1;
-    const Eigen::MatrixXd jac =
-        SymplecticEulerStepJacobian(m, m.default_parameters(), 0.0, h, C(0.4, -0.7));
+    const Eigen::MatrixXd jac = SymplecticEulerStepJacobian(
+        m, m.default_parameters(), 0.0, h, C(0.4, -0.7));
     EXPECT_TRUE(NearRel(jac, a, kRoundOff)) << h;
     const CanonicalState x =
         SymplecticEulerStep(m, m.default_parameters(), 0.0, h, C(0.4, -0.7));
@@ -157,8 +160,8 @@ TEST(SymplecticEuler, OscillatorModifiedEnergyIsInvariant) {
     for (int n = 0; n < 2000; ++n) {
       x = SymplecticEulerStep(m, m.default_parameters(), 0.0, h, x);
       EXPECT_NEAR(modified(x), k0, 2000 * kRoundOff) << h << " " << n;
-      emax = std::max(emax, std::abs(0.5 * (x.q[0] * x.q[0] + x.p[0] * x.p[0]) -
-                                     0.5));
+      emax = std::max(
+          emax, std::abs(0.5 * (x.q[0] * x.q[0] + x.p[0] * x.p[0]) - 0.5));
     }
     // The true energy is not invariant: it oscillates by O(h).
     EXPECT_GT(emax, 0.1 * h * 0.5);
@@ -192,11 +195,11 @@ TEST(SymplecticEuler, OscillatorIsUnstableBeyondTwo) {
 // ---------------------------------------------------- Stormer-Verlet
 
 SimulationSummary RunScheme(const Model& m,
-                      const InitialState& x0,
-                      Integrator integrator,
-                      double step,
-                      double t_end,
-                      Keep* keep) {
+                            const InitialState& x0,
+                            Integrator integrator,
+                            double step,
+                            double t_end,
+                            Keep* keep) {
   SimulationOptions o;
   o.integrator = integrator;
   o.step = step;
@@ -216,8 +219,10 @@ TEST(StormerVerlet, KeplerOrbit) {
   const double period = 2 * M_PI * std::pow(a, 1.5) / 2.0;
   const double h = period / 400;
   Keep k1, k2;
-  ASSERT_TRUE(RunScheme(m, x0, Integrator::kStormerVerlet, h, 10 * period, &k1).ok);
-  ASSERT_TRUE(RunScheme(m, x0, Integrator::kStormerVerlet, h / 2, 10 * period, &k2).ok);
+  ASSERT_TRUE(
+      RunScheme(m, x0, Integrator::kStormerVerlet, h, 10 * period, &k1).ok);
+  ASSERT_TRUE(
+      RunScheme(m, x0, Integrator::kStormerVerlet, h / 2, 10 * period, &k2).ok);
   for (const auto& s : k1.samples) {
     const double lz = s.q[0] * s.v[1] - s.q[1] * s.v[0];
     // 4000 steps, each rounding terms of size ~10: 1e4 kRoundOff.
@@ -262,7 +267,8 @@ TEST(SymplecticEuler, PolarPlanetOverFiveOrbits) {
   ASSERT_TRUE(
       RunScheme(m, x0, Integrator::kSymplecticEuler, h, 5 * period, &k1).ok);
   ASSERT_TRUE(
-      RunScheme(m, x0, Integrator::kSymplecticEuler, h / 2, 5 * period, &k2).ok);
+      RunScheme(m, x0, Integrator::kSymplecticEuler, h / 2, 5 * period, &k2)
+          .ok);
   // p_phi recovered from the sampled (r, phi'): the velocity solve rounds
   // at ~kRoundOff per sample, nothing accumulates.
   for (const auto& s : k1.samples)
@@ -309,7 +315,8 @@ TEST(Rattle, PendulumConstraintAndEnergy) {
   const SimulationSummary s1 =
       RunScheme(p.model, x0, Integrator::kRattle, 0.01, 100.0, &k1);
   ASSERT_TRUE(s1.ok) << s1.error;
-  ASSERT_TRUE(RunScheme(p.model, x0, Integrator::kRattle, 0.005, 100.0, &k2).ok);
+  ASSERT_TRUE(
+      RunScheme(p.model, x0, Integrator::kRattle, 0.005, 100.0, &k2).ok);
   EXPECT_EQ(s1.stats.steps, 10000);
   // Phi = x^2 + y^2 - 1 with |x|, |y| <= 1 is solved by Newton until it
   // stagnates at round-off: a few eps.
@@ -353,8 +360,9 @@ TEST(Schemes, ModelsTheyDoNotFit) {
       ::testing::ThrowsMessage<E>(HasSubstr("declares damping")));
   const Problem p = problems::PendulumProblem();
   const InitialState xp = p.initial(p.model.default_parameters());
-  EXPECT_THAT([&] { run(p.model, xp, Integrator::kSymplecticEuler); },
-              ::testing::ThrowsMessage<E>(HasSubstr("use --integrator rattle")));
+  EXPECT_THAT(
+      [&] { run(p.model, xp, Integrator::kSymplecticEuler); },
+      ::testing::ThrowsMessage<E>(HasSubstr("use --integrator rattle")));
   EXPECT_THAT(
       [&] {
         run(testing::SeedMovingSupport(),
@@ -395,13 +403,15 @@ TEST(Schemes, ModelsTheyDoNotFit) {
   d.Coordinates({"x", "y"});
   d.KineticEnergy(
       [](const auto& x) { return 0.5 * (x.v[0] * x.v[0] + x.v[1] * x.v[1]); });
-  d.Nonholonomic("blade", [](const auto& x) { return x.v[1] - x.q[0] * x.v[0]; });
+  d.Nonholonomic("blade",
+                 [](const auto& x) { return x.v[1] - x.q[0] * x.v[0]; });
   const Model skate = std::move(d).Build();
-  EXPECT_THAT([&] {
-    run(skate, InitialState{Eigen::Vector2d(0, 0), Eigen::Vector2d(1, 0)},
-        Integrator::kRattle);
-  },
-              ::testing::ThrowsMessage<E>(HasSubstr("nonholonomic")));
+  EXPECT_THAT(
+      [&] {
+        run(skate, InitialState{Eigen::Vector2d(0, 0), Eigen::Vector2d(1, 0)},
+            Integrator::kRattle);
+      },
+      ::testing::ThrowsMessage<E>(HasSubstr("nonholonomic")));
   // No step given.
   SimulationOptions o;
   o.integrator = Integrator::kRattle;
