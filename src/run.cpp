@@ -172,10 +172,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "                         with the original future\n"
      << "                       pointwise-ztcf[:CH..]@T|all  zero-input\n"
      << "                         accelerations at achieved states\n"
-     << "                       zvcf@T|all           zero-velocity, "
-        "zero-input\n"
-     << "                         accelerations (undefined under moving\n"
-     << "                         constraints)\n"
+     << "                       zvcf@T|all           accelerations with\n"
+     << "                         zero velocity and input (undefined\n"
+     << "                         under moving constraints)\n"
      << "  --quiet              no summary on stdout\n"
      << "  --help               this text\n\n"
      << "parameters:";
