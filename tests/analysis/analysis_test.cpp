@@ -326,6 +326,32 @@ TEST(Counterfactual, BranchedZtcfMatchesTheClosedForm) {
           HasSubstr("outside the run [0, 1.5)")));
 }
 
+// Each branch solves its own reactions: seed 003's tied pair branched with
+// the drive removed carries no load, so its multiplier is 0 throughout
+// while the original's stays at -6, and the branch coasts at the achieved
+// common speed.
+TEST(Counterfactual, BranchedZtcfSolvesItsOwnReactions) {
+  const Model m = testing::SeedConstrainedPair();
+  SimulationOptions so;
+  so.t_end = 1.0;
+  so.output_step = 0.1;
+  so.rtol = 1e-10;
+  so.atol = 1e-12;
+  const BranchedCounterfactual b = BranchedZtcf(
+      m, m.default_parameters(), so, 0.5, V2(0.1, 0.1), V2(0.4, 0.4), {});
+  ASSERT_TRUE(b.original.ok && b.counterfactual.ok);
+  ASSERT_EQ(b.common_samples, 6);
+  // Constant loads: BDF reproduces the exact polynomial motion far below
+  // the 1e-8 used here (values of order 1).
+  for (const Sample& s : b.original_samples)
+    EXPECT_NEAR(s.lambda[0], -6.0, 1e-8) << s.t;
+  for (const Sample& s : b.counterfactual_samples) {
+    EXPECT_NEAR(s.lambda[0], 0.0, 1e-8) << s.t;
+    EXPECT_NEAR(s.v[0], 0.4, 1e-8) << s.t;
+    EXPECT_NEAR(s.v[1], 0.4, 1e-8) << s.t;
+  }
+}
+
 // Seed 003: ZVCF of the coupled example is (-17/36, 31/36) rad/s^2 with
 // signed drift load (-0.6, 0.5) N m and holding load (0.6, -0.5) N m.
 TEST(Counterfactual, ZvcfSeedCoupled) {
