@@ -182,6 +182,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
     os << "\n  " << m.parameter_names()[i] << " = "
        << m.default_parameters()[i];
   if (m.num_parameters() == 0) os << " (none)";
+  os << "\ninput channels (for --counterfactual):";
+  for (const auto& in : m.inputs()) os << " " << in.name;
+  if (m.num_inputs() == 0) os << " (none)";
   os << "\n";
   return os.str();
 }
