@@ -9,19 +9,33 @@
 #include <vector>
 
 #include "daedalus/output.hpp"
+#include "run_extras.hpp"
 
 namespace daedalus {
 
 namespace {
 
-const char* const kValueFlags[] = {
-    "--t-end",          "--rtol",          "--atol",
-    "--output-step",    "--output-dir",    "--param",
-    "--formulation",    "--integrator",    "--baumgarte-alpha",
-    "--baumgarte-beta", "--kkt",           "--drift-tol",
-    "--drift-action",   "--linear-solver", "--jacobian",
-    "--sens",           "--sens-method",   "--functional",
-    "--multiplier-atol"};
+const char* const kValueFlags[] = {"--t-end",
+                                   "--rtol",
+                                   "--atol",
+                                   "--output-step",
+                                   "--output-dir",
+                                   "--param",
+                                   "--formulation",
+                                   "--integrator",
+                                   "--baumgarte-alpha",
+                                   "--baumgarte-beta",
+                                   "--kkt",
+                                   "--drift-tol",
+                                   "--drift-action",
+                                   "--linear-solver",
+                                   "--jacobian",
+                                   "--sens",
+                                   "--sens-method",
+                                   "--functional",
+                                   "--multiplier-atol",
+                                   "--step",
+                                   "--counterfactual"};
 const char* const kBoolFlags[] = {"--quiet", "--help", "--sens-dq",
                                   "--sens-staggered",
                                   "--sens-no-error-control"};
@@ -168,6 +182,10 @@ RunConfig ParseCommandLine(const Problem& problem,
       method_given = true;
     } else if (arg == "--functional") {
       o.sensitivity.functional = value;
+    } else if (arg == "--step") {
+      o.step = ParseNumber(arg, value);
+    } else if (arg == "--counterfactual") {
+      cfg.counterfactuals.push_back(ParseCounterfactual(problem.model, value));
     } else if (arg == "--param") {
       const size_t e = value.find('=');
       if (e == std::string::npos) {
@@ -196,6 +214,8 @@ RunConfig ParseCommandLine(const Problem& problem,
   std::string why;
   if (!cfg.help && !cfg.options.IsValid(&why))
     throw std::invalid_argument("invalid options: " + why);
+  if (!cfg.help)
+    internal::ValidateCounterfactuals(cfg.counterfactuals, cfg.options);
   return cfg;
 }
 
@@ -217,8 +237,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --formulation F      unstabilized | baumgarte | projection | ggl |\n"
      << "                       index3 (default " << ToString(d.formulation)
      << ")\n"
-     << "  --integrator I       cvodes-bdf | cvodes-adams | idas (default "
-     << ToString(d.integrator) << ")\n"
+     << "  --integrator I       cvodes-bdf | cvodes-adams | idas |\n"
+     << "                       stormer-verlet | symplectic-euler | rattle\n"
+     << "                       (default " << ToString(d.integrator) << ")\n"
      << "  --baumgarte-alpha A  velocity gain [1/s] (default "
      << d.baumgarte_alpha << ")\n"
      << "  --baumgarte-beta B   position gain [1/s] (default "
@@ -242,6 +263,17 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --sens-staggered     staggered corrector (default simultaneous)\n"
      << "  --sens-no-error-control  leave sensitivities out of the error "
         "test\n"
+     << "  --step H             fixed step [s] of stormer-verlet |\n"
+     << "                       symplectic-euler | rattle (--integrator)\n"
+     << "  --counterfactual C   repeatable; C is one of (docs/analysis.md)\n"
+     << "                       ztcf[:CH[+CH..]]@T   branch at T with the\n"
+     << "                         channels removed (all if none), compared\n"
+     << "                         with the original future\n"
+     << "                       pointwise-ztcf[:CH..]@T|all  zero-input\n"
+     << "                         accelerations at achieved states\n"
+     << "                       zvcf@T|all           accelerations with\n"
+     << "                         zero velocity and input (undefined\n"
+     << "                         under moving constraints)\n"
      << "  --quiet              no summary on stdout\n"
      << "  --help               this text\n\n"
      << "parameters:";
@@ -249,6 +281,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
     os << "\n  " << m.parameter_names()[i] << " = "
        << m.default_parameters()[i];
   if (m.num_parameters() == 0) os << " (none)";
+  os << "\ninput channels (for --counterfactual):";
+  for (const auto& in : m.inputs()) os << " " << in.name;
+  if (m.num_inputs() == 0) os << " (none)";
   os << "\n";
   return os.str();
 }
@@ -277,6 +312,7 @@ int run(const Problem& problem, int argc, char** argv) {
   const std::string base =
       (std::filesystem::path(cfg.output_dir) / name).string();
   SimulationSummary summary;
+  internal::RunExtras extras(problem, cfg);  // counterfactuals and the like
   try {
     const InitialState x0 = problem.initial(cfg.params);
     if (cfg.options.sensitivity.method != SensMethod::kNone)
@@ -289,8 +325,11 @@ int run(const Problem& problem, int argc, char** argv) {
         sens_columns.push_back(sp.name);
     }
     CsvWriter csv(problem.model, base + ".csv", sens_columns);
-    summary = Simulate(problem.model, x0, cfg.params, cfg.options, &csv);
+    extras.set_forward(&csv);
+    summary = Simulate(problem.model, x0, cfg.params, cfg.options, &extras);
+    extras.set_forward(nullptr);
   } catch (const std::exception& e) {
+    extras.set_forward(nullptr);
     summary.ok = false;
     summary.problem = name;
     summary.formulation = cfg.options.formulation;
@@ -300,21 +339,26 @@ int run(const Problem& problem, int argc, char** argv) {
     summary.drift_tol = cfg.options.drift_tol;
     summary.error = e.what();
   }
+  const bool extras_ok = extras.Finish(summary, base);
   {
     std::ofstream js(base + ".json");
-    js << SummaryJson(problem.model, summary, cfg.params);
+    js << extras.Decorate(SummaryJson(problem.model, summary, cfg.params));
     if (!js) {
       std::cerr << program << ": cannot write '" << base << ".json'\n";
       return 2;
     }
   }
   if (!cfg.quiet) {
-    std::cout << summary.FullReport(problem.model);
+    std::cout << summary.FullReport(problem.model) << extras.report();
     std::cout << "  wrote                  " << base << ".csv, " << base
               << ".json\n";
   }
   if (!summary.ok) {
     std::cerr << program << ": run failed: " << summary.error << "\n";
+    return 1;
+  }
+  if (!extras_ok) {
+    std::cerr << program << ": " << extras.error() << "\n";
     return 1;
   }
   return 0;

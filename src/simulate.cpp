@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "daedalus/projection.hpp"
+#include "daedalus/symplectic.hpp"
 #include "integrator_common.hpp"
 #include "sundials_util.hpp"
 
@@ -56,6 +57,12 @@ const char* ToString(Integrator i) {
       return "cvodes-adams";
     case Integrator::kIdas:
       return "idas";
+    case Integrator::kStormerVerlet:
+      return "stormer-verlet";
+    case Integrator::kSymplecticEuler:
+      return "symplectic-euler";
+    case Integrator::kRattle:
+      return "rattle";
   }
   return "?";
 }
@@ -64,9 +71,13 @@ Integrator IntegratorFromString(const std::string& s) {
   if (s == "cvodes-bdf" || s == "cvodes") return Integrator::kCvodesBdf;
   if (s == "cvodes-adams") return Integrator::kCvodesAdams;
   if (s == "idas") return Integrator::kIdas;
+  for (Integrator i : {Integrator::kStormerVerlet, Integrator::kSymplecticEuler,
+                       Integrator::kRattle})
+    if (s == ToString(i)) return i;
   throw std::invalid_argument("unknown integrator '" + s +
                               "'; valid: cvodes-bdf (alias cvodes), "
-                              "cvodes-adams, idas");
+                              "cvodes-adams, idas, stormer-verlet, "
+                              "symplectic-euler, rattle");
 }
 
 const char* ToString(DriftAction a) {
@@ -105,6 +116,16 @@ bool SimulationOptions::IsValid(std::string* why) const {
       integrator != Integrator::kIdas)
     return fail(std::string("the ") + ToString(formulation) +
                 " formulation is a DAE and needs --integrator idas");
+  if (integrator == Integrator::kStormerVerlet ||
+      integrator == Integrator::kSymplecticEuler ||
+      integrator == Integrator::kRattle) {
+    if (!(step > 0.0) || !std::isfinite(step))
+      return fail(std::string("--integrator ") + ToString(integrator) +
+                  " is a fixed-step scheme and needs --step H > 0");
+    const double k = output_step / step;
+    if (k < 1.0 - 1e-9 || std::abs(k - std::round(k)) > 1e-9 * k)
+      return fail("the output step must be a multiple of --step");
+  }
   if (!(initial_projection_tol > 0.0))
     return fail("initial projection tolerance must be positive");
   return true;
@@ -391,6 +412,12 @@ SimulationSummary Simulate(const Model& model,
   }
   if (options.integrator == Integrator::kIdas) {
     return internal::SimulateIdas(model, x0, params, options, observer);
+  }
+  if (options.integrator == Integrator::kStormerVerlet ||
+      options.integrator == Integrator::kSymplecticEuler ||
+      options.integrator == Integrator::kRattle) {
+    return internal::SimulateStructurePreserving(model, x0, params, options,
+                                                 observer);
   }
 
   SimulationSummary sum;

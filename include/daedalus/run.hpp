@@ -3,16 +3,22 @@
 //   build/problems/<name> [--t-end T] [--rtol R] [--atol A]
 //       [--output-step DT] [--output-dir DIR] [--param NAME=VALUE]...
 //       [--formulation F] [--integrator I] [--baumgarte-alpha A]
-//       [--baumgarte-beta B] [--kkt schur|full-lu] [--quiet] [--help]
+//       [--baumgarte-beta B] [--kkt schur|full-lu] [--step H]
+//       [--counterfactual SPEC]... [--quiet] [--help]
 //
 // writes DIR/<name>.csv (time series) and DIR/<name>.json (summary) and
-// prints a human summary. Exit status: 0 ok, 1 failed run, 2 bad usage.
+// prints a human summary; each --counterfactual adds
+// DIR/<name>.counterfactual<i>.csv and an entry of the summary's
+// "counterfactuals" list (docs/analysis.md). Exit status: 0 ok, 1 failed
+// run or failed counterfactual, 2 bad usage.
 #pragma once
 
 #include <Eigen/Core>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "daedalus/analysis.hpp"
 #include "daedalus/model.hpp"
 #include "daedalus/simulate.hpp"
 
@@ -38,6 +44,8 @@ struct RunConfig {
   std::string output_dir = ".";
   bool quiet = false;
   bool help = false;
+  /// --counterfactual requests, in command-line order.
+  std::vector<CounterfactualRequest> counterfactuals;
 };
 RunConfig ParseCommandLine(const Problem& problem,
                            int argc,

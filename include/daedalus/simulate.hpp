@@ -42,7 +42,16 @@ const char* ToString(Formulation f);
 /// @throws std::invalid_argument listing the valid names.
 Formulation FormulationFromString(const std::string& s);
 
-enum class Integrator { kCvodesBdf, kCvodesAdams, kIdas };
+/// kStormerVerlet, kSymplecticEuler and kRattle are the fixed-step
+/// structure-preserving schemes of symplectic.hpp (SimulationOptions::step).
+enum class Integrator {
+  kCvodesBdf,
+  kCvodesAdams,
+  kIdas,
+  kStormerVerlet,
+  kSymplecticEuler,
+  kRattle
+};
 const char* ToString(Integrator i);
 Integrator IntegratorFromString(const std::string& s);
 
@@ -104,6 +113,9 @@ struct SimulationOptions {
   LinearSolver linear_solver = LinearSolver::kDense;
   JacobianMethod jacobian = JacobianMethod::kAd;
   SensitivityOptions sensitivity;
+  /// Fixed step [s] of the structure-preserving integrators (required for
+  /// them, unused otherwise); output_step must be a multiple of it.
+  double step = 0.0;
 
   /// True when the options make sense; otherwise `why` says what to fix.
   bool IsValid(std::string* why) const;

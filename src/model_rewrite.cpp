@@ -1,0 +1,304 @@
+// Model rewrites for the analyses: a model with input channels removed, and
+// a model with first-order actuator dynamics on one channel.
+//
+// A rewrite re-declares every function of the original model through the
+// public ModelBuilder, as generic lambdas that forward to the stored
+// type-erased functions. `Pick<S>` selects the stored evaluation for scalar
+// type S. If model.hpp gains a scalar type, add its specialization here:
+// the build fails loudly until then.
+#include <sstream>
+#include <stdexcept>
+
+#include "daedalus/analysis.hpp"
+
+namespace daedalus {
+
+namespace {
+
+using internal::MatrixFn;
+using internal::ScalarFn;
+using internal::VectorFn;
+
+template <class S>
+struct Pick;
+template <>
+struct Pick<double> {
+  static double Call(const ScalarFn& f, const Point<double>& x) {
+    return f.f0(x);
+  }
+  static void Call(const VectorFn& f,
+                   const Point<double>& x,
+                   VecX<double>& out) {
+    f.f0(x, out);
+  }
+  static void Call(const MatrixFn& f,
+                   const Point<double>& x,
+                   MatX<double>& out) {
+    f.f0(x, out);
+  }
+};
+template <>
+struct Pick<D1> {
+  static D1 Call(const ScalarFn& f, const Point<D1>& x) { return f.f1(x); }
+  static void Call(const VectorFn& f, const Point<D1>& x, VecX<D1>& out) {
+    f.f1(x, out);
+  }
+  static void Call(const MatrixFn& f, const Point<D1>& x, MatX<D1>& out) {
+    f.f1(x, out);
+  }
+};
+template <>
+struct Pick<D2> {
+  static D2 Call(const ScalarFn& f, const Point<D2>& x) { return f.f2(x); }
+  static void Call(const VectorFn& f, const Point<D2>& x, VecX<D2>& out) {
+    f.f2(x, out);
+  }
+  // Matrix functions (damping) are never evaluated at second order.
+};
+// Third order: energies and constraints only (model.hpp sets f3 for those).
+template <>
+struct Pick<D3> {
+  static D3 Call(const ScalarFn& f, const Point<D3>& x) { return f.f3(x); }
+  static void Call(const VectorFn& f, const Point<D3>& x, VecX<D3>& out) {
+    f.f3(x, out);
+  }
+};
+
+// The first n coordinates and velocities of x as a Point of the original
+// model (parameters and time unchanged: rewrites only append parameters).
+template <class S>
+struct Head {
+  VecX<S> q, v;
+  Head(const Point<S>& x, int n) : q(x.q.head(n)), v(x.v.head(n)) {}
+  Point<S> At(const Point<S>& x) const { return Point<S>{q, v, x.t, x.p}; }
+};
+
+// Forwarders for an unchanged coordinate set (n < 0) or for the first n
+// coordinates of a larger one, with `extra` zero rows appended to vectors.
+auto ForwardScalar(const ScalarFn& fn, int n) {
+  return [fn, n](const auto& x) {
+    using S = Scalar<decltype(x)>;
+    if (n < 0) return Pick<S>::Call(fn, x);
+    const Head<S> h(x, n);
+    return Pick<S>::Call(fn, h.At(x));
+  };
+}
+
+auto ForwardVector(const VectorFn& fn, int n, int extra) {
+  return [fn, n, extra](const auto& x) {
+    using S = Scalar<decltype(x)>;
+    VecX<S> out;
+    if (n < 0) {
+      Pick<S>::Call(fn, x, out);
+    } else {
+      const Head<S> h(x, n);
+      Pick<S>::Call(fn, h.At(x), out);
+    }
+    if (extra > 0) {
+      const Eigen::Index m = out.size();
+      out.conservativeResize(m + extra);
+      for (int i = 0; i < extra; ++i) out[m + i] = S(0.0);
+    }
+    return out;
+  };
+}
+
+void CopyParameters(const Model& m, ModelBuilder* b) {
+  for (int i = 0; i < m.num_parameters(); ++i)
+    b->Parameter(m.parameter_names()[i], m.default_parameters()[i]);
+}
+
+void CopyConstraints(const Model& m, int n, ModelBuilder* b) {
+  for (const auto& c : m.constraints()) {
+    auto f = ForwardVector(c.fn, n, 0);
+    switch (c.kind) {
+      case ConstraintKind::kHolonomic:
+        b->Holonomic(c.name, f, c.rows, c.unilateral);
+        break;
+      case ConstraintKind::kMoving:
+        b->Moving(c.name, f, c.rows, c.unilateral);
+        break;
+      case ConstraintKind::kNonholonomic:
+        b->Nonholonomic(c.name, f, c.rows);
+        break;
+    }
+  }
+}
+
+void CopyQuadraturesAndEvents(const Model& m, int n, ModelBuilder* b) {
+  for (const auto& qd : m.data().quadratures)
+    b->Quadrature(qd.first, ForwardScalar(qd.second, n));
+  for (const auto& ev : m.data().events)
+    b->Event(ev.first, ForwardScalar(ev.second, n));
+}
+
+std::vector<bool> RemovalMask(const Model& model,
+                              const std::vector<std::string>& channels) {
+  std::vector<bool> removed(model.num_inputs(), channels.empty());
+  for (const auto& c : channels) removed[InputChannelIndex(model, c)] = true;
+  return removed;
+}
+
+}  // namespace
+
+int InputChannelIndex(const Model& model, const std::string& name) {
+  const auto& in = model.inputs();
+  for (size_t k = 0; k < in.size(); ++k)
+    if (in[k].name == name) return static_cast<int>(k);
+  std::ostringstream os;
+  os << "model '" << model.name() << "': unknown input channel '" << name
+     << "'; valid channels are:";
+  if (in.empty()) os << " (none: the model declares no inputs)";
+  for (const auto& c : in) os << " " << c.name;
+  throw std::invalid_argument(os.str());
+}
+
+Model RemoveInputs(const Model& model,
+                   const std::vector<std::string>& channels) {
+  const std::vector<bool> removed = RemovalMask(model, channels);
+  const auto& d = model.data();
+  ModelBuilder b(model.name());
+  b.Coordinates(model.coordinate_names());
+  CopyParameters(model, &b);
+  if (d.energy_is_lagrangian) {
+    b.Lagrangian(ForwardScalar(d.lagrangian, -1));
+  } else {
+    b.KineticEnergy(ForwardScalar(d.kinetic, -1));
+    if (d.potential) b.PotentialEnergy(ForwardScalar(d.potential, -1));
+  }
+  for (int k = 0; k < model.num_inputs(); ++k) {
+    const auto& in = d.inputs[k];
+    if (removed[k]) {
+      b.Input(in.name, ForwardVector(in.column, -1, 0),
+              [](const auto& x) { return Scalar<decltype(x)>(0.0); });
+    } else {
+      b.Input(in.name, ForwardVector(in.column, -1, 0),
+              ForwardScalar(in.value, -1));
+    }
+  }
+  if (d.damping) {
+    const MatrixFn fn = d.damping;
+    b.Damping([fn](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      MatX<S> out;
+      Pick<S>::Call(fn, x, out);
+      return out;
+    });
+  }
+  if (d.other_loads) b.OtherLoads(ForwardVector(d.other_loads, -1, 0));
+  CopyConstraints(model, -1, &b);
+  CopyQuadraturesAndEvents(model, -1, &b);
+  return std::move(b).Build();
+}
+
+Model AddActuator(const Model& model,
+                  const std::string& channel,
+                  const ActuatorOptions& options,
+                  ActuatorInfo* info) {
+  const int kc = InputChannelIndex(model, channel);
+  if (!(options.time_constant > 0.0)) {
+    throw std::invalid_argument("AddActuator('" + channel +
+                                "'): the activation time constant must be "
+                                "positive, got " +
+                                std::to_string(options.time_constant));
+  }
+  if (!(options.scale > 0.0)) {
+    throw std::invalid_argument("AddActuator('" + channel +
+                                "'): the activation scale must be positive");
+  }
+  const auto& d = model.data();
+  const int n = model.nq();
+  const double eps = options.scale;
+  std::vector<std::string> coords = model.coordinate_names();
+  const std::string act = channel + "_activation";
+  for (const auto& c : coords) {
+    if (c == act)
+      throw std::invalid_argument("AddActuator: model '" + model.name() +
+                                  "' already has a coordinate '" + act + "'");
+  }
+  coords.push_back(act);
+
+  ModelBuilder b(model.name());
+  b.Coordinates(coords);
+  CopyParameters(model, &b);
+  const Param ta = b.Parameter(channel + "_T_a", options.time_constant);
+
+  // Kinetic term of the activation coordinate: eps T_a v_s^2 / 2.
+  auto activation_kinetic = [n, eps, ta](const auto& x) {
+    return 0.5 * eps * x.p[ta] * x.v[n] * x.v[n];
+  };
+  if (d.energy_is_lagrangian) {
+    auto l = ForwardScalar(d.lagrangian, n);
+    b.Lagrangian([l, activation_kinetic](const auto& x) {
+      return l(x) + activation_kinetic(x);
+    });
+  } else {
+    auto t = ForwardScalar(d.kinetic, n);
+    b.KineticEnergy([t, activation_kinetic](const auto& x) {
+      return t(x) + activation_kinetic(x);
+    });
+    if (d.potential) b.PotentialEnergy(ForwardScalar(d.potential, n));
+  }
+
+  // Damping: the original block plus eps on the activation coordinate.
+  const MatrixFn damping = d.damping;
+  b.Damping([damping, n, eps](const auto& x) {
+    using S = Scalar<decltype(x)>;
+    MatX<S> out = MatX<S>::Zero(n + 1, n + 1);
+    if (damping) {
+      MatX<S> inner;
+      const Head<S> h(x, n);
+      Pick<S>::Call(damping, h.At(x), inner);
+      out.topLeftCorner(n, n) = inner;
+    }
+    out(n, n) = S(eps);
+    return out;
+  });
+  if (d.other_loads) b.OtherLoads(ForwardVector(d.other_loads, n, 1));
+
+  for (int k = 0; k < model.num_inputs(); ++k) {
+    const auto& in = d.inputs[k];
+    if (k == kc) {
+      // The applied input is now the activation a = v_s.
+      b.Input(in.name, ForwardVector(in.column, n, 1),
+              [n](const auto& x) { return x.v[n]; });
+    } else {
+      b.Input(in.name, ForwardVector(in.column, n, 1),
+              ForwardScalar(in.value, n));
+    }
+  }
+  // The command drives the activation coordinate through column eps e_s.
+  b.Input(
+      channel + "_command",
+      [n, eps](const auto& x) {
+        using S = Scalar<decltype(x)>;
+        VecX<S> c = VecX<S>::Zero(n + 1);
+        c[n] = S(eps);
+        return c;
+      },
+      ForwardScalar(d.inputs[kc].value, n));
+
+  CopyConstraints(model, n, &b);
+  CopyQuadraturesAndEvents(model, n, &b);
+  if (info) {
+    info->channel = channel;
+    info->command_channel = channel + "_command";
+    info->coordinate = act;
+    info->coordinate_index = n;
+    info->time_constant_parameter = static_cast<int>(ta.index);
+  }
+  return std::move(b).Build();
+}
+
+InitialState ExtendState(const InitialState& x, double activation) {
+  InitialState y;
+  const Eigen::Index n = x.q.size();
+  y.q = Eigen::VectorXd::Zero(n + 1);
+  y.v = Eigen::VectorXd::Zero(n + 1);
+  y.q.head(n) = x.q;
+  y.v.head(n) = x.v;
+  y.v[n] = activation;
+  return y;
+}
+
+}  // namespace daedalus
