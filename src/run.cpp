@@ -194,7 +194,9 @@ int run(const Problem& problem, int argc, char** argv) {
   try {
     const InitialState x0 = problem.initial(cfg.params);
     CsvWriter csv(problem.model, base + ".csv");
-    summary = Simulate(problem.model, x0, cfg.params, cfg.options, &csv);
+    ProgressLine progress(name, cfg.options.t0, cfg.options.t_end, &csv,
+                          &std::cerr, ProgressLine::StderrIsTerminal());
+    summary = Simulate(problem.model, x0, cfg.params, cfg.options, &progress);
   } catch (const std::exception& e) {
     summary.ok = false;
     summary.problem = name;
