@@ -33,6 +33,7 @@ struct IdasRun : CallbackGuard {
   std::vector<bool> holonomic;
   int nq = 0, nv = 0, nc = 0, nh = 0;
   const RootSet* roots = nullptr;
+  KktResult reported;  // multipliers reported at outputs and roots
 
   // Offsets into y.
   int iq() const { return 0; }
@@ -123,7 +124,8 @@ int RootFn(realtype t, N_Vector y, N_Vector /*yp*/, realtype* gout, void* ud) {
   return run->Trap([&] {
     const double* yv = N_VGetArrayPointer(y);
     run->Evaluate(t, yv);
-    run->roots->Evaluate(run->ws, run->Lambda(yv), gout);
+    KktAtState(run->ws, run->opt, run->holonomic, &run->kkt, &run->reported);
+    run->roots->Evaluate(run->ws, run->reported.lambda, gout);
   });
 }
 
@@ -259,16 +261,16 @@ SimulationSummary SimulateIdas(const Model& model,
 
   auto sample = [&](double t, bool first) {
     const auto Y = ConstView(y.get());
-    const auto YP = ConstView(yp.get());
     run.Evaluate(t, Y.data());
+    KktAtState(run.ws, run.opt, run.holonomic, &run.kkt, &run.reported);
     Eigen::VectorXd w;
     if (!first) {
       double tq = t;
       DAEDALUS_SUNDIALS_CHECK(IDAGetQuad(mem, &tq, yq.get()));
       w = ConstView(yq.get());
     }
-    recorder.Record(run.ws, YP.segment(run.iv(), run.nv),
-                    Y.segment(run.il(), run.nc), w, 0.0, first);
+    recorder.Record(run.ws, run.reported.vdot, run.reported.lambda, w, 0.0,
+                    first);
   };
   auto collect_stats = [&] {
     IDAGetNumSteps(mem, &sum.stats.steps);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "daedalus/dynamics.hpp"
+#include "daedalus/kkt.hpp"
 #include "daedalus/projection.hpp"
 #include "daedalus/simulate.hpp"
 
@@ -123,6 +124,29 @@ inline void QuadratureIntegrands(
     }
     out[L.user() + k] = g;
   }
+}
+
+/// Solves the KKT system at the workspace state (all stages evaluated)
+/// with the formulation's acceleration bias (Baumgarte terms added for
+/// kBaumgarte). The IDAS adapter reports these multipliers and
+/// accelerations at output times and root functions: IDAS keeps lambda
+/// out of its error test (IDASetSuppressAlg), so its interpolated lambda
+/// between steps can be far off when the differential state allows long
+/// steps, while the KKT solution at the interpolated (q, v) is as accurate
+/// as the state.
+inline void KktAtState(const Workspace& ws,
+                       const SimulationOptions& o,
+                       const std::vector<bool>& holonomic,
+                       KktSolver* kkt,
+                       KktResult* r) {
+  Eigen::VectorXd bias = ws.bias;
+  if (o.formulation == Formulation::kBaumgarte) {
+    const double a = o.baumgarte_alpha, b = o.baumgarte_beta;
+    for (Eigen::Index i = 0; i < bias.size(); ++i)
+      bias[i] += holonomic[i] ? 2.0 * a * ws.vel_residual[i] + b * b * ws.phi[i]
+                              : a * ws.vel_residual[i];
+  }
+  kkt->Solve(ws, bias, r);
 }
 
 /// The feasibility conditions a run watches, in this order: every
