@@ -115,6 +115,14 @@ int QuadFn(realtype t, N_Vector y, N_Vector /*yp*/, N_Vector rq, void* ud) {
       const Eigen::VectorXd dq = -run->GtMu(yv);
       stab = EnergyDerivativeAlongQ(&run->ws, dq);
     }
+    if (run->opt.formulation == Formulation::kBaumgarte && run->nc > 0) {
+      // Baumgarte's share of lambda is stabilization, not constraint work.
+      IdealMultipliers(run->ws, &run->kkt, &run->reported);
+      stab = StabilizationPower(run->ws, run->Lambda(yv), run->reported.lambda);
+      QuadratureIntegrands(run->layout, run->ws, run->reported.lambda, stab,
+                           View(rq));
+      return;
+    }
     QuadratureIntegrands(run->layout, run->ws, run->Lambda(yv), stab, View(rq));
   });
 }
@@ -124,7 +132,7 @@ int RootFn(realtype t, N_Vector y, N_Vector /*yp*/, realtype* gout, void* ud) {
   return run->Trap([&] {
     const double* yv = N_VGetArrayPointer(y);
     run->Evaluate(t, yv);
-    KktAtState(run->ws, run->opt, run->holonomic, &run->kkt, &run->reported);
+    IdealMultipliers(run->ws, &run->kkt, &run->reported);
     run->roots->Evaluate(run->ws, run->reported.lambda, gout);
   });
 }
@@ -262,7 +270,7 @@ SimulationSummary SimulateIdas(const Model& model,
   auto sample = [&](double t, bool first) {
     const auto Y = ConstView(y.get());
     run.Evaluate(t, Y.data());
-    KktAtState(run.ws, run.opt, run.holonomic, &run.kkt, &run.reported);
+    IdealMultipliers(run.ws, &run.kkt, &run.reported);
     Eigen::VectorXd w;
     if (!first) {
       double tq = t;

@@ -126,27 +126,30 @@ inline void QuadratureIntegrands(
   }
 }
 
-/// Solves the KKT system at the workspace state (all stages evaluated)
-/// with the formulation's acceleration bias (Baumgarte terms added for
-/// kBaumgarte). The IDAS adapter reports these multipliers and
-/// accelerations at output times and root functions: IDAS keeps lambda
-/// out of its error test (IDASetSuppressAlg), so its interpolated lambda
-/// between steps can be far off when the differential state allows long
-/// steps, while the KKT solution at the interpolated (q, v) is as accurate
-/// as the state.
-inline void KktAtState(const Workspace& ws,
-                       const SimulationOptions& o,
-                       const std::vector<bool>& holonomic,
-                       KktSolver* kkt,
-                       KktResult* r) {
-  Eigen::VectorXd bias = ws.bias;
-  if (o.formulation == Formulation::kBaumgarte) {
-    const double a = o.baumgarte_alpha, b = o.baumgarte_beta;
-    for (Eigen::Index i = 0; i < bias.size(); ++i)
-      bias[i] += holonomic[i] ? 2.0 * a * ws.vel_residual[i] + b * b * ws.phi[i]
-                              : a * ws.vel_residual[i];
-  }
-  kkt->Solve(ws, bias, r);
+/// The multipliers Daedalus reports: the ideal constraint reactions at the
+/// workspace state (all stages evaluated), i.e. the KKT solution with the
+/// unmodified acceleration bias b. Two reasons:
+///  - Baumgarte's applied multiplier also contains the correction
+///    -(J M^-1 J')^-1 (2 alpha (J v + Phi_t) + beta^2 Phi), an artificial
+///    force whose power is stabilization work, not constraint work
+///    (StabilizationPower);
+///  - IDAS keeps lambda out of its error test (IDASetSuppressAlg), so its
+///    interpolated lambda between steps can be far off when the
+///    differential state allows long steps, while the KKT solution at the
+///    interpolated (q, v) is as accurate as the state.
+inline void IdealMultipliers(const Workspace& ws,
+                             KktSolver* kkt,
+                             KktResult* r) {
+  kkt->Solve(ws, ws.bias, r);
+}
+
+/// Power of the stabilization share of applied multipliers `lambda`
+/// (nc), given the ideal ones: (lambda - ideal)' J v.
+inline double StabilizationPower(const Workspace& ws,
+                                 const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                                 const Eigen::VectorXd& ideal) {
+  if (ideal.size() == 0) return 0.0;
+  return (lambda - ideal).dot(ws.J * ws.v);
 }
 
 /// The feasibility conditions a run watches, in this order: every

@@ -287,6 +287,16 @@ struct CvodeRun : internal::CallbackGuard {
   int nq = 0, nv = 0, nc = 0, nu = 0, nquad = 0;
   const internal::QuadLayout* layout = nullptr;
   const internal::RootSet* roots = nullptr;
+  KktResult ideal;  // reported multipliers (internal::IdealMultipliers)
+
+  // The multipliers to report at the current state: r.lambda, or for
+  // Baumgarte the ideal ones (its correction force is stabilization).
+  const Eigen::VectorXd& Reported() {
+    if (opt.formulation != Formulation::kBaumgarte || nc == 0)
+      return r.lambda;
+    internal::IdealMultipliers(ws, &kkt, &ideal);
+    return ideal.lambda;
+  }
 
   void Accelerations(double t, const double* y) {
     ws.SetState(t, Eigen::Map<const Eigen::VectorXd>(y, nq),
@@ -320,8 +330,11 @@ int QuadFn(realtype t, N_Vector y, N_Vector yqdot, void* ud) {
   auto* run = static_cast<CvodeRun*>(ud);
   return run->Trap([&] {
     run->Accelerations(t, N_VGetArrayPointer(y));
-    internal::QuadratureIntegrands(*run->layout, run->ws, run->r.lambda, 0.0,
-                                   internal::View(yqdot));
+    const Eigen::VectorXd& lambda = run->Reported();
+    internal::QuadratureIntegrands(
+        *run->layout, run->ws, lambda,
+        internal::StabilizationPower(run->ws, run->r.lambda, lambda),
+        internal::View(yqdot));
   });
 }
 
@@ -329,7 +342,7 @@ int RootFn(realtype t, N_Vector y, realtype* gout, void* ud) {
   auto* run = static_cast<CvodeRun*>(ud);
   return run->Trap([&] {
     run->Accelerations(t, N_VGetArrayPointer(y));
-    run->roots->Evaluate(run->ws, run->r.lambda, gout);
+    run->roots->Evaluate(run->ws, run->Reported(), gout);
   });
 }
 
@@ -519,7 +532,7 @@ SimulationSummary Simulate(const Model& model,
     double stab = 0.0;
     for (const auto& j : run.projection_jumps)
       if (j.first <= t) stab += j.second;
-    recorder.Record(run.ws, run.r.vdot, run.r.lambda, w, stab, first);
+    recorder.Record(run.ws, run.r.vdot, run.Reported(), w, stab, first);
   };
 
   auto collect_stats = [&] {
