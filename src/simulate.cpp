@@ -183,21 +183,23 @@ std::string SimulationSummary::FullReport(const Model& model) const {
   if (final.input_work.size() > 0 || model.has_damping() ||
       model.has_other_loads() || model.nc() > 0 ||
       final.explicit_time_work != 0.0 || final.stabilization_work != 0.0) {
-    os << "  work [J]              ";
+    std::vector<std::pair<std::string, double>> terms;
     for (int k = 0; k < model.num_inputs() && k < final.input_work.size();
          ++k)
-      os << " input '" << model.inputs()[k].name << "' " << final.input_work[k]
-         << ",";
-    if (model.has_damping()) os << " damping loss " << final.damping_loss << ",";
-    if (model.has_other_loads()) os << " other " << final.other_work << ",";
+      terms.emplace_back("input '" + model.inputs()[k].name + "'",
+                         final.input_work[k]);
+    if (model.has_damping()) terms.emplace_back("damping loss", final.damping_loss);
+    if (model.has_other_loads()) terms.emplace_back("other", final.other_work);
     if (final.explicit_time_work != 0.0)
-      os << " explicit time " << final.explicit_time_work << ",";
+      terms.emplace_back("explicit time", final.explicit_time_work);
     if (final.stabilization_work != 0.0)
-      os << " stabilization " << final.stabilization_work << ",";
-    double cw = 0.0;
-    for (Eigen::Index i = 0; i < final.constraint_work.size(); ++i)
-      cw += final.constraint_work[i];
-    os << " constraints " << cw << "\n";
+      terms.emplace_back("stabilization", final.stabilization_work);
+    if (model.nc() > 0)
+      terms.emplace_back("constraints", final.constraint_work.sum());
+    os << "  work [J]              ";
+    for (size_t k = 0; k < terms.size(); ++k)
+      os << (k ? ", " : " ") << terms[k].first << " " << terms[k].second;
+    os << "\n";
   }
   if (model.nc() > 0 && final.constraint_work.size() == model.nc()) {
     // Per row: integrated lambda J v, and the largest gap of the identity
