@@ -153,6 +153,56 @@ TEST(EnergyBalance, SeedCoupledPowerTermsAtTheManufacturedState) {
   EXPECT_NEAR(edot, 3.4, 4 * kRoundOff);
 }
 
+// Seed 003, one coordinate (inertia 2, stiffness 3, damping 0.2) at 0.2 rad
+// and 1 rad/s: vdot = -0.4 and Edot = -0.2 W, exactly the damping loss.
+TEST(EnergyBalance, SeedOneCoordinateLosesExactlyTheDampingPower) {
+  const Model m = testing::SeedOneCoordinate();
+  Collector c;
+  const SimulationSummary s = RunModel(
+      m, {Eigen::VectorXd::Constant(1, 0.2), Eigen::VectorXd::Constant(1, 1.0)},
+      Tight(0.1, 0.05), &c);
+  ASSERT_TRUE(s.ok) << s.error;
+  const Sample& s0 = c.samples.front();
+  EXPECT_NEAR(s0.vdot[0], -0.4, kRoundOff);
+  EXPECT_NEAR(s0.damping_power, 0.2, kRoundOff);
+  EXPECT_NEAR(s0.energy_rate, -0.2, kRoundOff);
+  // Independently: Edot = m v vdot + k z v = 2 (-0.4) + 3 (0.2) = -0.2.
+  EXPECT_NEAR(2.0 * s0.vdot[0] + 3.0 * 0.2 * 1.0, -0.2, kRoundOff);
+}
+
+// Seed 000 worked example 1 (two rods, absolute angles, base motor u1 and
+// elbow motor u2 acting on the relative angle): each channel's work is the
+// closed form u1 (alpha1 - alpha1(0)) and u2 (delta - delta(0)) with
+// delta = alpha2 - alpha1, and the balance closes to the integration error.
+TEST(EnergyBalance, RodPairMotorWorkMatchesTheSeedClosedForm) {
+  const Model m = testing::RodPairAbsolute();
+  SimulationOptions o = Tight(5.0, 0.1);
+  o.rtol = 1e-9;
+  o.atol = 1e-11;
+  const Eigen::Vector2d a0(0.6, -0.2);
+  Collector c;
+  const SimulationSummary s =
+      RunModel(m, {a0, Eigen::Vector2d(0.3, -0.4)}, o, &c);
+  ASSERT_TRUE(s.ok) << s.error;
+  double worst = 0.0;
+  for (const Sample& smp : c.samples) {
+    const double w1 = 0.2 * (smp.q[0] - a0[0]);
+    const double w2 = -0.1 * ((smp.q[1] - smp.q[0]) - (a0[1] - a0[0]));
+    worst = std::max({worst, std::abs(smp.input_work[0] - w1),
+                      std::abs(smp.input_work[1] - w2)});
+  }
+  ASSERT_GT(std::abs(s.final.input_work[0]), 1e-3);  // the motors do work
+  // Global error ~100 rtol relative to the angle scale (about 1 rad).
+  EXPECT_LT(worst, 100 * o.rtol);
+  // The residual is integration error: it falls as the tolerance tightens.
+  o.rtol = 1e-11;
+  o.atol = 1e-13;
+  const SimulationSummary tight = RunModel(m, {a0, Eigen::Vector2d(0.3, -0.4)}, o);
+  ASSERT_TRUE(tight.ok) << tight.error;
+  EXPECT_GT(s.energy_residual_max, 0.0);
+  EXPECT_LT(tight.energy_residual_max, s.energy_residual_max / 10);
+}
+
 // The same example over a short run: the solver's error-controlled
 // quadratures of the input power, the damping loss and the energy balance
 // against an independent integration, by Simpson's rule, of the
