@@ -145,9 +145,10 @@ inline void IdealMultipliers(const Workspace& ws,
 
 /// Power of the stabilization share of applied multipliers `lambda`
 /// (nc), given the ideal ones: (lambda - ideal)' J v.
-inline double StabilizationPower(const Workspace& ws,
-                                 const Eigen::Ref<const Eigen::VectorXd>& lambda,
-                                 const Eigen::VectorXd& ideal) {
+inline double StabilizationPower(
+    const Workspace& ws,
+    const Eigen::Ref<const Eigen::VectorXd>& lambda,
+    const Eigen::VectorXd& ideal) {
   if (ideal.size() == 0) return 0.0;
   return (lambda - ideal).dot(ws.J * ws.v);
 }
@@ -259,8 +260,7 @@ class Recorder {
           holonomic_[model.constraint_row(ci) + r] = false;
     }
     sum->unilateral_rows = feasibility_.num_unilateral();
-    sum->friction_cones =
-        feasibility_.size() - feasibility_.num_unilateral();
+    sum->friction_cones = feasibility_.size() - feasibility_.num_unilateral();
     sum->power_gap_max = Eigen::VectorXd::Zero(model.nc());
     sum->kkt_health.checked = model.nc() > 0;
     sum->kkt_health.rank_J_min = model.nc();
@@ -397,9 +397,9 @@ class Recorder {
       std::ostringstream os;
       os.precision(3);
       os << "near-singular configuration at t = " << s->t
-         << ": reciprocal condition of J M^-1 J' is " << s->kkt_rcond
-         << " (< " << kNearSingularRcond << "), rank(J) = " << s->rank_J
-         << " of " << nc << "; nearly dependent rows:";
+         << ": reciprocal condition of J M^-1 J' is " << s->kkt_rcond << " (< "
+         << kNearSingularRcond << "), rank(J) = " << s->rank_J << " of " << nc
+         << "; nearly dependent rows:";
       for (const auto& r : kh.weak_rows) os << " '" << r << "'";
       os << ". The multipliers lose accuracy and the run fails if the "
             "mechanism reaches the singularity (a dead centre or a locked "

@@ -230,16 +230,19 @@ void ResolveFeasibility(internal::ModelData& d) {
     const int n = FindConstraint(d, cone.normal, who + " (normal)");
     const int t = FindConstraint(d, cone.tangential, who + " (tangential)");
     if (n == t) {
-      throw std::invalid_argument(where + who + ": normal and tangential "
-                                  "constraint are both '" + cone.normal +
+      throw std::invalid_argument(where + who +
+                                  ": normal and tangential "
+                                  "constraint are both '" +
+                                  cone.normal +
                                   "'; name two different constraints");
     }
     const auto& nc = d.constraints[n];
     if (nc.rows != 1 || nc.kind == ConstraintKind::kNonholonomic) {
       throw std::invalid_argument(
-          where + who + ": normal constraint '" + nc.name + "' must be one "
-          "holonomic or moving row (a gap), got " + std::to_string(nc.rows) +
-          " " + ToString(nc.kind) + " row(s)");
+          where + who + ": normal constraint '" + nc.name +
+          "' must be one "
+          "holonomic or moving row (a gap), got " +
+          std::to_string(nc.rows) + " " + ToString(nc.kind) + " row(s)");
     }
     cone.normal_row = d.constraint_rows[n];
     cone.tangential_rows.clear();

@@ -136,8 +136,8 @@ void ProgressLine::OnSample(const Sample& s) {
   if (elapsed < 1.0 || (last_ >= 0.0 && now - last_ < 0.2)) return;
   last_ = now;
   const double span = t_end_ - t0_;
-  const double frac = span > 0.0 ? std::clamp((s.t - t0_) / span, 0.0, 1.0)
-                                 : 1.0;
+  const double frac =
+      span > 0.0 ? std::clamp((s.t - t0_) / span, 0.0, 1.0) : 1.0;
   std::ostringstream os;
   os.precision(3);
   os << "\r" << name_ << ": t = " << s.t << " / " << t_end_ << " s ("
@@ -262,9 +262,10 @@ std::string SummaryJson(const Model& model,
                        {"rank_J_min", kh.rank_J_min},
                        {"rows", model.nc()},
                        {"sigma_min_at_worst", Num(kh.sigma_min_at_worst)},
-                       {"worst", {{"t", Num(kh.t_worst)},
-                                  {"q", NumVec(kh.q_worst)},
-                                  {"v", NumVec(kh.v_worst)}}},
+                       {"worst",
+                        {{"t", Num(kh.t_worst)},
+                         {"q", NumVec(kh.q_worst)},
+                         {"v", NumVec(kh.v_worst)}}},
                        {"weak_rows", kh.weak_rows},
                        {"near_singular", kh.near_singular},
                        {"near_singular_threshold", kNearSingularRcond}};

@@ -184,11 +184,11 @@ std::string SimulationSummary::FullReport(const Model& model) const {
       model.has_other_loads() || model.nc() > 0 ||
       final.explicit_time_work != 0.0 || final.stabilization_work != 0.0) {
     std::vector<std::pair<std::string, double>> terms;
-    for (int k = 0; k < model.num_inputs() && k < final.input_work.size();
-         ++k)
+    for (int k = 0; k < model.num_inputs() && k < final.input_work.size(); ++k)
       terms.emplace_back("input '" + model.inputs()[k].name + "'",
                          final.input_work[k]);
-    if (model.has_damping()) terms.emplace_back("damping loss", final.damping_loss);
+    if (model.has_damping())
+      terms.emplace_back("damping loss", final.damping_loss);
     if (model.has_other_loads()) terms.emplace_back("other", final.other_work);
     if (final.explicit_time_work != 0.0)
       terms.emplace_back("explicit time", final.explicit_time_work);
@@ -239,9 +239,10 @@ std::string SimulationSummary::FullReport(const Model& model) const {
     }
   }
   if (kkt_health.checked && samples > 0) {
-    os << "  KKT health             min rcond(J M^-1 J') " << kkt_health.rcond_min
-       << " at t = " << kkt_health.t_worst << ", min rank(J) "
-       << kkt_health.rank_J_min << " of " << model.nc() << "\n";
+    os << "  KKT health             min rcond(J M^-1 J') "
+       << kkt_health.rcond_min << " at t = " << kkt_health.t_worst
+       << ", min rank(J) " << kkt_health.rank_J_min << " of " << model.nc()
+       << "\n";
   }
   for (const auto& e : events)
     os << "  event                  '" << e.name << "' at t = " << e.t
@@ -294,8 +295,7 @@ struct CvodeRun : internal::CallbackGuard {
   // The multipliers to report at the current state: r.lambda, or for
   // Baumgarte the ideal ones (its correction force is stabilization).
   const Eigen::VectorXd& Reported() {
-    if (opt.formulation != Formulation::kBaumgarte || nc == 0)
-      return r.lambda;
+    if (opt.formulation != Formulation::kBaumgarte || nc == 0) return r.lambda;
     internal::IdealMultipliers(ws, &kkt, &ideal);
     return ideal.lambda;
   }

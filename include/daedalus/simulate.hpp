@@ -107,9 +107,9 @@ struct Sample {
   double energy_residual = 0.0;       // E - E0 - (sum of work terms)
   // Instantaneous power terms of the balance [W] and their sum, the rate
   // of E that the balance predicts (stabilization power excluded).
-  Eigen::VectorXd input_power;  // nu: v'B_k u_k
-  double damping_power = 0.0;   // v'D v (a loss: enters with a minus sign)
-  double other_power = 0.0;     // v'Q_r
+  Eigen::VectorXd input_power;       // nu: v'B_k u_k
+  double damping_power = 0.0;        // v'D v (a loss: enters with a minus sign)
+  double other_power = 0.0;          // v'Q_r
   double explicit_time_power = 0.0;  // -L_t
   double energy_rate = 0.0;  // input - damping + other + constraint + time
   // Integrated terms [J] from t0.
@@ -184,7 +184,7 @@ struct FeasibilityViolation {
 
 /// KKT health over a run (sampled at the output times).
 struct KktHealthSummary {
-  bool checked = false;   ///< the model has constraints
+  bool checked = false;    ///< the model has constraints
   double rcond_min = 1.0;  ///< smallest Sample::kkt_rcond met
   double t_worst = 0.0;    ///< where it was met, with the state
   Eigen::VectorXd q_worst, v_worst;

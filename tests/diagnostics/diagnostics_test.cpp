@@ -18,9 +18,9 @@
 namespace daedalus {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::DrivenSliderCrank;
 using testing::DrivenSliderCrankStart;
+using ::testing::HasSubstr;
 using testing::kCrank;
 using testing::kQ0;
 using testing::kRoundOff;
@@ -33,9 +33,9 @@ struct Collector : Observer {
 };
 
 SimulationSummary RunModel(const Model& m,
-                      const InitialState& x0,
-                      const SimulationOptions& o,
-                      Collector* c = nullptr) {
+                           const InitialState& x0,
+                           const SimulationOptions& o,
+                           Collector* c = nullptr) {
   return Simulate(m, x0, m.default_parameters(), o, c);
 }
 
@@ -67,9 +67,8 @@ TEST(PowerIdentity, MovingSupportSuppliesTheSeedPower) {
   const Model m = testing::SeedMovingSupport();
   Collector c;
   const SimulationSummary s =
-      RunModel(m,
-          {Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, 0.3)},
-          Tight(1.0, 0.05), &c);
+      RunModel(m, {Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, 0.3)},
+               Tight(1.0, 0.05), &c);
   ASSERT_TRUE(s.ok) << s.error;
   ASSERT_GT(c.samples.size(), 10u);
   // At the consistent initial state everything is exact to round-off.
@@ -105,7 +104,7 @@ TEST(PowerIdentity, TwoMassTransferSumsToZero) {
   Collector c;
   const SimulationSummary s =
       RunModel(m, {Eigen::Vector2d::Zero(), Eigen::Vector2d(0.4, 0.4)},
-          Tight(1.0, 0.05), &c);
+               Tight(1.0, 0.05), &c);
   ASSERT_TRUE(s.ok) << s.error;
   const Sample& s0 = c.samples.front();
   EXPECT_NEAR(s0.lambda[0], -6.0, 6 * kRoundOff);
@@ -137,7 +136,7 @@ TEST(EnergyBalance, SeedCoupledPowerTermsAtTheManufacturedState) {
   Collector c;
   const SimulationSummary s =
       RunModel(m, {Eigen::Vector2d(0.2, -0.1), Eigen::Vector2d(1.0, 2.0)},
-          Tight(0.1, 0.05), &c);
+               Tight(0.1, 0.05), &c);
   ASSERT_TRUE(s.ok) << s.error;
   const Sample& s0 = c.samples.front();
   EXPECT_NEAR(s0.vdot[0], 61.0 / 36.0, kRoundOff);
@@ -149,7 +148,8 @@ TEST(EnergyBalance, SeedCoupledPowerTermsAtTheManufacturedState) {
   Eigen::Matrix2d M;
   M << 2.0, 0.4, 0.4, 0.8;
   const Eigen::Vector2d z(0.2, -0.1), v(1.0, 2.0);
-  const double edot = v.dot(M * s0.vdot) + z.dot(Eigen::Vector2d(3, 5).asDiagonal() * v);
+  const double edot =
+      v.dot(M * s0.vdot) + z.dot(Eigen::Vector2d(3, 5).asDiagonal() * v);
   EXPECT_NEAR(edot, 3.4, 4 * kRoundOff);
 }
 
@@ -197,7 +197,8 @@ TEST(EnergyBalance, RodPairMotorWorkMatchesTheSeedClosedForm) {
   // The residual is integration error: it falls as the tolerance tightens.
   o.rtol = 1e-11;
   o.atol = 1e-13;
-  const SimulationSummary tight = RunModel(m, {a0, Eigen::Vector2d(0.3, -0.4)}, o);
+  const SimulationSummary tight =
+      RunModel(m, {a0, Eigen::Vector2d(0.3, -0.4)}, o);
   ASSERT_TRUE(tight.ok) << tight.error;
   EXPECT_GT(s.energy_residual_max, 0.0);
   EXPECT_LT(tight.energy_residual_max, s.energy_residual_max / 10);
@@ -308,9 +309,9 @@ TEST(Feasibility, FrictionConeSlipIsLocatedAtTheClosedFormTime) {
     EXPECT_TRUE(found);
   }
   // With enough friction the contact sticks throughout: no violation.
-  const SimulationSummary ok =
-      RunModel(PulledBlock(1.0), {Eigen::Vector2d::Zero(), Eigen::Vector2d::Zero()},
-          Tight(1.0, 0.1));
+  const SimulationSummary ok = RunModel(
+      PulledBlock(1.0), {Eigen::Vector2d::Zero(), Eigen::Vector2d::Zero()},
+      Tight(1.0, 0.1));
   ASSERT_TRUE(ok.ok) << ok.error;
   EXPECT_TRUE(ok.violations.empty());
 }
@@ -327,18 +328,20 @@ TEST(Feasibility, BadDeclarationsFailAtBuildWithNames) {
   {
     ModelBuilder b = base();
     b.FrictionCone("grip", "table", "slip", 0.5);
-    EXPECT_THAT([&] { std::move(b).Build(); },
-                ::testing::ThrowsMessage<std::invalid_argument>(::testing::AllOf(
-                    HasSubstr("friction cone 'grip'"), HasSubstr("'slip'"),
-                    HasSubstr("declared constraints: 'table' 'roll'"))));
+    EXPECT_THAT(
+        [&] { std::move(b).Build(); },
+        ::testing::ThrowsMessage<std::invalid_argument>(::testing::AllOf(
+            HasSubstr("friction cone 'grip'"), HasSubstr("'slip'"),
+            HasSubstr("declared constraints: 'table' 'roll'"))));
   }
   {
     ModelBuilder b = base();
     b.Unilateral("roll");
-    EXPECT_THAT([&] { std::move(b).Build(); },
-                ::testing::ThrowsMessage<std::invalid_argument>(::testing::AllOf(
-                    HasSubstr("'roll' is nonholonomic and cannot be unilateral"),
-                    HasSubstr("Holonomic or Moving"))));
+    EXPECT_THAT(
+        [&] { std::move(b).Build(); },
+        ::testing::ThrowsMessage<std::invalid_argument>(::testing::AllOf(
+            HasSubstr("'roll' is nonholonomic and cannot be unilateral"),
+            HasSubstr("Holonomic or Moving"))));
   }
   {
     ModelBuilder b = base();
@@ -369,8 +372,7 @@ TEST(Feasibility, BadDeclarationsFailAtBuildWithNames) {
     const Model m = std::move(b).Build();
     ASSERT_EQ(m.data().friction_cones.size(), 1u);
     EXPECT_EQ(m.data().friction_cones[0].normal_row, 0);
-    EXPECT_EQ(m.data().friction_cones[0].tangential_rows,
-              std::vector<int>{1});
+    EXPECT_EQ(m.data().friction_cones[0].tangential_rows, std::vector<int>{1});
   }
 }
 
@@ -388,7 +390,8 @@ double ClosedFormRcond(double q) {
   const Eigen::Matrix3d S = J * minv.asDiagonal() * J.transpose();
   const Eigen::Vector3d d = S.diagonal().cwiseSqrt().cwiseInverse();
   const Eigen::Matrix3d Ss = d.asDiagonal() * S * d.asDiagonal();
-  const Eigen::Vector3d sv = Eigen::JacobiSVD<Eigen::Matrix3d>(Ss).singularValues();
+  const Eigen::Vector3d sv =
+      Eigen::JacobiSVD<Eigen::Matrix3d>(Ss).singularValues();
   return sv[2] / sv[0];
 }
 

@@ -87,12 +87,13 @@ TEST(Report, FullReportListsFeasibilityWorkAndKktHealth) {
 
 TEST(Report, NearSingularRunPrintsItsWarning) {
   const Model m = testing::DrivenSliderCrank();
-  const SimulationSummary s = Simulate(m, testing::DrivenSliderCrankStart(),
-                                       m.default_parameters(),
-                                       Options(0.998, 0.002));
+  const SimulationSummary s =
+      Simulate(m, testing::DrivenSliderCrankStart(), m.default_parameters(),
+               Options(0.998, 0.002));
   ASSERT_TRUE(s.ok) << s.error;
   const std::string r = s.FullReport(m);
-  EXPECT_THAT(r, HasSubstr("WARNING                near-singular configuration"));
+  EXPECT_THAT(r,
+              HasSubstr("WARNING                near-singular configuration"));
   EXPECT_THAT(s.BriefReport(), HasSubstr("1 warning(s)"));
   const nlohmann::json j =
       nlohmann::json::parse(SummaryJson(m, s, m.default_parameters()));
@@ -144,9 +145,9 @@ TEST(Report, CsvDiagnosticColumnsAreConsistent) {
   const Model m = testing::SeedCoupled(4.0);
   {
     CsvWriter csv(m, (dir / "coupled.csv").string());
-    const SimulationSummary s = Simulate(
-        m, {Eigen::Vector2d(0.2, -0.1), Eigen::Vector2d(1.0, 2.0)},
-        m.default_parameters(), Options(0.5, 0.1), &csv);
+    const SimulationSummary s =
+        Simulate(m, {Eigen::Vector2d(0.2, -0.1), Eigen::Vector2d(1.0, 2.0)},
+                 m.default_parameters(), Options(0.5, 0.1), &csv);
     ASSERT_TRUE(s.ok) << s.error;
   }
   const Model pm = testing::SeedMovingSupport();
@@ -246,8 +247,7 @@ TEST(Report, ProgressLineAppearsOnlyAfterASecondAndIsErased) {
 
 std::string PlotCommand(const fs::path& csv, const fs::path& log) {
   return std::string("/usr/bin/python3 ") + DAEDALUS_SOURCE_DIR +
-         "/scripts/plot '" + csv.string() + "' > '" + log.string() +
-         "' 2>&1";
+         "/scripts/plot '" + csv.string() + "' > '" + log.string() + "' 2>&1";
 }
 
 std::string Slurp(const fs::path& p) {
