@@ -36,6 +36,7 @@ struct IdasRun : CallbackGuard {
   std::vector<bool> holonomic;
   int nq = 0, nv = 0, nc = 0, nh = 0;
   const RootSet* roots = nullptr;
+  KktResult reported;  // multipliers reported at outputs and roots
 
   // Offsets into y.
   int iq() const { return 0; }
@@ -222,6 +223,14 @@ int QuadFn(realtype t, N_Vector y, N_Vector /*yp*/, N_Vector rq, void* ud) {
       const Eigen::VectorXd dq = -run->GtMu(yv);
       stab = EnergyDerivativeAlongQ(&run->ws, dq);
     }
+    if (run->opt.formulation == Formulation::kBaumgarte && run->nc > 0) {
+      // Baumgarte's share of lambda is stabilization, not constraint work.
+      IdealMultipliers(run->ws, &run->kkt, &run->reported);
+      stab = StabilizationPower(run->ws, run->Lambda(yv), run->reported.lambda);
+      QuadratureIntegrands(run->layout, run->ws, run->reported.lambda, stab,
+                           View(rq));
+      return;
+    }
     QuadratureIntegrands(run->layout, run->ws, run->Lambda(yv), stab, View(rq));
   });
 }
@@ -231,7 +240,8 @@ int RootFn(realtype t, N_Vector y, N_Vector /*yp*/, realtype* gout, void* ud) {
   return run->Trap([&] {
     const double* yv = N_VGetArrayPointer(y);
     run->Evaluate(t, yv);
-    run->roots->Evaluate(run->ws, run->Lambda(yv), gout);
+    IdealMultipliers(run->ws, &run->kkt, &run->reported);
+    run->roots->Evaluate(run->ws, run->reported.lambda, gout);
   });
 }
 
@@ -576,17 +586,17 @@ SimulationSummary SimulateIdas(const Model& model,
 
   auto sample = [&](double t, bool first) {
     const auto Y = ConstView(y.get());
-    const auto YP = ConstView(yp.get());
     run.Evaluate(t, Y.data());
     read_sens(t, first);
+    IdealMultipliers(run.ws, &run.kkt, &run.reported);
     Eigen::VectorXd w;
     if (!first) {
       double tq = t;
       DAEDALUS_SUNDIALS_CHECK(IDAGetQuad(mem, &tq, yq.get()));
       w = ConstView(yq.get());
     }
-    recorder.Record(run.ws, YP.segment(run.iv(), run.nv),
-                    Y.segment(run.il(), run.nc), w, 0.0, first);
+    recorder.Record(run.ws, run.reported.vdot, run.reported.lambda, w, 0.0,
+                    first);
   };
   auto collect_stats = [&] {
     IDAGetNumSteps(mem, &sum.stats.steps);

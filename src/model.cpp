@@ -1,5 +1,6 @@
 #include "daedalus/model.hpp"
 
+#include <cmath>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -193,6 +194,92 @@ void ModelBuilder::AddEvent(const std::string& name, internal::ScalarFn fn) {
   data_->events.emplace_back(name, std::move(fn));
 }
 
+ModelBuilder& ModelBuilder::Unilateral(const std::string& constraint) {
+  data_->unilateral_names.push_back(constraint);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::FrictionCone(const std::string& name,
+                                         const std::string& normal,
+                                         const std::string& tangential,
+                                         double mu) {
+  internal::FrictionConeDecl c;
+  c.name = name;
+  c.normal = normal;
+  c.tangential = tangential;
+  c.mu = mu;
+  data_->friction_cones.push_back(std::move(c));
+  return *this;
+}
+
+namespace {
+
+// Index of the constraint called `name`, or an error naming `who` and
+// listing the declared constraints.
+int FindConstraint(const internal::ModelData& d,
+                   const std::string& name,
+                   const std::string& who) {
+  for (size_t i = 0; i < d.constraints.size(); ++i)
+    if (d.constraints[i].name == name) return static_cast<int>(i);
+  std::string valid;
+  for (const auto& c : d.constraints) valid += " '" + c.name + "'";
+  throw std::invalid_argument("model '" + d.name + "': " + who +
+                              " names constraint '" + name +
+                              "', which is not declared; declared "
+                              "constraints:" +
+                              (valid.empty() ? " (none)" : valid));
+}
+
+// Resolves Unilateral() names and friction cones against the constraints.
+void ResolveFeasibility(internal::ModelData& d) {
+  const std::string where = "model '" + d.name + "': ";
+  for (const auto& n : d.unilateral_names)
+    d.constraints[FindConstraint(d, n, "Unilateral()")].unilateral = true;
+  for (const auto& c : d.constraints) {
+    if (c.unilateral && c.kind == ConstraintKind::kNonholonomic) {
+      throw std::invalid_argument(
+          where + "constraint '" + c.name +
+          "' is nonholonomic and cannot be unilateral: a unilateral "
+          "constraint is a gap Phi(q, t) >= 0 (declare it with Holonomic or "
+          "Moving); to bound a velocity-level reaction use a FrictionCone");
+    }
+  }
+  std::set<std::string> seen;
+  for (auto& cone : d.friction_cones) {
+    const std::string who = "friction cone '" + cone.name + "'";
+    if (!seen.insert(cone.name).second)
+      throw std::invalid_argument(where + who + " declared twice");
+    if (!(std::isfinite(cone.mu) && cone.mu >= 0.0)) {
+      throw std::invalid_argument(where + who + ": friction coefficient mu = " +
+                                  std::to_string(cone.mu) +
+                                  " must be finite and >= 0");
+    }
+    const int n = FindConstraint(d, cone.normal, who + " (normal)");
+    const int t = FindConstraint(d, cone.tangential, who + " (tangential)");
+    if (n == t) {
+      throw std::invalid_argument(where + who +
+                                  ": normal and tangential "
+                                  "constraint are both '" +
+                                  cone.normal +
+                                  "'; name two different constraints");
+    }
+    const auto& nc = d.constraints[n];
+    if (nc.rows != 1 || nc.kind == ConstraintKind::kNonholonomic) {
+      throw std::invalid_argument(
+          where + who + ": normal constraint '" + nc.name +
+          "' must be one "
+          "holonomic or moving row (a gap), got " +
+          std::to_string(nc.rows) + " " + ToString(nc.kind) + " row(s)");
+    }
+    cone.normal_row = d.constraint_rows[n];
+    cone.tangential_rows.clear();
+    for (int r = 0; r < d.constraints[t].rows; ++r)
+      cone.tangential_rows.push_back(d.constraint_rows[t] + r);
+  }
+}
+
+}  // namespace
+
 Model ModelBuilder::Build() && {
   if (!data_) throw std::logic_error("ModelBuilder::Build called twice");
   internal::ModelData& d = *data_;
@@ -243,6 +330,7 @@ Model ModelBuilder::Build() && {
     d.constraint_rows.push_back(d.nc);
     d.nc += c.rows;
   }
+  ResolveFeasibility(d);
   Model m;
   m.data_ = std::shared_ptr<const internal::ModelData>(std::move(data_));
   return m;

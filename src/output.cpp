@@ -1,10 +1,16 @@
 #include "daedalus/output.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace daedalus {
 
@@ -40,6 +46,17 @@ std::vector<std::string> CsvColumns(const Model& model,
   for (int r = 0; r < model.nc(); ++r)
     c.push_back("work_constraint_" + model.RowName(r));
   c.push_back("work_stabilization");
+  c.push_back("work_explicit_time");
+  for (int r = 0; r < model.nc(); ++r)
+    c.push_back("power_ideal_" + model.RowName(r));
+  for (int r = 0; r < model.nc(); ++r)
+    c.push_back("power_gap_" + model.RowName(r));
+  for (const auto& n : model.coordinate_names())
+    c.push_back("reaction_power_" + n);
+  for (const auto& in : model.inputs()) c.push_back("power_input_" + in.name);
+  c.insert(c.end(), {"power_damping", "power_other", "power_explicit_time",
+                     "energy_rate"});
+  if (model.nc() > 0) c.insert(c.end(), {"kkt_rcond", "rank_J"});
   for (int k = 0; k < model.num_quadratures(); ++k)
     c.push_back(model.quadrature_name(k));
   // Forward sensitivities of the state and the multipliers, parameter by
@@ -79,7 +96,14 @@ void CsvWriter::OnSample(const Sample& s) {
   put(s.input_work);
   out_ << "," << s.damping_loss << "," << s.other_work;
   put(s.constraint_work);
-  out_ << "," << s.stabilization_work;
+  out_ << "," << s.stabilization_work << "," << s.explicit_time_work;
+  put(s.ideal_power);
+  put(s.power - s.ideal_power);
+  put(s.reaction_power);
+  put(s.input_power);
+  out_ << "," << s.damping_power << "," << s.other_power << ","
+       << s.explicit_time_power << "," << s.energy_rate;
+  if (model_.nc() > 0) out_ << "," << s.kkt_rcond << "," << s.rank_J;
   put(s.quadratures);
   for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(n_sens_); ++j) {
     if (j < s.sens.cols()) {
@@ -93,6 +117,62 @@ void CsvWriter::OnSample(const Sample& s) {
   out_ << "\n";
   out_.flush();
 }
+
+ProgressLine::ProgressLine(std::string name,
+                           double t0,
+                           double t_end,
+                           Observer* next,
+                           std::ostream* err,
+                           bool enabled,
+                           std::function<double()> clock)
+    : name_(std::move(name)),
+      t0_(t0),
+      t_end_(t_end),
+      next_(next),
+      err_(err),
+      enabled_(enabled && err != nullptr),
+      clock_(std::move(clock)) {
+  if (!clock_) {
+    clock_ = [] {
+      return std::chrono::duration<double>(
+                 std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+    };
+  }
+  start_ = clock_();
+}
+
+ProgressLine::~ProgressLine() { Finish(); }
+
+void ProgressLine::OnSample(const Sample& s) {
+  if (next_) next_->OnSample(s);
+  if (!enabled_) return;
+  const double now = clock_();
+  const double elapsed = now - start_;
+  // Nothing for runs under a second; then at most five updates a second.
+  if (elapsed < 1.0 || (last_ >= 0.0 && now - last_ < 0.2)) return;
+  last_ = now;
+  const double span = t_end_ - t0_;
+  const double frac =
+      span > 0.0 ? std::clamp((s.t - t0_) / span, 0.0, 1.0) : 1.0;
+  std::ostringstream os;
+  os.precision(3);
+  os << "\r" << name_ << ": t = " << s.t << " / " << t_end_ << " s ("
+     << static_cast<int>(100.0 * frac) << "%), " << std::fixed
+     << std::setprecision(1) << elapsed << " s elapsed";
+  if (frac > 0.0 && frac < 1.0)
+    os << ", ~" << elapsed * (1.0 - frac) / frac << " s left";
+  os << "\033[K";  // erase the rest of a longer previous line
+  *err_ << os.str() << std::flush;
+  written_ = true;
+}
+
+void ProgressLine::Finish() {
+  if (written_) *err_ << "\r\033[K" << std::flush;
+  written_ = false;
+}
+
+bool ProgressLine::StderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
 
 std::string SummaryJson(const Model& model,
                         const SimulationSummary& sum,
@@ -162,9 +242,56 @@ std::string SummaryJson(const Model& model,
     total += f.constraint_work[r];
     ideal_total += f.ideal_constraint_work[r];
   }
+  json gap = json::object();
+  double gap_max = 0.0;
+  for (int r = 0; r < model.nc() && r < sum.power_gap_max.size(); ++r) {
+    gap[model.RowName(r)] = Num(sum.power_gap_max[r]);
+    gap_max = std::max(gap_max, sum.power_gap_max[r]);
+  }
   j["constraint_work"] = {{"total", Num(total)},
                           {"per_constraint", cw},
                           {"ideal_total", Num(ideal_total)}};
+  j["constraint_power_identity"] = {{"gap_max", Num(gap_max)},
+                                    {"gap_max_per_constraint", gap}};
+  json viol = json::array();
+  for (const auto& v : sum.violations) {
+    viol.push_back({{"kind", v.kind},
+                    {"name", v.name},
+                    {"t_start", Num(v.t_start)},
+                    {"t_end", Num(v.t_end)},
+                    {"ongoing", v.ongoing},
+                    {"worst", Num(v.worst)},
+                    {"t_worst", Num(v.t_worst)}});
+  }
+  json cones = json::array();
+  for (const auto& c : model.data().friction_cones) {
+    cones.push_back({{"name", c.name},
+                     {"normal", c.normal},
+                     {"tangential", c.tangential},
+                     {"mu", c.mu}});
+  }
+  j["feasibility"] = {{"unilateral_rows", sum.unilateral_rows},
+                      {"friction_cones", cones},
+                      {"violations", viol}};
+  const KktHealthSummary& kh = sum.kkt_health;
+  if (kh.checked) {
+    j["kkt_health"] = {{"rcond_min", Num(kh.rcond_min)},
+                       {"rank_J_min", kh.rank_J_min},
+                       {"rows", model.nc()},
+                       {"sigma_min_at_worst", Num(kh.sigma_min_at_worst)},
+                       {"worst",
+                        {{"t", Num(kh.t_worst)},
+                         {"q", NumVec(kh.q_worst)},
+                         {"v", NumVec(kh.v_worst)}}},
+                       {"weak_rows", kh.weak_rows},
+                       {"near_singular", kh.near_singular},
+                       {"near_singular_threshold", kNearSingularRcond}};
+    if (kh.near_singular)
+      j["kkt_health"]["t_first_near_singular"] = Num(kh.t_first_near_singular);
+  } else {
+    j["kkt_health"] = nullptr;
+  }
+  j["warnings"] = sum.warnings;
   json iw = json::object();
   for (int k = 0; k < model.num_inputs() && k < f.input_work.size(); ++k)
     iw[model.inputs()[k].name] = Num(f.input_work[k]);

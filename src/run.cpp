@@ -325,7 +325,9 @@ int run(const Problem& problem, int argc, char** argv) {
         sens_columns.push_back(sp.name);
     }
     CsvWriter csv(problem.model, base + ".csv", sens_columns);
-    extras.set_forward(&csv);
+    ProgressLine progress(name, cfg.options.t0, cfg.options.t_end, &csv,
+                          &std::cerr, ProgressLine::StderrIsTerminal());
+    extras.set_forward(&progress);
     summary = Simulate(problem.model, x0, cfg.params, cfg.options, &extras);
     extras.set_forward(nullptr);
   } catch (const std::exception& e) {

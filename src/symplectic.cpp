@@ -615,19 +615,13 @@ SimulationSummary SimulateStructurePreserving(const Model& model,
       for (int e = 0; e < roots.size(); ++e) {
         const double a = root_prev[e], b = root_now[e];
         if ((a < 0.0 && b >= 0.0) || (a > 0.0 && b <= 0.0)) {
-          EventRecord rec;
-          rec.t = t - hk + hk * (a / (a - b));
-          rec.direction = b > a ? 1.0 : -1.0;
-          if (e < roots.num_events) {
-            rec.name = model.data().events[e].first;
-            rec.stopped = true;
+          // One root at a time through the shared bookkeeping (events,
+          // feasibility intervals), at its linearly interpolated time.
+          std::vector<int> found(static_cast<size_t>(roots.size()), 0);
+          found[e] = b > a ? 1 : -1;
+          if (roots.Record(model, t - hk + hk * (a / (a - b)), found.data(),
+                           &sum))
             stop = true;
-          } else {
-            rec.name =
-                "lambda_" +
-                model.RowName(roots.unilateral_rows[e - roots.num_events]);
-          }
-          sum.events.push_back(rec);
         }
       }
       root_prev = root_now;

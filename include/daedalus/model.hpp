@@ -154,6 +154,15 @@ struct ConstraintDecl {
   VectorFn fn;  // Phi(q, t) or A(q, t) v + a(q, t): `rows` rows
 };
 
+/// |lambda_t| <= mu lambda_n between a one-row normal constraint and a
+/// tangential constraint (1 or more rows, |.| the Euclidean norm).
+struct FrictionConeDecl {
+  std::string name, normal, tangential;
+  double mu = 0.0;
+  int normal_row = -1;               // resolved by Build()
+  std::vector<int> tangential_rows;  // resolved by Build()
+};
+
 struct ModelData;
 
 }  // namespace internal
@@ -342,6 +351,19 @@ class ModelBuilder {
     AddFunctional(name, {}, internal::MakeScalarFn(std::move(phi)));
     return *this;
   }
+  /// Marks the already declared holonomic or moving constraint `constraint`
+  /// unilateral (a gap Phi >= 0 that can push, lambda >= 0, not pull):
+  /// its multiplier sign is checked (docs/diagnostics.md). Same as the
+  /// `unilateral` argument of Holonomic/Moving; resolved by Build().
+  ModelBuilder& Unilateral(const std::string& constraint);
+  /// Declares the friction cone |lambda_t| <= mu lambda_n between the
+  /// multiplier of the one-row constraint `normal` and those of the
+  /// constraint `tangential`; violations are reported like unilateral
+  /// ones (docs/diagnostics.md). Names are resolved by Build().
+  ModelBuilder& FrictionCone(const std::string& name,
+                             const std::string& normal,
+                             const std::string& tangential,
+                             double mu);
 
   /// Validates and freezes the model.
   /// @throws std::invalid_argument naming what is missing or inconsistent.
@@ -395,6 +417,8 @@ struct ModelData {
     ScalarFn running, terminal;
   };
   std::vector<FunctionalDecl> functionals;
+  std::vector<std::string> unilateral_names;  // from Unilateral(), for Build
+  std::vector<FrictionConeDecl> friction_cones;
   int nc = 0;
 };
 

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <fstream>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,41 @@ class CsvWriter : public Observer {
   Model model_;
   std::ofstream out_;
   size_t n_sens_ = 0;
+};
+
+/// Forwards every sample to `next` (may be null) and keeps a one-line
+/// progress report on `err` for runs that take longer than a second of wall
+/// time: "<name>: t = 3.2 / 10 s (32%), 1.4 s elapsed, ~3 s left",
+/// rewritten in place at most five times a second and erased by Finish().
+/// `enabled` is false unless `err` is a terminal (see StderrIsTerminal), so
+/// that logs and pipes never receive carriage returns.
+class ProgressLine : public Observer {
+ public:
+  /// `clock` returns wall time in seconds (a steady clock by default; tests
+  /// pass their own).
+  ProgressLine(std::string name,
+               double t0,
+               double t_end,
+               Observer* next,
+               std::ostream* err,
+               bool enabled,
+               std::function<double()> clock = nullptr);
+  ~ProgressLine() override;
+  void OnSample(const Sample& s) override;
+  /// Erases the progress line if one was written (idempotent).
+  void Finish();
+  /// True when the process's stderr is a terminal (isatty).
+  static bool StderrIsTerminal();
+
+ private:
+  std::string name_;
+  double t0_, t_end_;
+  Observer* next_;
+  std::ostream* err_;
+  bool enabled_;
+  std::function<double()> clock_;
+  double start_ = 0.0, last_ = -1.0;
+  bool written_ = false;
 };
 
 /// The JSON summary as text.

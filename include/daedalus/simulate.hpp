@@ -127,16 +127,28 @@ struct InitialState {
   Eigen::VectorXd v;  // nv
 };
 
-/// One output sample (all at one time).
+/// One output sample (all at one time). Signs and meaning of every field:
+/// docs/diagnostics.md.
 struct Sample {
   double t = 0.0;
-  Eigen::VectorXd q, v, vdot;             // nq, nv, nv
-  Eigen::VectorXd lambda, power;          // nc, nc: lambda_i and lambda_i J_i v
-  Eigen::VectorXd phi, vel_residual;      // nc
-  double drift_position = 0.0;            // max |Phi| over holonomic rows
-  double drift_velocity = 0.0;            // max |J v + Phi_t| over all rows
-  double energy = 0.0;                    // E (T + V, or v'p - L)
-  double energy_residual = 0.0;           // E - E0 - (sum of work terms)
+  Eigen::VectorXd q, v, vdot;         // nq, nv, nv
+  Eigen::VectorXd lambda;             // nc multipliers
+  Eigen::VectorXd power;              // nc: lambda_i (J_i v) [W]
+  Eigen::VectorXd ideal_power;        // nc: -lambda_i Phi_t,i [W]
+  Eigen::VectorXd reaction_power;     // nv: v_j (J' lambda)_j [W]
+  Eigen::VectorXd phi, vel_residual;  // nc
+  double drift_position = 0.0;        // max |Phi| over holonomic rows
+  double drift_velocity = 0.0;        // max |J v + Phi_t| over all rows
+  double energy = 0.0;                // E (T + V, or v'p - L)
+  double energy_residual = 0.0;       // E - E0 - (sum of work terms)
+  // Instantaneous power terms of the balance [W] and their sum, the rate
+  // of E that the balance predicts (stabilization power excluded).
+  Eigen::VectorXd input_power;       // nu: v'B_k u_k
+  double damping_power = 0.0;        // v'D v (a loss: enters with a minus sign)
+  double other_power = 0.0;          // v'Q_r
+  double explicit_time_power = 0.0;  // -L_t
+  double energy_rate = 0.0;  // input - damping + other + constraint + time
+  // Integrated terms [J] from t0.
   Eigen::VectorXd input_work;             // nu: int v'B_k u_k
   double damping_loss = 0.0;              // int v'D v
   double other_work = 0.0;                // int v'Q_r
@@ -148,7 +160,19 @@ struct Sample {
   /// Forward sensitivities d(q, v, lambda)/dp (rows: nq + nv + nc,
   /// columns: the requested parameters); empty without --sens.
   Eigen::MatrixXd sens;
+  // KKT health (nc > 0): reciprocal condition number of the Jacobi-scaled
+  // Schur complement J M^-1 J' (1: perfectly conditioned, 0: singular) and
+  // the numerical rank of J.
+  double kkt_rcond = 1.0;
+  int rank_J = 0;
 };
+
+/// Below this reciprocal condition number of the Jacobi-scaled
+/// J M^-1 J' the summary warns that the mechanism is near a singular
+/// configuration: the multipliers have then lost about six of their
+/// sixteen digits, while the KKT solve itself fails only at 1e-12
+/// (KktOptions::singular_tolerance), six orders of magnitude later.
+inline constexpr double kNearSingularRcond = 1e-6;
 
 /// Receives samples as they are produced (so a failed run keeps its rows).
 class Observer {
@@ -184,6 +208,35 @@ struct EventRecord {
   double direction = 0.0;  ///< +1 rising, -1 falling
 };
 
+/// One interval during which a feasibility condition was violated: a
+/// unilateral row with lambda < 0, or a friction cone with
+/// mu lambda_n - |lambda_t| < 0.
+struct FeasibilityViolation {
+  std::string kind;  ///< "unilateral" or "friction_cone"
+  std::string name;  ///< the constraint row or the cone
+  double t_start = 0.0;
+  double t_end = 0.0;   ///< = t_reached while still violated at the end
+  bool ongoing = true;  ///< still violated at the last sample
+  double worst = 0.0;   ///< most negative value met (lambda or cone margin)
+  double t_worst = 0.0;
+};
+
+/// KKT health over a run (sampled at the output times).
+struct KktHealthSummary {
+  bool checked = false;    ///< the model has constraints
+  double rcond_min = 1.0;  ///< smallest Sample::kkt_rcond met
+  double t_worst = 0.0;    ///< where it was met, with the state
+  Eigen::VectorXd q_worst, v_worst;
+  /// Smallest singular value of J M^-1 J' (unscaled) at the worst sample.
+  double sigma_min_at_worst = 0.0;
+  int rank_J_min = 0;  ///< smallest numerical rank of J met (full: nc)
+  /// Rows that take part in the near-dependence at the worst sample (the
+  /// large components of the Schur complement's smallest eigenvector).
+  std::vector<std::string> weak_rows;
+  bool near_singular = false;  ///< rcond_min < kNearSingularRcond
+  double t_first_near_singular = 0.0;
+};
+
 struct SimulationSummary {
   bool ok = false;
   std::string error;  ///< empty when ok
@@ -208,6 +261,17 @@ struct SimulationSummary {
   std::vector<Escalation> escalations;
   std::vector<EventRecord> events;
   SensitivityResult sensitivities;  ///< method kNone without --sens
+  /// Feasibility: number of unilateral rows and friction cones watched,
+  /// and every violation interval.
+  int unilateral_rows = 0;
+  int friction_cones = 0;
+  std::vector<FeasibilityViolation> violations;
+  /// Largest |lambda_i J_i v + lambda_i Phi_t,i| over the samples, per
+  /// row (nc): the gap of the constraint power identity [W].
+  Eigen::VectorXd power_gap_max;
+  KktHealthSummary kkt_health;
+  /// Warnings a user should read (near-singular configurations, ...).
+  std::vector<std::string> warnings;
 
   /// One line: status, time reached, drift, energy residual, steps.
   std::string BriefReport() const;

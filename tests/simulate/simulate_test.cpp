@@ -288,6 +288,15 @@ TEST(Events, UnilateralMultiplierSignChangeIsLocatedAtClosedFormTime) {
     EXPECT_EQ(s.events[0].direction, -1.0);
     EXPECT_FALSE(s.events[0].stopped);
     EXPECT_NEAR(s.t_reached, 1.0, 1e-12);  // the run went on
+    // The violation interval: from the root at 0.5 to the end of the run,
+    // worst at the last sample, lambda(1) = m g (1 - 2) = -9.81.
+    ASSERT_EQ(s.violations.size(), 1u) << ToString(in);
+    EXPECT_EQ(s.violations[0].name, "table");
+    EXPECT_NEAR(s.violations[0].t_start, 0.5, 1e-8);
+    EXPECT_TRUE(s.violations[0].ongoing);
+    EXPECT_NEAR(s.violations[0].t_end, 1.0, 1e-12);
+    EXPECT_NEAR(s.violations[0].t_worst, 1.0, 1e-12);
+    EXPECT_NEAR(s.violations[0].worst, -9.81, 1e-7);
   }
 }
 
