@@ -65,7 +65,19 @@ struct AdjointRun : CallbackGuard {
 
   // f_y (n x n), exact.
   Eigen::MatrixXd fy;
+  // CVODES evaluates the backward right-hand side, its Jacobian and the
+  // backward quadrature at the same states: the exact f_y is kept for the
+  // last state (valid while the workspace still holds that state).
+  double fy_t = 0.0;
+  Eigen::VectorXd fy_y;
+  bool SameState(double t, const double* y) const {
+    if (fy_y.size() != n() || t != fy_t || ws.t != t) return false;
+    const auto Y = Eigen::Map<const Eigen::VectorXd>(y, n());
+    return Y == fy_y && ws.q == Y.head(nq) && ws.v == Y.tail(nv);
+  }
   void StateJacobian(double t, const double* y) {
+    if (SameState(t, y)) return;
+    fy_y.resize(0);
     Accelerations(t, y);
     kt.Factor(ws, r.vdot, r.lambda);
     fy.setZero(n(), n());
@@ -82,6 +94,8 @@ struct AdjointRun : CallbackGuard {
       else
         dv[j - nq] = 0.0;
     }
+    fy_t = t;
+    fy_y = Eigen::Map<const Eigen::VectorXd>(y, n());
   }
 
   // Gradient of a scalar user function at the workspace state: (d/dy,
@@ -188,8 +202,7 @@ int JacB(realtype t,
 int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
   auto* run = static_cast<AdjointRun*>(ud);
   return run->Trap([&] {
-    run->Accelerations(t, N_VGetArrayPointer(y));
-    run->kt.Factor(run->ws, run->r.vdot, run->r.lambda);
+    run->StateJacobian(t, N_VGetArrayPointer(y));  // factors K (cached)
     Eigen::VectorXd gy, gp;
     run->Gradient(run->fun->running, &gy, &gp);
     const auto mu = ConstView(yB);

@@ -1,0 +1,138 @@
+// Cost of forward and adjoint sensitivities relative to the plain run
+// (issue 5). Model: ten carts on a line joined by springs k1..k10 (the
+// first to a wall) with dampers c1..c10, the first and last cart tied by a
+// rigid rod (one holonomic constraint): 20 parameters. Functional: the time
+// integral of the kinetic energy over 2 s.
+//
+// Run through bench/sensitivity_cost.py, which prints the ratios.
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "daedalus/simulate.hpp"
+
+namespace daedalus {
+namespace {
+
+constexpr int kCarts = 10;
+
+Model Carts() {
+  ModelBuilder b("carts");
+  std::vector<std::string> names;
+  // Names built with append: GCC 12 warns falsely (-Wrestrict, bug 105329)
+  // on "literal" + std::to_string() at -O3.
+  auto name = [](char c, int i) {
+    std::string s(1, c);
+    s.append(std::to_string(i));
+    return s;
+  };
+  for (int i = 0; i < kCarts; ++i) names.push_back(name('x', i));
+  b.Coordinates(names);
+  std::vector<Param> k, c;
+  for (int i = 0; i < kCarts; ++i)
+    k.push_back(b.Parameter(name('k', i + 1), 10.0 + i));
+  for (int i = 0; i < kCarts; ++i)
+    c.push_back(b.Parameter(name('c', i + 1), 0.1 + 0.01 * i));
+  b.KineticEnergy([](const auto& x) {
+    Scalar<decltype(x)> t = 0.0;
+    for (int i = 0; i < kCarts; ++i) t += 0.5 * x.v[i] * x.v[i];
+    return t;
+  });
+  b.PotentialEnergy([k](const auto& x) {
+    Scalar<decltype(x)> e = 0.5 * x.p[k[0]] * x.q[0] * x.q[0];
+    for (int i = 1; i < kCarts; ++i) {
+      const auto d = x.q[i] - x.q[i - 1];
+      e += 0.5 * x.p[k[i]] * d * d;
+    }
+    return e;
+  });
+  b.OtherLoads([c](const auto& x) {
+    VecX<Scalar<decltype(x)>> f(kCarts);
+    for (int i = 0; i < kCarts; ++i) f[i] = -x.p[c[i]] * x.v[i];
+    return f;
+  });
+  b.Holonomic("rod", [](const auto& x) {
+    return x.q[kCarts - 1] - x.q[0] - (kCarts - 1.0);
+  });
+  b.RunningFunctional("kinetic", [](const auto& x) {
+    Scalar<decltype(x)> t = 0.0;
+    for (int i = 0; i < kCarts; ++i) t += 0.5 * x.v[i] * x.v[i];
+    return t;
+  });
+  return std::move(b).Build();
+}
+
+InitialState Start() {
+  InitialState s;
+  s.q = Eigen::VectorXd::LinSpaced(kCarts, 0.0, kCarts - 1.0);
+  s.v = Eigen::VectorXd::Zero(kCarts);
+  s.v[3] = 1.0;  // a kick inside the chain
+  s.v[0] = s.v[kCarts - 1] = 0.3;
+  return s;
+}
+
+SimulationOptions Options(Integrator integrator) {
+  SimulationOptions o;
+  o.t_end = 2.0;
+  o.output_step = 2.0;
+  o.rtol = 1e-8;
+  o.atol = 1e-9;
+  o.formulation = Formulation::kBaumgarte;
+  o.integrator = integrator;
+  return o;
+}
+
+std::vector<std::string> FirstParameters(const Model& m, int n) {
+  std::vector<std::string> out;
+  // Alternate stiffness and damping so both kinds are represented.
+  for (int i = 0; i < n; ++i)
+    out.push_back(m.parameter_names()[(i % 2) * kCarts + i / 2]);
+  return out;
+}
+
+void Run(benchmark::State& state, const SimulationOptions& o) {
+  static const Model model = Carts();
+  for (auto _ : state) {
+    const SimulationSummary s =
+        Simulate(model, Start(), model.default_parameters(), o);
+    if (!s.ok) state.SkipWithError(s.error.c_str());
+    benchmark::DoNotOptimize(s.final.q.data());
+  }
+}
+
+void BM_PlainIdas(benchmark::State& state) {
+  Run(state, Options(Integrator::kIdas));
+}
+void BM_ForwardIdas(benchmark::State& state) {
+  SimulationOptions o = Options(Integrator::kIdas);
+  o.sensitivity.method = SensMethod::kForward;
+  o.sensitivity.parameters =
+      FirstParameters(Carts(), static_cast<int>(state.range(0)));
+  Run(state, o);
+}
+void BM_PlainCvodes(benchmark::State& state) {
+  Run(state, Options(Integrator::kCvodesBdf));
+}
+void BM_AdjointCvodes(benchmark::State& state) {
+  SimulationOptions o = Options(Integrator::kCvodesBdf);
+  o.sensitivity.method = SensMethod::kAdjoint;
+  o.sensitivity.functional = "kinetic";
+  o.sensitivity.parameters =
+      FirstParameters(Carts(), static_cast<int>(state.range(0)));
+  Run(state, o);
+}
+
+BENCHMARK(BM_PlainIdas)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ForwardIdas)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(5)
+    ->Arg(10)
+    ->Arg(20)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PlainCvodes)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AdjointCvodes)->Arg(2)->Arg(20)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace daedalus
