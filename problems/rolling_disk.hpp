@@ -70,6 +70,8 @@ inline Problem RollingDiskProblem() {
   p.defaults.output_step = 0.01;
   p.defaults.rtol = 1e-10;
   p.defaults.atol = 1e-12;
+  // Smooth and nonstiff: Adams is the accurate choice.
+  p.defaults.integrator = Integrator::kCvodesAdams;
   return p;
 }
 
