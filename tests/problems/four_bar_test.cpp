@@ -34,6 +34,15 @@ TEST(FourBar, CrankRockerConservesEnergyWithWorklessLoop) {
   EXPECT_LT(work, 1e-8);
   EXPECT_LT(r.summary.drift_position_max, 1e-9);
   EXPECT_GT(rate_change, 1.0);  // gravity really exchanges energy
+  // Crank-rocker (Grashof, shortest link the crank): the crank turns fully,
+  // the rocker only swings.
+  double rocker_lo = 10.0, rocker_hi = -10.0;
+  for (const Sample& s : r.samples) {
+    rocker_lo = std::min(rocker_lo, s.q[2]);
+    rocker_hi = std::max(rocker_hi, s.q[2]);
+  }
+  EXPECT_GT(r.samples.back().q[0], 4 * M_PI);
+  EXPECT_LT(rocker_hi - rocker_lo, M_PI / 2);
   // The loop reactions are real forces (order m g).
   EXPECT_GT(r.samples.back().lambda.cwiseAbs().maxCoeff(), 1.0);
 }
