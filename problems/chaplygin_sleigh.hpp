@@ -33,8 +33,7 @@ inline Problem ChaplyginSleighProblem() {
   b.KineticEnergy([=](const auto& x) {
     const auto gx = x.v[0] - x.p[a] * sin(x.q[2]) * x.v[2];
     const auto gy = x.v[1] + x.p[a] * cos(x.q[2]) * x.v[2];
-    return 0.5 * x.p[m] * (gx * gx + gy * gy) +
-           0.5 * x.p[I] * x.v[2] * x.v[2];
+    return 0.5 * x.p[m] * (gx * gx + gy * gy) + 0.5 * x.p[I] * x.v[2] * x.v[2];
   });
   b.Nonholonomic("knife", [](const auto& x) {
     return -sin(x.q[2]) * x.v[0] + cos(x.q[2]) * x.v[1];

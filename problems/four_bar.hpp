@@ -39,8 +39,7 @@ struct Params {
 /// and rate: the loop closed exactly and J v = 0.
 /// @throws std::invalid_argument when the bars cannot close at th1.
 inline InitialState Assemble(const Params& P, const Eigen::VectorXd& prm) {
-  const double l0 = prm[P.l0], l1 = prm[P.l1], l2 = prm[P.l2],
-               l3 = prm[P.l3];
+  const double l0 = prm[P.l0], l1 = prm[P.l1], l2 = prm[P.l2], l3 = prm[P.l3];
   const double th1 = prm[P.th1], w1 = prm[P.w1];
   const Eigen::Vector2d A(l1 * std::sin(th1), -l1 * std::cos(th1));
   const Eigen::Vector2d C(l0, 0.0);
@@ -63,8 +62,7 @@ inline InitialState Assemble(const Params& P, const Eigen::VectorXd& prm) {
   Eigen::Matrix2d K;
   K << l2 * std::cos(th2), -l3 * std::cos(th3), l2 * std::sin(th2),
       -l3 * std::sin(th3);
-  const Eigen::Vector2d rhs(-l1 * std::cos(th1) * w1,
-                            -l1 * std::sin(th1) * w1);
+  const Eigen::Vector2d rhs(-l1 * std::cos(th1) * w1, -l1 * std::sin(th1) * w1);
   const Eigen::Vector2d w23 = K.partialPivLu().solve(rhs);
   InitialState s;
   s.q = Eigen::Vector3d(th1, th2, th3);

@@ -30,9 +30,8 @@ inline Problem ParticleSphereProblem() {
   const Param g = b.Parameter("g", 9.81);
   const Param th0 = b.Parameter("theta0", 1.0);
   const Param s0 = b.Parameter("s0", 2.5);
-  b.KineticEnergy([=](const auto& x) {
-    return 0.5 * x.p[m] * x.v.squaredNorm();
-  });
+  b.KineticEnergy(
+      [=](const auto& x) { return 0.5 * x.p[m] * x.v.squaredNorm(); });
   b.PotentialEnergy([=](const auto& x) { return x.p[m] * x.p[g] * x.q[2]; });
   b.Holonomic("sphere", [=](const auto& x) {
     return x.q.squaredNorm() - x.p[R] * x.p[R];

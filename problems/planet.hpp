@@ -33,11 +33,9 @@ inline Problem PlanetProblem() {
   const Param r0 = b.Parameter("r0", 1.0);
   const Param speed = b.Parameter("speed", 1.5);
   b.KineticEnergy([=](const auto& x) {
-    return 0.5 * x.p[m] *
-           (x.v[0] * x.v[0] + x.q[0] * x.q[0] * x.v[1] * x.v[1]);
+    return 0.5 * x.p[m] * (x.v[0] * x.v[0] + x.q[0] * x.q[0] * x.v[1] * x.v[1]);
   });
-  b.PotentialEnergy(
-      [=](const auto& x) { return -x.p[gm] * x.p[m] / x.q[0]; });
+  b.PotentialEnergy([=](const auto& x) { return -x.p[gm] * x.p[m] / x.q[0]; });
   Problem p;
   p.model = std::move(b).Build();
   p.description =

@@ -191,7 +191,8 @@ inline Problem RodPairRelativeProblem() {
     InitialState s;
     s.q = Eigen::Vector2d(kRodPairStart[0] - M_PI / 2.0,
                           kRodPairStart[1] - kRodPairStart[0]);
-    s.v = Eigen::Vector2d(kRodPairStart[2], kRodPairStart[3] - kRodPairStart[2]);
+    s.v =
+        Eigen::Vector2d(kRodPairStart[2], kRodPairStart[3] - kRodPairStart[2]);
     return s;
   };
   Defaults(&p);

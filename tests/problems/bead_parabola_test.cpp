@@ -24,8 +24,7 @@ TEST(BeadParabola, ReducedAndConstrainedFormsAgree) {
   ASSERT_EQ(rr.samples.size(), rc.samples.size());
   double worst = 0.0;
   for (size_t i = 0; i < rr.samples.size(); ++i) {
-    worst = std::max(worst,
-                     std::abs(rr.samples[i].q[0] - rc.samples[i].q[0]));
+    worst = std::max(worst, std::abs(rr.samples[i].q[0] - rc.samples[i].q[0]));
     // The same energy function of the state: E = m (1 + 4a^2x^2) x'^2 / 2
     // + m g a x^2 in both (y' = 2 a x x' on the wire).
     EXPECT_NEAR(rr.samples[i].energy, rc.samples[i].energy, 1e-7);

@@ -30,8 +30,8 @@ TEST(ChaplyginSleigh, ForwardSpeedAndRateFollowTheClosedForm) {
     const double v = std::cos(th) * s.v[0] + std::sin(th) * s.v[1];
     const double lateral = -std::sin(th) * s.v[0] + std::cos(th) * s.v[1];
     worst = std::max(worst, std::abs(v - V * std::tanh(k * s.t + c)));
-    worst = std::max(worst, std::abs(s.v[2] - w0 * std::cosh(c) /
-                                                  std::cosh(k * s.t + c)));
+    worst = std::max(
+        worst, std::abs(s.v[2] - w0 * std::cosh(c) / std::cosh(k * s.t + c)));
     EXPECT_LT(std::abs(lateral), 1e-10) << s.t;
     EXPECT_NEAR(s.energy, s0.energy, 1e-10) << s.t;
   }

@@ -25,8 +25,7 @@ TEST(CoupledSprings, SeedStartIsTheSumOfTheTwoNormalModes) {
   ASSERT_TRUE(r.summary.ok) << r.summary.error;
   const double m = 0.5, k = 4.0, kappa = 1.5;
   const double wp = std::sqrt(k / m), wm = std::sqrt((k + 2 * kappa) / m);
-  const double s0 = 0.3 - 0.1, sd0 = 0.2 + 0.5, d0 = 0.3 + 0.1,
-               dd0 = 0.2 - 0.5;
+  const double s0 = 0.3 - 0.1, sd0 = 0.2 + 0.5, d0 = 0.3 + 0.1, dd0 = 0.2 - 0.5;
   double worst = 0.0;
   for (const Sample& x : r.samples) {
     const double s = s0 * std::cos(wp * x.t) + sd0 / wp * std::sin(wp * x.t);

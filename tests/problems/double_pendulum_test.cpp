@@ -20,15 +20,16 @@ constexpr double kM1 = 1.0, kM2 = 2.0, kL1 = 1.0, kL2 = 0.7, kG = 9.81;
 Eigen::Vector2d ClosedForm(const Eigen::VectorXd& q, const Eigen::VectorXd& w) {
   const double d = q[0] - q[1];
   const double den = 2 * kM1 + kM2 - kM2 * std::cos(2 * d);
-  return {(-kG * (2 * kM1 + kM2) * std::sin(q[0]) -
-           kM2 * kG * std::sin(q[0] - 2 * q[1]) -
-           2 * std::sin(d) * kM2 *
-               (w[1] * w[1] * kL2 + w[0] * w[0] * kL1 * std::cos(d))) /
-              (kL1 * den),
-          (2 * std::sin(d) *
-           (w[0] * w[0] * kL1 * (kM1 + kM2) + kG * (kM1 + kM2) * std::cos(q[0]) +
-            w[1] * w[1] * kL2 * kM2 * std::cos(d))) /
-              (kL2 * den)};
+  return {
+      (-kG * (2 * kM1 + kM2) * std::sin(q[0]) -
+       kM2 * kG * std::sin(q[0] - 2 * q[1]) -
+       2 * std::sin(d) * kM2 *
+           (w[1] * w[1] * kL2 + w[0] * w[0] * kL1 * std::cos(d))) /
+          (kL1 * den),
+      (2 * std::sin(d) *
+       (w[0] * w[0] * kL1 * (kM1 + kM2) + kG * (kM1 + kM2) * std::cos(q[0]) +
+        w[1] * w[1] * kL2 * kM2 * std::cos(d))) /
+          (kL2 * den)};
 }
 
 TEST(DoublePendulum, AccelerationsMatchTheClosedForm) {
@@ -74,7 +75,8 @@ TEST(DoublePendulum, SmallAmplitudeNormalModes) {
   const double disc = std::sqrt(sm * sm * sl * sl - 4 * kM1 * sm * kL1 * kL2);
   for (const int branch : {-1, +1}) {
     const double w2 = kG * (sm * sl + branch * disc) / (2 * kM1 * kL1 * kL2);
-    Eigen::Vector2d u(w2 * kM2 * kL1 * kL2, sm * kG * kL1 - w2 * sm * kL1 * kL1);
+    Eigen::Vector2d u(w2 * kM2 * kL1 * kL2,
+                      sm * kG * kL1 - w2 * sm * kL1 * kL1);
     u *= 1e-4 / u.cwiseAbs().maxCoeff();  // amplitude 1e-4 rad
     Eigen::VectorXd prm = p.model.default_parameters();
     prm[p.model.ParameterIndex("theta1_0")] = u[0];
@@ -89,8 +91,8 @@ TEST(DoublePendulum, SmallAmplitudeNormalModes) {
     const double w = std::sqrt(w2);
     double worst = 0.0;
     for (const Sample& s : r.samples)
-      worst = std::max(worst,
-                       (s.q - u * std::cos(w * s.t)).cwiseAbs().maxCoeff());
+      worst =
+          std::max(worst, (s.q - u * std::cos(w * s.t)).cwiseAbs().maxCoeff());
     // The nonlinear terms shift the frequency by a relative ~amplitude^2
     // = 1e-8; over 6 s that is a phase error below 1e-6 rad, so the
     // deviation from the linear mode stays below 1e-3 of the amplitude.

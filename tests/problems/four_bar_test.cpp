@@ -63,8 +63,7 @@ TEST(FourBar, ParallelogramSwingsAsACompoundPendulum) {
   prm[p.model.ParameterIndex("theta1_0")] = th0;
   prm[p.model.ParameterIndex("omega1_0")] = 0.0;
   const double omega0 = std::sqrt(g / l * 2.0 / (5.0 / 3.0));  // unit masses
-  const double period =
-      4.0 * testing::EllipticK(std::sin(th0 / 2.0)) / omega0;
+  const double period = 4.0 * testing::EllipticK(std::sin(th0 / 2.0)) / omega0;
   SimulationOptions o = p.defaults;
   o.rtol = 1e-12;
   o.atol = 1e-14;

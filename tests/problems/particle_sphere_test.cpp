@@ -34,7 +34,8 @@ TEST(ParticleSphere, MultiplierMatchesAccelerationConsistency) {
         1e-10;
     EXPECT_NEAR(s.lambda[0], expected, bound) << s.t;
     // Rotation about the vertical is a symmetry and the radial reaction has
-    // no vertical torque: L_z is conserved (global error at rtol 1e-11 over 5 s).
+    // no vertical torque: L_z is conserved (global error at rtol 1e-11 over 5
+    // s).
     EXPECT_NEAR(m * (s.q[0] * s.v[1] - s.q[1] * s.v[0]), lz0, 1e-8) << s.t;
     EXPECT_NEAR(s.energy, s0.energy, 1e-8) << s.t;
   }

@@ -125,8 +125,8 @@ TEST(RodPair, MaximalCoordinatesGiveTheSameMotionWithZeroJointWork) {
                                AbsoluteAngles("absolute", ra.samples[i]))
                                   .cwiseAbs()
                                   .maxCoeff());
-      joint_work = std::max(joint_work,
-                            std::abs(rm.samples[i].constraint_work.sum()));
+      joint_work =
+          std::max(joint_work, std::abs(rm.samples[i].constraint_work.sum()));
     }
     double work = 0.0;
     const double residual = MaxWorkResidual("maximal", rm, 0.2, -0.1, &work);

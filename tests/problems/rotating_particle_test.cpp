@@ -32,13 +32,13 @@ TEST(RotatingParticle, CyclicMomentumJacobiEnergyAndStraightInertialPath) {
   double worst_line = 0.0, worst_p = 0.0, change_naive = 0.0;
   for (const Sample& s : r.samples) {
     const double phi = s.q[1] + kOmega * s.t;  // inertial angle
-    worst_line = std::max(
-        worst_line, std::hypot(s.q[0] * std::cos(phi) - (X0 + VX * s.t),
-                               s.q[0] * std::sin(phi) - VY * s.t));
+    worst_line = std::max(worst_line,
+                          std::hypot(s.q[0] * std::cos(phi) - (X0 + VX * s.t),
+                                     s.q[0] * std::sin(phi) - VY * s.t));
     worst_p = std::max(worst_p, std::abs(PTheta(s) / PTheta(s0) - 1.0));
     // m r^2 theta' is not the conserved momentum.
-    change_naive = std::max(
-        change_naive, std::abs(s.q[0] * s.q[0] * s.v[1] - s0.v[1]));
+    change_naive =
+        std::max(change_naive, std::abs(s.q[0] * s.q[0] * s.v[1] - s0.v[1]));
     // The Jacobi integral m (r'^2 + r^2 theta'^2)/2 - m r^2 Omega^2 / 2.
     const double jacobi =
         0.5 * kM * (s.v[0] * s.v[0] + std::pow(s.q[0] * s.v[1], 2)) -
