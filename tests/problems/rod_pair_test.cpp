@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include "catalogue_support.hpp"
 
@@ -174,6 +177,51 @@ TEST(RodPair, CoordinatesOptionSelectsTheForm) {
   EXPECT_EQ(v.variants[0].first, "absolute");
   EXPECT_EQ(v.variants[0].second().model.name(), "rod_pair_absolute");
   EXPECT_EQ(v.variants[2].second().model.nc(), 4);
+}
+
+// The executable's command line: the option is taken out, the rest is the
+// common command line; a bad form is a usage error naming the valid ones.
+int RunRodPair(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  static std::string prog = "rod_pair";
+  argv.push_back(prog.data());
+  for (auto& a : args) argv.push_back(a.data());
+  return run(problems::RodPairVariants(), static_cast<int>(argv.size()),
+             argv.data());
+}
+
+TEST(RodPair, CommandLineRunsTheChosenForm) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "daedalus_rod_pair_cli";
+  fs::remove_all(dir);
+  EXPECT_EQ(RunRodPair({"--coordinates", "relative", "--t-end", "0.1",
+                        "--output-dir", dir.string(), "--quiet"}),
+            0);
+  EXPECT_TRUE(fs::exists(dir / "rod_pair_relative.csv"));
+  EXPECT_EQ(RunRodPair({"--t-end=0.1", "--coordinates=maximal", "--output-dir",
+                        dir.string(), "--quiet"}),
+            0);
+  EXPECT_TRUE(fs::exists(dir / "rod_pair_maximal.json"));
+  EXPECT_FALSE(fs::exists(dir / "rod_pair_absolute.csv"));
+  fs::remove_all(dir);
+}
+
+TEST(RodPair, UnknownFormIsAUsageErrorListingTheValidOnes) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(RunRodPair({"--coordinates", "polar"}), 2);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("unknown --coordinates 'polar'"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("absolute, relative, maximal"), std::string::npos);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(RunRodPair({"--coordinates"}), 2);
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("needs a value"),
+            std::string::npos);
+  // Other flags are still checked by the common parser.
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(RunRodPair({"--coordinates", "absolute", "--bogus"}), 2);
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("unknown option"),
+            std::string::npos);
 }
 
 }  // namespace
