@@ -383,3 +383,53 @@ int run(const std::function<Problem()>& make, int argc, char** argv) {
 }
 
 }  // namespace daedalus
+
+namespace daedalus {
+
+int run(const ProblemVariants& choice, int argc, char** argv) {
+  const std::string program = argc > 0 ? argv[0] : choice.option;
+  const std::string flag = "--" + choice.option;
+  std::string names;
+  for (const auto& v : choice.variants)
+    names += (names.empty() ? "" : ", ") + v.first;
+  if (choice.variants.empty()) {
+    std::cerr << program << ": no variants declared for " << flag << "\n";
+    return 2;
+  }
+  // Take the option out of the command line; everything else goes on.
+  std::vector<char*> rest;
+  std::string chosen = choice.variants.front().first;
+  bool help = false;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i > 0 && arg == "--help") help = true;
+    if (i > 0 && (arg == flag || arg.rfind(flag + "=", 0) == 0)) {
+      if (arg == flag) {
+        if (i + 1 >= argc) {
+          std::cerr << program << ": " << flag << " needs a value (one of "
+                    << names << ")\n(see --help)\n";
+          return 2;
+        }
+        chosen = argv[++i];
+      } else {
+        chosen = arg.substr(flag.size() + 1);
+      }
+      continue;
+    }
+    rest.push_back(argv[i]);
+  }
+  for (const auto& v : choice.variants) {
+    if (v.first != chosen) continue;
+    if (help) {
+      std::cout << "problem option:\n  " << flag << " NAME  one of " << names
+                << " (default " << choice.variants.front().first
+                << "); shown below: " << chosen << "\n\n";
+    }
+    return run(v.second, static_cast<int>(rest.size()), rest.data());
+  }
+  std::cerr << program << ": unknown " << flag << " '" << chosen
+            << "'; valid: " << names << "\n(see --help)\n";
+  return 2;
+}
+
+}  // namespace daedalus

@@ -16,6 +16,7 @@
 #include <Eigen/Core>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "daedalus/analysis.hpp"
@@ -67,5 +68,21 @@ int run(const Problem& problem, int argc, char** argv);
 /// model (std::exception) is reported on stderr with exit status 2 instead
 /// of escaping main.
 int run(const std::function<Problem()>& make, int argc, char** argv);
+
+/// One problem offered in several forms chosen by one problem-specific
+/// option, e.g. `rod_pair --coordinates absolute|relative|maximal`. Each
+/// form is a whole Problem (its own model, coordinates and initial state).
+struct ProblemVariants {
+  /// The option's name without the leading dashes ("coordinates").
+  std::string option;
+  /// (name, factory) pairs; the first is the default.
+  std::vector<std::pair<std::string, std::function<Problem()>>> variants;
+};
+
+/// Runs the variant named by `--<option> NAME` (or `--<option>=NAME`; the
+/// first variant when the option is absent) with the rest of the command
+/// line, as run(make, argc, argv) does. An unknown name is a usage error
+/// (exit status 2) that lists the valid ones; --help also lists them.
+int run(const ProblemVariants& choice, int argc, char** argv);
 
 }  // namespace daedalus

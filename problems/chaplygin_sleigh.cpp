@@ -1,0 +1,5 @@
+#include "chaplygin_sleigh.hpp"
+
+int main(int argc, char** argv) {
+  return daedalus::run(daedalus::problems::ChaplyginSleighProblem, argc, argv);
+}
