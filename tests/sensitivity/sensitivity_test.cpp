@@ -64,7 +64,7 @@ TEST(Sensitivity, SliderCrankForwardAndAdjointConvergeToTheReference) {
   const Eigen::VectorXd p = pr.model.default_parameters();
   // Forward, GGL on IDAS. The multipliers' Newton tolerance is loosened
   // (they are outside the error test), which tight tolerances need.
-  SimulationOptions f = SliderOptions(1e-10, 1e-12);
+  SimulationOptions f = SliderOptions(1e-11, 1e-13);
   f.formulation = Formulation::kGgl;
   f.integrator = Integrator::kIdas;
   f.multiplier_atol = 1.0;
@@ -83,7 +83,8 @@ TEST(Sensitivity, SliderCrankForwardAndAdjointConvergeToTheReference) {
   const SimulationSummary sa = RunSlider(a, p);
   ASSERT_TRUE(sa.ok) << sa.error;
   const Eigen::VectorXd ga = Quad(sa, "G");
-  // Measured: forward 4e-10, adjoint 4e-9 relative from the reference.
+  // Measured: forward 2e-9, adjoint 4e-9 relative from the reference
+  // (forward: 9e-6, 4e-7, 8e-8, 2e-9, 1e-10 at rtol 1e-8 ... 1e-12).
   for (int i = 0; i < 2; ++i) {
     const double ref = i == 0 ? kRefDk : kRefDc;
     EXPECT_LT(Rel(gf[i], ref), 1e-8) << "forward " << gf[i];
