@@ -201,10 +201,6 @@ RunConfig ParseCommandLine(const Problem& problem,
   // means all model parameters.
   if (sens_given && !method_given)
     cfg.options.sensitivity.method = SensMethod::kForward;
-  // Forward sensitivities run on IDAS; pick it when the user did not choose.
-  if (!integrator_given &&
-      cfg.options.sensitivity.method == SensMethod::kForward)
-    cfg.options.integrator = Integrator::kIdas;
   // The DAE forms run on IDAS; pick it when the user did not choose.
   if (!integrator_given && (cfg.options.formulation == Formulation::kGgl ||
                             cfg.options.formulation == Formulation::kIndex3))

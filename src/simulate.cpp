@@ -17,6 +17,7 @@
 #include "daedalus/projection.hpp"
 #include "daedalus/symplectic.hpp"
 #include "integrator_common.hpp"
+#include "sens_common.hpp"
 #include "sundials_util.hpp"
 
 namespace daedalus {
@@ -98,6 +99,12 @@ bool SimulationOptions::IsValid(std::string* why) const {
     return false;
   };
   if (!(t_end > t0)) return fail("t_end must be greater than t0");
+  if (sensitivity.method != SensMethod::kNone &&
+      integrator != Integrator::kCvodesBdf &&
+      integrator != Integrator::kCvodesAdams && integrator != Integrator::kIdas)
+    return fail(
+        "sensitivities come from the SUNDIALS integrators: use --integrator "
+        "idas or cvodes-bdf (the fixed-step schemes have none)");
   if (!(output_step > 0.0)) return fail("output step must be positive");
   if (!(rtol > 0.0) || rtol >= 1.0) return fail("rtol must be in (0, 1)");
   if (!(atol > 0.0)) return fail("atol must be positive");
@@ -320,6 +327,42 @@ struct CvodeRun : internal::CallbackGuard {
   const internal::RootSet* roots = nullptr;
   KktResult ideal;  // reported multipliers (internal::IdealMultipliers)
 
+  // ---- forward sensitivities (CVodeSensInit): exact tangents.
+  TangentWorkspace tws{model};
+  internal::KktTangent kt, kt_ideal;
+  std::vector<SensParameter> sens;
+  const Eigen::VectorXd* dq_params = nullptr;  // --sens-dq: SUNDIALS's p
+
+  // Factors the KKT systems at (t, y) for the tangents below.
+  void PrepareTangents(double t, const double* y) {
+    Accelerations(t, y);
+    kt.Factor(ws, r.vdot, r.lambda);
+    if (opt.formulation == Formulation::kBaumgarte && nc > 0) {
+      Reported();
+      kt_ideal.Factor(ws, ideal.vdot, ideal.lambda);
+    }
+  }
+  // Seeds the tangent workspace along (s, e_i) and returns the tangents of
+  // the accelerations and of the applied and reported multipliers.
+  void Tangent(const double* s,
+               int i,
+               Eigen::VectorXd* da,
+               Eigen::VectorXd* dl,
+               Eigen::VectorXd* dl_reported) {
+    Eigen::VectorXd dp = Eigen::VectorXd::Zero(model.num_parameters());
+    if (sens[i].kind == SensParameter::Kind::kModel) dp[sens[i].index] = 1.0;
+    SeedTangent(ws, Eigen::Map<const Eigen::VectorXd>(s, nq),
+                Eigen::Map<const Eigen::VectorXd>(s + nq, nv), dp, &tws);
+    EvaluateAll(&tws);
+    kt.Solve(tws, internal::StabilizedBias(tws, opt, holonomic_row), da, dl);
+    if (opt.formulation == Formulation::kBaumgarte && nc > 0) {
+      Eigen::VectorXd unused;
+      kt_ideal.Solve(tws, tws.bias, &unused, dl_reported);
+    } else {
+      *dl_reported = *dl;
+    }
+  }
+
   // The multipliers to report at the current state: r.lambda, or for
   // Baumgarte the ideal ones (its correction force is stabilization).
   const Eigen::VectorXd& Reported() {
@@ -329,6 +372,7 @@ struct CvodeRun : internal::CallbackGuard {
   }
 
   void Accelerations(double t, const double* y) {
+    if (dq_params) ws.SetParameters(*dq_params);
     ws.SetState(t, Eigen::Map<const Eigen::VectorXd>(y, nq),
                 Eigen::Map<const Eigen::VectorXd>(y + nq, nv));
     EvaluateAll(&ws);
@@ -365,6 +409,65 @@ int QuadFn(realtype t, N_Vector y, N_Vector yqdot, void* ud) {
         *run->layout, run->ws, lambda,
         internal::StabilizationPower(run->ws, run->r.lambda, lambda),
         internal::View(yqdot));
+  });
+}
+
+// Sensitivity right-hand sides: (s_v, d vdot) along (s_i, e_i).
+int SensRhsFn(int ns,
+              realtype t,
+              N_Vector y,
+              N_Vector /*ydot*/,
+              N_Vector* yS,
+              N_Vector* ySdot,
+              void* ud,
+              N_Vector,
+              N_Vector) {
+  auto* run = static_cast<CvodeRun*>(ud);
+  return run->Trap([&] {
+    run->PrepareTangents(t, N_VGetArrayPointer(y));
+    Eigen::VectorXd da, dl, dr;
+    for (int i = 0; i < ns; ++i) {
+      const double* s = N_VGetArrayPointer(yS[i]);
+      run->Tangent(s, i, &da, &dl, &dr);
+      auto out = internal::View(ySdot[i]);
+      out.head(run->nq) =
+          Eigen::Map<const Eigen::VectorXd>(s + run->nq, run->nv);
+      out.tail(run->nv) = da;
+    }
+  });
+}
+
+// Quadrature sensitivities: tangents of the integrands (QuadFn) along
+// (s_i, e_i), with the multipliers' own tangents.
+int QuadSensFn(int ns,
+               realtype t,
+               N_Vector y,
+               N_Vector* yS,
+               N_Vector /*yq*/,
+               N_Vector* yQSdot,
+               void* ud,
+               N_Vector,
+               N_Vector) {
+  auto* run = static_cast<CvodeRun*>(ud);
+  return run->Trap([&] {
+    run->PrepareTangents(t, N_VGetArrayPointer(y));
+    const Eigen::VectorXd applied = run->r.lambda;
+    const Eigen::VectorXd reported = run->Reported();
+    const bool split = run->opt.formulation == Formulation::kBaumgarte;
+    Eigen::VectorXd da, dl, dr;
+    VecX<D1> lam(run->nc), app(run->nc), out(run->layout->size());
+    for (int i = 0; i < ns; ++i) {
+      run->Tangent(N_VGetArrayPointer(yS[i]), i, &da, &dl, &dr);
+      for (int k = 0; k < run->nc; ++k) {
+        lam[k] = D1(reported[k], dr[k]);
+        app[k] = D1(applied[k], dl[k]);
+      }
+      D1 stab(0.0);
+      if (split && run->nc > 0) stab = (app - lam).dot(run->tws.J * run->tws.v);
+      internal::QuadratureIntegrands(*run->layout, run->tws, lam, stab, out);
+      auto o = internal::View(yQSdot[i]);
+      for (Eigen::Index k = 0; k < out.size(); ++k) o[k] = out[k].d;
+    }
   });
 }
 
@@ -487,20 +590,6 @@ SimulationSummary Simulate(const Model& model,
     }
     return sum;
   }
-  if (options.sensitivity.method == SensMethod::kForward &&
-      options.integrator != Integrator::kIdas) {
-    SimulationSummary sum;
-    sum.problem = model.name();
-    sum.formulation = options.formulation;
-    sum.integrator = options.integrator;
-    sum.rtol = options.rtol;
-    sum.atol = options.atol;
-    sum.error =
-        "forward sensitivities run on IDAS: use --integrator idas (with "
-        "--formulation ggl, baumgarte or unstabilized), or --sens-method "
-        "adjoint on CVODES";
-    return sum;
-  }
   if (options.integrator == Integrator::kIdas) {
     return internal::SimulateIdas(model, x0, params, options, observer);
   }
@@ -574,6 +663,97 @@ SimulationSummary Simulate(const Model& model,
   DAEDALUS_SUNDIALS_CHECK(
       CVodeQuadSStolerances(mem, options.rtol, options.atol));
   DAEDALUS_SUNDIALS_CHECK(CVodeSetQuadErrCon(mem, SUNTRUE));
+
+  // ---- forward sensitivities (CVodeSensInit), consistent at t0.
+  const SensitivityOptions& so = options.sensitivity;
+  const bool fsa = so.method == SensMethod::kForward;
+  int ns = 0;
+  internal::VectorArrayPtr yS, qS;
+  Eigen::VectorXd pvals = params, pbar;
+  std::vector<int> plist;
+  Eigen::MatrixXd sens_now;
+  if (fsa) {
+    if (options.formulation == Formulation::kProjection) {
+      sum.error =
+          "forward sensitivities are not combined with CVODES's projection "
+          "(the projection is not differentiated); use --formulation "
+          "baumgarte, or ggl on IDAS";
+      return sum;
+    }
+    try {
+      run.sens = ResolveSensParameters(model, so.parameters);
+      ns = static_cast<int>(run.sens.size());
+      yS = internal::MakeVectorArray(ns, y.get());
+      qS = internal::MakeVectorArray(ns, yq.get());
+      run.PrepareTangents(options.t0, internal::ConstView(y.get()).data());
+      for (int i = 0; i < ns; ++i) {
+        const internal::InitialSensitivity s0 = internal::LinearizeInitialState(
+            run.ws, &run.tws, run.r.vdot, run.r.lambda, run.sens[i],
+            so.initial_tangent);
+        internal::View(yS.get()[i]) << s0.dq, s0.dv;
+        if (so.difference_quotient) {
+          if (run.sens[i].kind != SensParameter::Kind::kModel) {
+            sum.error = "sensitivity parameter '" + run.sens[i].name +
+                        "': difference quotients (--sens-dq) need model "
+                        "parameters; initial conditions use the exact "
+                        "(default) sensitivity right-hand sides";
+            return sum;
+          }
+          plist.push_back(run.sens[i].index);
+        }
+      }
+    } catch (const std::exception& e) {
+      sum.error = e.what();
+      return sum;
+    }
+    DAEDALUS_SUNDIALS_CHECK(
+        CVodeSensInit(mem, ns, so.staggered ? CV_STAGGERED : CV_SIMULTANEOUS,
+                      so.difference_quotient ? nullptr : SensRhsFn, yS.get()));
+    if (so.difference_quotient) {
+      run.dq_params = &pvals;
+      pbar = pvals.cwiseAbs();
+      for (Eigen::Index i = 0; i < pbar.size(); ++i)
+        if (pbar[i] == 0.0) pbar[i] = 1.0;
+      DAEDALUS_SUNDIALS_CHECK(
+          CVodeSetSensParams(mem, pvals.data(), pbar.data(), plist.data()));
+    }
+    DAEDALUS_SUNDIALS_CHECK(CVodeSensEEtolerances(mem));
+    DAEDALUS_SUNDIALS_CHECK(
+        CVodeSetSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
+    DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensInit(
+        mem, so.difference_quotient ? nullptr : QuadSensFn, qS.get()));
+    DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensEEtolerances(mem));
+    DAEDALUS_SUNDIALS_CHECK(
+        CVodeSetQuadSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
+    sens_now.resize(run.nq + run.nv + run.nc, ns);
+    recorder.AttachSensitivities(&sens_now);
+    SensitivityResult& sr = sum.sensitivities;
+    sr.method = SensMethod::kForward;
+    for (const auto& p : run.sens) sr.parameters.push_back(p.name);
+    for (int i = 0; i < run.nq; ++i)
+      sr.components.push_back(model.coordinate_names()[i]);
+    for (int i = 0; i < run.nv; ++i)
+      sr.components.push_back("v_" + model.coordinate_names()[i]);
+    for (int i = 0; i < run.nc; ++i)
+      sr.components.push_back("lambda_" + model.RowName(i));
+  }
+  // Sensitivities at a sample: the state's from CVODES, the multipliers'
+  // (reported ones) from the linearized KKT system at that state.
+  auto read_sens = [&](double t, N_Vector yy, bool first) {
+    if (!fsa) return;
+    if (!first) {
+      double ts = t;
+      DAEDALUS_SUNDIALS_CHECK(CVodeGetSens(mem, &ts, yS.get()));
+    }
+    run.PrepareTangents(t, internal::ConstView(yy).data());
+    Eigen::VectorXd da, dl, dr;
+    for (int i = 0; i < ns; ++i) {
+      const auto s = internal::ConstView(yS.get()[i]);
+      run.Tangent(s.data(), i, &da, &dl, &dr);
+      sens_now.col(i) << s, dr;
+    }
+  };
+
   const internal::RootSet roots(model);
   run.roots = &roots;
   std::vector<int> found(static_cast<size_t>(roots.size()), 0);
@@ -587,6 +767,7 @@ SimulationSummary Simulate(const Model& model,
 
   // ---- sampling
   auto sample = [&](double t, N_Vector yy, bool first) {
+    read_sens(t, yy, first);
     run.Accelerations(t, internal::ConstView(yy).data());
     Eigen::VectorXd w;
     if (!first) {
@@ -661,7 +842,7 @@ SimulationSummary Simulate(const Model& model,
         const bool can_escalate =
             options.drift_action == DriftAction::kEscalate &&
             run.opt.formulation != Formulation::kProjection &&
-            options.integrator == Integrator::kCvodesBdf;
+            options.integrator == Integrator::kCvodesBdf && !fsa;
         std::ostringstream os;
         os << "drift " << wd << " of constraint '" << model.RowName(worst)
            << "' exceeds --drift-tol " << options.drift_tol
@@ -710,6 +891,19 @@ SimulationSummary Simulate(const Model& model,
     return sum;
   }
   collect_stats();
+  if (fsa) {
+    SensitivityResult& sr = sum.sensitivities;
+    sr.final = sens_now;
+    double tq = sum.t_reached;
+    DAEDALUS_SUNDIALS_CHECK(CVodeGetQuadSens(mem, &tq, qS.get()));
+    const internal::QuadLayout& L = recorder.layout();
+    for (int k = 0; k < L.nuq; ++k) {
+      Eigen::VectorXd g(ns);
+      for (int i = 0; i < ns; ++i)
+        g[i] = internal::ConstView(qS.get()[i])[L.user() + k];
+      sr.quadratures.emplace_back(model.quadrature_name(k), g);
+    }
+  }
   sum.ok = true;
   return sum;
 }
