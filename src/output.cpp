@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <iomanip>
@@ -83,27 +84,55 @@ CsvWriter::CsvWriter(const Model& model,
 }
 
 void CsvWriter::OnSample(const Sample& s) {
-  out_ << s.t;
-  auto put = [this](const Eigen::VectorXd& x) {
-    for (Eigen::Index i = 0; i < x.size(); ++i) out_ << "," << x[i];
+  // One row built with std::to_chars (shortest representation that reads
+  // back to the same double) and written at once: a stream insertion per
+  // number at max_digits10 cost a tenth of a short run's time.
+  std::string& row = row_;
+  row.clear();
+  char buf[32];
+  auto num = [&](double x) {
+    const auto r = std::to_chars(buf, buf + sizeof buf, x);
+    row.append(buf, r.ptr);
   };
+  auto put = [&](const auto& x) {
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      row.push_back(',');
+      num(x[i]);
+    }
+  };
+  auto one = [&](double x) {
+    row.push_back(',');
+    num(x);
+  };
+  num(s.t);
   put(s.q);
   put(s.v);
   put(s.lambda);
   put(s.power);
-  out_ << "," << s.drift_position << "," << s.drift_velocity << "," << s.energy
-       << "," << s.energy_residual;
+  one(s.drift_position);
+  one(s.drift_velocity);
+  one(s.energy);
+  one(s.energy_residual);
   put(s.input_work);
-  out_ << "," << s.damping_loss << "," << s.other_work;
+  one(s.damping_loss);
+  one(s.other_work);
   put(s.constraint_work);
-  out_ << "," << s.stabilization_work << "," << s.explicit_time_work;
+  one(s.stabilization_work);
+  one(s.explicit_time_work);
   put(s.ideal_power);
-  put(s.power - s.ideal_power);
+  put(Eigen::VectorXd(s.power - s.ideal_power));
   put(s.reaction_power);
   put(s.input_power);
-  out_ << "," << s.damping_power << "," << s.other_power << ","
-       << s.explicit_time_power << "," << s.energy_rate;
-  if (model_.nc() > 0) out_ << "," << s.kkt_rcond << "," << s.rank_J;
+  one(s.damping_power);
+  one(s.other_power);
+  one(s.explicit_time_power);
+  one(s.energy_rate);
+  if (model_.nc() > 0) {
+    one(s.kkt_rcond);
+    row.push_back(',');
+    const auto r = std::to_chars(buf, buf + sizeof buf, s.rank_J);
+    row.append(buf, r.ptr);
+  }
   put(s.quadratures);
   for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(n_sens_); ++j) {
     if (j < s.sens.cols()) {
@@ -111,10 +140,12 @@ void CsvWriter::OnSample(const Sample& s) {
     } else {
       // A sample without sensitivities (cannot happen in a forward run);
       // keep the row rectangular.
-      for (int i = 0; i < 2 * model_.nq() + model_.nc(); ++i) out_ << ",nan";
+      for (int i = 0; i < 2 * model_.nq() + model_.nc(); ++i)
+        row.append(",nan");
     }
   }
-  out_ << "\n";
+  row.push_back('\n');
+  out_.write(row.data(), static_cast<std::streamsize>(row.size()));
   out_.flush();
 }
 

@@ -35,6 +35,7 @@ class CsvWriter : public Observer {
   Model model_;
   std::ofstream out_;
   size_t n_sens_ = 0;
+  std::string row_;  // reused row buffer
 };
 
 /// Forwards every sample to `next` (may be null) and keeps a one-line
