@@ -15,6 +15,7 @@
 
 #include "daedalus/projection.hpp"
 #include "integrator_common.hpp"
+#include "sparse_simulate.hpp"
 #include "sundials_util.hpp"
 
 namespace daedalus {
@@ -352,6 +353,11 @@ SimulationSummary Simulate(const Model& model,
         " velocities; model '" + model.name() + "' has " +
         std::to_string(model.nq()) + " and " + std::to_string(model.nv()));
   }
+
+  // Sparse KKT path (issue 6): explicit sparse --kkt, or auto on a large
+  // model with declared sparsity; see src/sparse_simulate.hpp.
+  if (internal::UseSparsePath(model, options))
+    return internal::SimulateSparse(model, x0, params, options, observer);
 
   if (options.integrator == Integrator::kIdas) {
     return internal::SimulateIdas(model, x0, params, options, observer);

@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "daedalus/model.hpp"
 #include "daedalus/simulate.hpp"
@@ -53,5 +54,23 @@ int run(const Problem& problem, int argc, char** argv);
 /// model (std::exception) is reported on stderr with exit status 2 instead
 /// of escaping main.
 int run(const std::function<Problem()>& make, int argc, char** argv);
+
+/// A per-problem integer option that shapes the model itself (such as
+/// `--bodies N`), parsed before the model is built.
+struct IntOption {
+  std::string name;  ///< flag without the dashes: "bodies" for --bodies
+  int value = 0;     ///< default; replaced by the command-line value
+  int min = 0, max = 0;
+  std::string help;
+};
+
+/// Like run(make, ...) for a problem whose model depends on integer options:
+/// takes `--NAME N` / `--NAME=N` for each option out of the command line
+/// (checking min <= N <= max), builds the problem from the values, lists the
+/// options in --help, and runs it with the remaining arguments.
+int run(std::vector<IntOption> options,
+        const std::function<Problem(const std::vector<IntOption>&)>& make,
+        int argc,
+        char** argv);
 
 }  // namespace daedalus
