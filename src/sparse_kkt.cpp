@@ -89,6 +89,48 @@ std::vector<int> SparseDependentRows(const SparseMatrixD& J, double rel_tol) {
   return dep;
 }
 
+// Cholesky L L' = A of a small k x k SPD matrix, row-major, in place (lower
+// triangle); false at a non-positive pivot. Reports the smallest and
+// largest diagonal entry of L.
+bool SmallCholesky(double* a, int k, double* dmin, double* dmax) {
+  *dmin = HUGE_VAL;
+  *dmax = 0.0;
+  for (int j = 0; j < k; ++j) {
+    double d = a[j * k + j];
+    for (int p = 0; p < j; ++p) d -= a[j * k + p] * a[j * k + p];
+    if (!(d > 0.0)) return false;
+    d = std::sqrt(d);
+    a[j * k + j] = d;
+    *dmin = std::min(*dmin, d);
+    *dmax = std::max(*dmax, d);
+    for (int i = j + 1; i < k; ++i) {
+      double s = a[i * k + j];
+      for (int p = 0; p < j; ++p) s -= a[i * k + p] * a[j * k + p];
+      a[i * k + j] = s / d;
+    }
+  }
+  return true;
+}
+
+// x <- L^-1 x.
+void SmallForward(const double* L, int k, double* x) {
+  for (int i = 0; i < k; ++i) {
+    double s = x[i];
+    for (int p = 0; p < i; ++p) s -= L[i * k + p] * x[p];
+    x[i] = s / L[i * k + i];
+  }
+}
+
+// x <- (L L')^-1 x.
+void SmallSolve(const double* L, int k, double* x) {
+  SmallForward(L, k, x);
+  for (int i = k - 1; i >= 0; --i) {
+    double s = x[i];
+    for (int p = i + 1; p < k; ++p) s -= L[p * k + i] * x[p];
+    x[i] = s / L[i * k + i];
+  }
+}
+
 SparseMatrixD SelectRows(const SparseMatrixD& J, const std::vector<int>& rows) {
   std::vector<int> map(static_cast<size_t>(J.rows()), -1);
   for (size_t i = 0; i < rows.size(); ++i) map[rows[i]] = static_cast<int>(i);
@@ -137,14 +179,15 @@ struct SparseKktSolver::Impl {
     std::vector<int> rows;    // m rows of J touching the block
     std::vector<int> m_src;   // k x k: index into M's values, or -1
     std::vector<int> s_slot;  // m x m (lower, i >= j): index into S's values
-    Eigen::MatrixXd L;        // k x k Cholesky factor (lower)
+    std::vector<double> L;    // k x k Cholesky factor, row-major lower
   };
   std::vector<Block> blocks;
   std::vector<int> block_of, pos_in_block;  // per coordinate
   std::vector<int> j_local;                 // per J value: row in its block
   SparseMatrixD S;                          // nc x nc, lower triangle
   Cholmod chol_s;
-  Eigen::MatrixXd Jb, W;
+  std::vector<double> W;  // k x m scratch, column c = L^-1 J(row c, block)'
+  double mass_pivot_ratio = 1.0;
 
   // ---- sparse-cholesky
   Cholmod chol_m;
@@ -307,7 +350,7 @@ void SparseKktSolver::Impl::AnalyzeSchur(const SparseMatrixD& M,
       for (int e = M.outerIndexPtr()[B.coords[j]];
            e < M.outerIndexPtr()[B.coords[j] + 1]; ++e)
         B.m_src[pos_in_block[M.innerIndexPtr()[e]] * k + j] = e;
-    B.L.resize(k, k);
+    B.L.assign(static_cast<size_t>(k * k), 0.0);
     kmax = std::max(kmax, B.coords.size());
   }
   // Rows of J touching each block, and each J value's row in its block.
@@ -347,8 +390,7 @@ void SparseKktSolver::Impl::AnalyzeSchur(const SparseMatrixD& M,
             static_cast<int>(std::lower_bound(begin, end, row) - S.innerIndexPtr());
       }
   }
-  Jb.resize(static_cast<Eigen::Index>(mmax), static_cast<Eigen::Index>(kmax));
-  W.resize(static_cast<Eigen::Index>(kmax), static_cast<Eigen::Index>(mmax));
+  W.assign(kmax * mmax, 0.0);
   if (nc > 0) chol_s.Analyze(S);
 }
 
@@ -411,39 +453,41 @@ bool SparseKktSolver::Impl::SolveSchur(
   std::fill(S.valuePtr(), S.valuePtr() + S.nonZeros(), 0.0);
   double* sv = S.valuePtr();
   // Per block: L_b L_b' = M_b; W_b = L_b^-1 J_b'; S += W_b' W_b; and
-  // z_b = M_b^-1 f_b.
+  // z_b = M_b^-1 f_b. Blocks are small (3 x 3 for a planar body): plain
+  // loops on preallocated storage.
+  double dmin = HUGE_VAL, dmax = 0.0;
   for (Block& B : blocks) {
     const int k = static_cast<int>(B.coords.size());
     const int m = static_cast<int>(B.rows.size());
-    for (int i = 0; i < k * k; ++i)
-      B.L(i / k, i % k) = B.m_src[i] >= 0 ? mv[B.m_src[i]] : 0.0;
-    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(B.L);
-    if (llt.info() != Eigen::Success || !(llt.rcond() > opt.singular_tolerance))
+    double* L = B.L.data();
+    for (int i = 0; i < k * k; ++i) L[i] = B.m_src[i] >= 0 ? mv[B.m_src[i]] : 0.0;
+    double bmin = 0.0, bmax = 0.0;
+    if (!SmallCholesky(L, k, &bmin, &bmax) ||
+        !(bmin * bmin > opt.singular_tolerance * bmax * bmax))
       ThrowSingularMass(B.coords);
-    const auto L = B.L.triangularView<Eigen::Lower>();
-    for (int i = 0; i < k; ++i) z[B.coords[i]] = f[B.coords[i]];
-    {
-      Eigen::VectorXd zb(k);
-      for (int i = 0; i < k; ++i) zb[i] = f[B.coords[i]];
-      L.solveInPlace(zb);
-      L.adjoint().solveInPlace(zb);
-      for (int i = 0; i < k; ++i) z[B.coords[i]] = zb[i];
-    }
+    dmin = std::min(dmin, bmin);
+    dmax = std::max(dmax, bmax);
+    double zb[kMaxSchurBlock];
+    for (int i = 0; i < k; ++i) zb[i] = f[B.coords[i]];
+    SmallSolve(L, k, zb);
+    for (int i = 0; i < k; ++i) z[B.coords[i]] = zb[i];
     if (m == 0) continue;
-    auto Jbm = Jb.topLeftCorner(m, k);
-    Jbm.setZero();
+    double* Wd = W.data();
+    std::fill(Wd, Wd + k * m, 0.0);
     for (int i = 0; i < k; ++i) {
       const int c = B.coords[i];
       for (int e = J.outerIndexPtr()[c]; e < J.outerIndexPtr()[c + 1]; ++e)
-        Jbm(j_local[e], i) = jv[e];
+        Wd[j_local[e] * k + i] = jv[e];
     }
-    auto Wm = W.topLeftCorner(k, m);
-    Wm = Jbm.transpose();
-    L.solveInPlace(Wm);
+    for (int c = 0; c < m; ++c) SmallForward(L, k, Wd + c * k);
     for (int a = 0; a < m; ++a)
-      for (int c = 0; c <= a; ++c)
-        sv[B.s_slot[a * m + c]] += Wm.col(a).dot(Wm.col(c));
+      for (int c = 0; c <= a; ++c) {
+        double d = 0.0;
+        for (int i = 0; i < k; ++i) d += Wd[a * k + i] * Wd[c * k + i];
+        sv[B.s_slot[a * m + c]] += d;
+      }
   }
+  mass_pivot_ratio = dmax > 0.0 ? (dmin / dmax) * (dmin / dmax) : 0.0;
   ++factorizations;
   if (nc == 0) {
     vdot = z;
@@ -459,11 +503,9 @@ bool SparseKktSolver::Impl::SolveSchur(
   y.noalias() = J.transpose() * lambda;
   for (Block& B : blocks) {
     const int k = static_cast<int>(B.coords.size());
-    Eigen::VectorXd yb(k);
+    double yb[kMaxSchurBlock];
     for (int i = 0; i < k; ++i) yb[i] = y[B.coords[i]];
-    const auto L = B.L.triangularView<Eigen::Lower>();
-    L.solveInPlace(yb);
-    L.adjoint().solveInPlace(yb);
+    SmallSolve(B.L.data(), k, yb);
     for (int i = 0; i < k; ++i) vdot[B.coords[i]] = z[B.coords[i]] + yb[i];
   }
   return true;
@@ -779,11 +821,9 @@ void SparseKktSolver::SolveMass(const SparseMatrixD& M,
       SamePattern(M, im.m_outer, im.m_inner)) {
     for (const Impl::Block& B : im.blocks) {
       const int k = static_cast<int>(B.coords.size());
-      Eigen::VectorXd xb(k);
+      double xb[kMaxSchurBlock];
       for (int i = 0; i < k; ++i) xb[i] = rhs[B.coords[i]];
-      const auto L = B.L.triangularView<Eigen::Lower>();
-      L.solveInPlace(xb);
-      L.adjoint().solveInPlace(xb);
+      SmallSolve(B.L.data(), k, xb);
       for (int i = 0; i < k; ++i) x[B.coords[i]] = xb[i];
     }
     return;

@@ -13,6 +13,7 @@
 
 #include "daedalus/sparse_kkt.hpp"
 #include "integrator_common.hpp"
+#include "sparse_newton.hpp"
 #include "sundials_util.hpp"
 
 namespace daedalus::internal {
@@ -67,20 +68,26 @@ struct SparseRun : CallbackGuard {
   int nq = 0, nv = 0, nc = 0;
   const QuadLayout* layout = nullptr;
 
+  std::unique_ptr<SparseNewtonPreconditioner> newton;
+
+  // The bias of the formulation: b, plus the Baumgarte terms.
+  void StabilizedBias(const SparseWorkspace& w, Eigen::VectorXd* out) const {
+    *out = w.bias;
+    if (opt.formulation != Formulation::kBaumgarte) return;
+    const double a = opt.baumgarte_alpha, b = opt.baumgarte_beta;
+    for (int i = 0; i < nc; ++i) {
+      if (holonomic_row[i])
+        (*out)[i] += 2.0 * a * w.vel_residual[i] + b * b * w.phi[i];
+      else
+        (*out)[i] += a * w.vel_residual[i];
+    }
+  }
+
   void Accelerations(double t, const double* y) {
     ws.SetState(t, Eigen::Map<const Eigen::VectorXd>(y, nq),
                 Eigen::Map<const Eigen::VectorXd>(y + nq, nv));
     EvaluateSparseAll(&ws);
-    bias = ws.bias;
-    if (opt.formulation == Formulation::kBaumgarte) {
-      const double a = opt.baumgarte_alpha, b = opt.baumgarte_beta;
-      for (int i = 0; i < nc; ++i) {
-        if (holonomic_row[i])
-          bias[i] += 2.0 * a * ws.vel_residual[i] + b * b * ws.phi[i];
-        else
-          bias[i] += a * ws.vel_residual[i];
-      }
-    }
+    StabilizedBias(ws, &bias);
     kkt.Solve(ws, bias, &r);
   }
 
@@ -206,6 +213,45 @@ int QuadFn(realtype t, N_Vector y, N_Vector yqdot, void* ud) {
     run->Accelerations(t, N_VGetArrayPointer(y));
     Integrands(*run, run->r.lambda, View(yqdot));
   });
+}
+
+// Newton preconditioner (sparse_newton.hpp): Jacobian blocks when CVODES
+// asks for fresh ones (jok false), the augmented matrix for every gamma.
+int PSetup(realtype t,
+           N_Vector y,
+           N_Vector /*fy*/,
+           booleantype jok,
+           booleantype* jcur,
+           realtype gamma,
+           void* ud) {
+  auto* run = static_cast<SparseRun*>(ud);
+  return run->Trap([&] {
+    if (!jok) {
+      run->Accelerations(t, N_VGetArrayPointer(y));
+      const auto yy = ConstView(y);
+      const Eigen::VectorXd q = yy.head(run->nq), v = yy.tail(run->nv);
+      const Eigen::VectorXd a = run->r.vdot, lambda = run->r.lambda;
+      run->newton->UpdateJacobian(t, q, v, a, lambda);
+      *jcur = SUNTRUE;
+    } else {
+      *jcur = SUNFALSE;
+    }
+    if (!run->newton->Factor(gamma))
+      throw std::runtime_error("Newton preconditioner is singular");
+  });
+}
+
+int PSolve(realtype /*t*/,
+           N_Vector /*y*/,
+           N_Vector /*fy*/,
+           N_Vector r,
+           N_Vector z,
+           realtype /*gamma*/,
+           realtype /*delta*/,
+           int /*lr*/,
+           void* ud) {
+  auto* run = static_cast<SparseRun*>(ud);
+  return run->Trap([&] { run->newton->Solve(ConstView(r), View(z)); });
 }
 
 int ProjFn(realtype t,
@@ -365,8 +411,13 @@ SimulationSummary SimulateSparse(const Model& model,
     NLS.reset(SUNNonlinSol_FixedPoint(y.get(), 0, ctx.get()));
     DAEDALUS_SUNDIALS_CHECK(CVodeSetNonlinearSolver(mem, NLS.get()));
   } else {
-    LS.reset(SUNLinSol_SPGMR(y.get(), SUN_PREC_NONE, 0, ctx.get()));
+    LS.reset(SUNLinSol_SPGMR(y.get(), SUN_PREC_LEFT, 0, ctx.get()));
     DAEDALUS_SUNDIALS_CHECK(CVodeSetLinearSolver(mem, LS.get(), nullptr));
+    run.newton = std::make_unique<SparseNewtonPreconditioner>(
+        &run.ws, [&run](const SparseWorkspace& w, Eigen::VectorXd* b) {
+          run.StabilizedBias(w, b);
+        });
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetPreconditioner(mem, PSetup, PSolve));
   }
   DAEDALUS_SUNDIALS_CHECK(CVodeSetMaxNumSteps(mem, options.max_steps));
   DAEDALUS_SUNDIALS_CHECK(CVodeQuadInit(mem, QuadFn, yq.get()));
