@@ -30,6 +30,13 @@ namespace daedalus::problems {
 /// Release angle of the straight chain from the hanging vertical [rad].
 inline constexpr double kChainReleaseAngle = 0.3;
 
+/// base + i, appended (GCC 12 reports a false -Wrestrict for "x" + string).
+inline std::string IndexedName(const char* base, int i) {
+  std::string s = base;
+  s += std::to_string(i);
+  return s;
+}
+
 inline Problem ChainProblem(int n) {
   if (n < 1)
     throw std::invalid_argument("chain: --bodies must be at least 1, got " +
@@ -37,9 +44,9 @@ inline Problem ChainProblem(int n) {
   ModelBuilder b("chain");
   std::vector<std::string> names;
   for (int i = 0; i < n; ++i) {
-    names.push_back("x" + std::to_string(i));
-    names.push_back("y" + std::to_string(i));
-    names.push_back("theta" + std::to_string(i));
+    names.push_back(IndexedName("x", i));
+    names.push_back(IndexedName("y", i));
+    names.push_back(IndexedName("theta", i));
   }
   b.Coordinates(names);
   const Param g = b.Parameter("g", 9.81);
@@ -73,7 +80,7 @@ inline Problem ChainProblem(int n) {
   for (int i = 1; i < n; ++i) {
     const int a = 3 * (i - 1), c = 3 * i;
     b.Holonomic(
-        "joint" + std::to_string(i), Touches{{a, a + 1, a + 2, c, c + 1, c + 2}},
+        IndexedName("joint", i), Touches{{a, a + 1, a + 2, c, c + 1, c + 2}},
         [=](const auto& s) {
           using S = Scalar<decltype(s)>;
           const S h = 0.5 * s.p[len] / nd;

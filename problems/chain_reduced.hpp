@@ -25,12 +25,7 @@ inline Problem ChainReducedProblem(int n) {
         "chain_reduced: --bodies must be at least 1, got " + std::to_string(n));
   ModelBuilder b("chain_reduced");
   std::vector<std::string> names;
-  for (int i = 0; i < n; ++i) {
-    // (Appending, not "q" + ...: GCC 12 reports a false -Wrestrict there.)
-    std::string name = "q";
-    name += std::to_string(i);
-    names.push_back(name);
-  }
+  for (int i = 0; i < n; ++i) names.push_back(IndexedName("q", i));
   b.Coordinates(names);
   const Param g = b.Parameter("g", 9.81);
   const Param len = b.Parameter("length", 1.0);

@@ -7,6 +7,7 @@
 #include <Eigen/SVD>
 #include <algorithm>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 namespace daedalus {
@@ -118,14 +119,22 @@ void SolveRedundantDense(const Workspace& ws,
                          bool* reported) {
   const Model& model = ws.model();
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-  cod.setThreshold(opt.rank_tolerance);
+  // S = J M^-1 J' squares the singular values of J.
+  cod.setThreshold(opt.rank_tolerance * opt.rank_tolerance);
   cod.compute(S);
   *lambda = cod.solve(r);
   // J's dependent rows (S and J have the same null space on the left).
   *dependent = DependentRows(ws.J, opt.rank_tolerance);
   const double res = (S * *lambda - r).cwiseAbs().maxCoeff();
-  const double scale = std::max(r.cwiseAbs().maxCoeff(), 1e-300);
-  if (res > opt.consistency_tolerance * scale) {
+  // Scale: the size of the terms that cancel (cf. sparse_kkt.cpp), with a
+  // floor of 64 eps where everything vanishes.
+  const double terms =
+      (S.cwiseAbs() * lambda->cwiseAbs() + r.cwiseAbs()).maxCoeff();
+  const double scale = terms;
+  const double allowed =
+      opt.consistency_tolerance * terms +
+      64 * std::numeric_limits<double>::epsilon() * std::max(terms, 1.0);
+  if (res > allowed) {
     std::ostringstream os;
     os.precision(3);
     os << "model '" << model.name() << "': contradictory constraints at "
@@ -133,7 +142,7 @@ void SolveRedundantDense(const Workspace& ws,
     for (int i : *dependent) os << " '" << model.RowName(i) << "'";
     os << " depend linearly on the others but their equations disagree "
           "(acceleration-level residual "
-       << std::scientific << res << " relative to " << scale
+       << std::scientific << res << " against terms of size " << scale
        << "); no motion satisfies all constraints. Remove or correct one of "
           "them";
     throw KktError(os.str());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -170,6 +171,7 @@ struct SparseKktSolver::Impl {
   long factorizations = 0, analyses = 0;
   std::function<std::string(int)> names;
   std::function<std::string()> context;
+  std::ostream* report_stream = &std::clog;
   std::vector<int> m_outer, m_inner, j_outer, j_inner;
   int nv = 0, nc = 0;
 
@@ -626,7 +628,7 @@ void SparseKktSolver::Impl::SolveRedundant(
               "multipliers (individual multipliers of redundant constraints "
               "are not unique; J' lambda is)";
         report = os.str();
-        std::clog << "daedalus: " << report << "\n";
+        if (report_stream) *report_stream << "daedalus: " << report << "\n";
       }
     }
     const SparseMatrixD Ji = SelectRows(J, independent);
@@ -655,18 +657,24 @@ void SparseKktSolver::Impl::SolveRedundant(
       return v;
     }();
     const Eigen::VectorXd res = Jd * vdot + bd;
-    const double scale = std::max(
-        {bias.cwiseAbs().maxCoeff(),
-         (J * vdot).cwiseAbs().maxCoeff(), 1e-300});
-    if (res.cwiseAbs().maxCoeff() > opt.consistency_tolerance * scale) {
+    // Scale: the size of the terms that cancel in J_d vdot + b_d (a
+    // mechanism at rest has b ~ 0 but J_d vdot is a sum of large terms),
+    // with a floor of 64 eps for systems where everything vanishes (a
+    // projection on the manifold).
+    const Eigen::VectorXd terms =
+        SparseMatrixD(Jd.cwiseAbs()) * vdot.cwiseAbs() + bd.cwiseAbs();
+    const double scale = std::max(terms.maxCoeff(), 1.0);
+    const double allowed = opt.consistency_tolerance * terms.maxCoeff() +
+                           64 * std::numeric_limits<double>::epsilon() * scale;
+    if (res.cwiseAbs().maxCoeff() > allowed) {
       std::ostringstream os;
       os.precision(3);
       os << "contradictory constraints" << Where() << ": rows";
       for (int i : dependent) os << " '" << RowName(i) << "'";
       os << " depend linearly on the others but their equations disagree "
             "(acceleration-level residual "
-         << std::scientific << res.cwiseAbs().maxCoeff() << " relative to "
-         << scale
+         << std::scientific << res.cwiseAbs().maxCoeff() << " against terms of size "
+         << terms.maxCoeff()
          << "); no motion satisfies all constraints. Remove or correct one "
             "of them";
       throw KktError(os.str());
@@ -717,6 +725,9 @@ void SparseKktSolver::SetRowNames(std::function<std::string(int)> names) {
 }
 void SparseKktSolver::SetContext(std::function<std::string()> context) {
   impl_->context = std::move(context);
+}
+void SparseKktSolver::SetReportStream(std::ostream* os) {
+  impl_->report_stream = os;
 }
 KktMethod SparseKktSolver::method() const { return impl_->method; }
 const std::vector<int>& SparseKktSolver::dependent_rows() const {

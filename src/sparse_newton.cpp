@@ -140,6 +140,11 @@ SparseNewtonPreconditioner::SparseNewtonPreconditioner(
       a_src_.push_back(jt_src[e]);
       a_kind_.push_back(1);
     }
+    // The (2,2) diagonal: zero, or a small regularization when redundant
+    // constraints make the augmented matrix singular.
+    inner.push_back(nv_ + i);
+    a_src_.push_back(i);
+    a_kind_.push_back(3);
     outer[nv_ + i + 1] = static_cast<int>(inner.size());
   }
   A_.resize(n, n);
@@ -148,6 +153,7 @@ SparseNewtonPreconditioner::SparseNewtonPreconditioner(
   std::copy(inner.begin(), inner.end(), A_.innerIndexPtr());
   rhs_.resize(n);
   sol_.resize(n);
+  dependent_.assign(static_cast<size_t>(nc_), 0);
 }
 
 void SparseNewtonPreconditioner::Residuals(const Eigen::VectorXd& a,
@@ -221,19 +227,50 @@ bool SparseNewtonPreconditioner::Factor(double gamma) {
   for (Eigen::Index e = 0; e < J_.nonZeros(); ++e)
     p21[e] = J_.valuePtr()[e] + gamma * H_.valuePtr()[e] +
              g2 * G_.valuePtr()[e];
-  double* av = A_.valuePtr();
-  for (size_t e = 0; e < a_src_.size(); ++e) {
-    const int s = a_src_[e];
-    av[e] = a_kind_[e] == 0   ? p11[s]
-            : a_kind_[e] == 1 ? -J_.valuePtr()[s]
-                              : p21[s];
-  }
+  // Dependent rows (redundant constraints) are replaced by mu_d = 0: the
+  // Newton system of the independent rows, which has the same solution.
+  const int* jrow = J_.innerIndexPtr();
+  auto assemble = [&](double reg) {
+    double* av = A_.valuePtr();
+    for (size_t e = 0; e < a_src_.size(); ++e) {
+      const int s = a_src_[e];
+      switch (a_kind_[e]) {
+        case 0:
+          av[e] = p11[s];
+          break;
+        case 1:
+          av[e] = dependent_[jrow[s]] ? 0.0 : -J_.valuePtr()[s];
+          break;
+        case 2:
+          av[e] = dependent_[jrow[s]] ? 0.0 : p21[s];
+          break;
+        default:
+          av[e] = dependent_[s] ? 1.0 : -reg;
+      }
+    }
+  };
+  assemble(0.0);
   if (!analysed_) {
     klu_.Analyze(A_);
     analysed_ = true;
   }
   // Any nonsingular factorization serves as a preconditioner.
+  if (klu_.Factor(A_, 0.0)) return true;
+  // Still singular (dependent rows not known yet, or a singular
+  // configuration): regularize the (2,2) block by 1e-8 of the Schur
+  // complement's scale |J|^2 / |P11|; GMRES corrects the rest.
+  const double jmax =
+      Eigen::Map<const Eigen::VectorXd>(J_.valuePtr(), J_.nonZeros())
+          .cwiseAbs()
+          .maxCoeff();
+  const double pmax = p11.cwiseAbs().maxCoeff();
+  assemble(1e-8 * jmax * jmax / std::max(pmax, 1e-300));
   return klu_.Factor(A_, 0.0);
+}
+
+void SparseNewtonPreconditioner::SetDependentRows(const std::vector<int>& rows) {
+  dependent_.assign(static_cast<size_t>(nc_), 0);
+  for (int r : rows) dependent_[r] = 1;
 }
 
 void SparseNewtonPreconditioner::Solve(
@@ -245,6 +282,8 @@ void SparseNewtonPreconditioner::Solve(
   rhs_.head(nv_).noalias() += gamma_ * (K_ * rq);
   rhs_.tail(nc_).noalias() = J_ * rv;
   rhs_.tail(nc_).noalias() -= gamma_ * (G_ * rq);
+  for (int i = 0; i < nc_; ++i)
+    if (dependent_[i]) rhs_[nv_ + i] = 0.0;
   klu_.Solve(rhs_, &sol_);
   z.tail(nv_) = sol_.head(nv_);
   z.head(nv_) = rq + gamma_ * sol_.head(nv_);

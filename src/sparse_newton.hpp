@@ -43,6 +43,9 @@ class SparseNewtonPreconditioner {
                       const Eigen::VectorXd& lambda);
   /// Factors the augmented Newton matrix for `gamma`; false if singular.
   bool Factor(double gamma);
+  /// Rows of J known to be dependent (redundant constraints): the Newton
+  /// system is taken on the other rows (the dependent ones get mu = 0).
+  void SetDependentRows(const std::vector<int>& rows);
   /// z = P^-1 r for r = (rq, rv) (2 nv).
   void Solve(const Eigen::Ref<const Eigen::VectorXd>& r,
              Eigen::Ref<Eigen::VectorXd> z);
@@ -69,8 +72,9 @@ class SparseNewtonPreconditioner {
   SparseMatrixD M_, J_;                     // at the setup state
   SparseMatrixD A_;                         // augmented Newton matrix
   std::vector<int> a_src_;                  // >= 0: P11 slot; < 0: J value
-  std::vector<int> a_kind_;                 // 0: P11, 1: -J', 2: P21
+  std::vector<int> a_kind_;  // 0: P11, 1: -J', 2: P21, 3: (2,2) diagonal
   Klu klu_;
+  std::vector<char> dependent_;  // per constraint row
   bool analysed_ = false;
   double gamma_ = 0.0;
   Eigen::VectorXd R0_, Rc0_, R1_, Rc1_, rhs_, sol_, b_;

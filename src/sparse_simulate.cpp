@@ -50,14 +50,27 @@ bool Supported(const Model& model,
 // Everything the CVODES callbacks need (cf. CvodeRun in simulate.cpp).
 struct SparseRun : CallbackGuard {
   SparseRun(const Model& m, const SimulationOptions& o)
-      : model(m), ws(m), kkt(o.kkt), proj(ProjectionOptions(o.kkt)), opt(o) {}
+      : model(m),
+        ws(m),
+        kkt(o.kkt),
+        proj_q(ProjectionOptions(o.kkt)),
+        proj_v(ProjectionOptions(o.kkt)),
+        opt(o) {
+    // The main solver reports redundancy once; the projections stay quiet.
+    proj_q.SetReportStream(nullptr);
+    proj_v.SetReportStream(nullptr);
+    proj_q.SetRowNames([this](int i) {
+      return model.RowName(all_holonomic ? i : holonomic_rows[i]);
+    });
+    proj_v.SetRowNames([this](int i) { return model.RowName(i); });
+  }
   static KktOptions ProjectionOptions(KktOptions k) {
     k.allow_redundant = true;  // projection solves are minimum-norm too
     return k;
   }
   const Model& model;
   SparseWorkspace ws;
-  SparseKktSolver kkt, proj;
+  SparseKktSolver kkt, proj_q, proj_v;
   KktResult r;
   SimulationOptions opt;
   Eigen::VectorXd bias, zero_f, dx, mu;
@@ -107,13 +120,14 @@ struct SparseRun : CallbackGuard {
   }
 
   // x = M^-1 G' (G M^-1 G')^-1 rhs: the KKT solve with f = 0 and b = -rhs.
-  void MetricCorrection(const SparseMatrixD& G,
+  void MetricCorrection(SparseKktSolver* solver,
+                        const SparseMatrixD& G,
                         const Eigen::VectorXd& rhs,
                         Eigen::VectorXd* x) {
     zero_f.setZero(nv);
     x->resize(nv);
     mu.resize(G.rows());
-    proj.Solve(ws.M, G, zero_f, -rhs, *x, mu);
+    solver->Solve(ws.M, G, zero_f, -rhs, *x, mu);
   }
 
   // Gauss-Newton in the mass metric to |Phi| <= tol (holonomic rows).
@@ -143,7 +157,7 @@ struct SparseRun : CallbackGuard {
       if (it == max_iter) break;
       EvaluateSparseVelocity(&ws);
       EvaluateSparseDynamics(&ws);
-      MetricCorrection(HolonomicJacobian(), phi, &dx);
+      MetricCorrection(&proj_q, HolonomicJacobian(), phi, &dx);
       *q -= dx;
       if (!q->allFinite()) break;
     }
@@ -160,7 +174,7 @@ struct SparseRun : CallbackGuard {
     if (nc == 0) return res;
     ws.SetState(t, q, *v);
     EvaluateSparseAll(&ws);
-    MetricCorrection(ws.J, ws.vel_residual, &dx);
+    MetricCorrection(&proj_v, ws.J, ws.vel_residual, &dx);
     *v -= dx;
     res.correction = dx.norm();
     res.iterations = 1;
@@ -236,6 +250,7 @@ int PSetup(realtype t,
     } else {
       *jcur = SUNFALSE;
     }
+    run->newton->SetDependentRows(run->kkt.dependent_rows());
     if (!run->newton->Factor(gamma))
       throw std::runtime_error("Newton preconditioner is singular");
   });
@@ -289,12 +304,12 @@ int ProjFn(realtype t,
       if (!run->holonomic_rows.empty()) {
         const SparseMatrixD G = run->HolonomicJacobian();
         const Eigen::VectorXd eq = e.head(nq);
-        run->MetricCorrection(G, G * eq, &d);
+        run->MetricCorrection(&run->proj_q, G, G * eq, &d);
         e.head(nq) = eq - d;
       }
       if (run->nc > 0) {
         const Eigen::VectorXd ev = e.tail(nv);
-        run->MetricCorrection(ws.J, ws.J * ev, &d);
+        run->MetricCorrection(&run->proj_v, ws.J, ws.J * ev, &d);
         e.tail(nv) = ev - d;
       }
     }

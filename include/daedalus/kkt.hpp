@@ -48,12 +48,15 @@ struct KktOptions {
   /// dependent rows once (kQr always does). Contradictory constraints are
   /// an error either way.
   bool allow_redundant = false;
-  /// Relative threshold of the rank decision for J (pivots of the
-  /// rank-revealing factorization below rank_tolerance times the largest
-  /// count as zero): 1e-9 is far above round-off in J (1e-16 relative) and
-  /// far below the smallest singular value of a well-posed mechanism away
-  /// from a singular configuration.
-  double rank_tolerance = 1e-9;
+  /// Relative threshold of the rank decision for J: singular values (pivots
+  /// of the rank-revealing factorization) below rank_tolerance times the
+  /// largest count as zero. 1e-6 = sqrt(singular_tolerance) matches the
+  /// point where the Schur complement J M^-1 J' (whose singular values are
+  /// those of J squared) is declared singular, so the two decisions agree;
+  /// it is far above round-off, above the O(drift) singular values of a
+  /// redundant mechanism slightly off its manifold, and below those of a
+  /// well-posed mechanism away from a singular configuration.
+  double rank_tolerance = 1e-6;
   /// Consistency of dependent rows: the residual of the dependent equations
   /// at the minimum-norm solution, relative to the size of the right-hand
   /// side, above which the constraints are contradictory. sqrt(eps) ~ 1.5e-8

@@ -22,6 +22,7 @@
 
 #include <Eigen/Core>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,6 +79,10 @@ class SparseKktSolver {
   void SetRowNames(std::function<std::string(int)> names);
   /// Where errors say they happened (e.g. the model and its state).
   void SetContext(std::function<std::string()> context);
+
+  /// Where the one-time redundancy report goes (std::clog by default;
+  /// nullptr: only redundancy_report()).
+  void SetReportStream(std::ostream* os);
 
   /// The method in use (auto resolved at the first solve).
   KktMethod method() const;
