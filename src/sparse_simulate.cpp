@@ -78,7 +78,7 @@ struct SparseRun : CallbackGuard {
   std::vector<int> holonomic_rows;
   bool all_holonomic = true;
   std::vector<std::pair<double, double>> projection_jumps;
-  int nq = 0, nv = 0, nc = 0;
+  int nq = 0, nv = 0, nc = 0, nquad = 0;
   const QuadLayout* layout = nullptr;
 
   std::unique_ptr<SparseNewtonPreconditioner> newton;
@@ -182,13 +182,23 @@ struct SparseRun : CallbackGuard {
   }
 };
 
+void Integrands(const SparseRun& run,
+                const Eigen::VectorXd& lambda,
+                Eigen::Ref<Eigen::VectorXd> out);
+
+// The state is y = (q, v, w): the energy-balance quadratures w ride along
+// in the ODE (error-controlled like the other components), so that their
+// integrands come from the same evaluation as the accelerations instead
+// of a separate CVODES quadrature call per step (which would cost one more
+// model evaluation and KKT solve per step).
 int RhsFn(realtype t, N_Vector y, N_Vector ydot, void* ud) {
   auto* run = static_cast<SparseRun*>(ud);
   return run->Trap([&] {
     run->Accelerations(t, N_VGetArrayPointer(y));
     auto yd = View(ydot);
     yd.head(run->nq) = run->ws.v;
-    yd.tail(run->nv) = run->r.vdot;
+    yd.segment(run->nq, run->nv) = run->r.vdot;
+    Integrands(*run, run->r.lambda, yd.tail(run->nquad));
   });
 }
 
@@ -221,14 +231,6 @@ void Integrands(const SparseRun& run,
   }
 }
 
-int QuadFn(realtype t, N_Vector y, N_Vector yqdot, void* ud) {
-  auto* run = static_cast<SparseRun*>(ud);
-  return run->Trap([&] {
-    run->Accelerations(t, N_VGetArrayPointer(y));
-    Integrands(*run, run->r.lambda, View(yqdot));
-  });
-}
-
 // Newton preconditioner (sparse_newton.hpp): Jacobian blocks when CVODES
 // asks for fresh ones (jok false), the augmented matrix for every gamma.
 int PSetup(realtype t,
@@ -243,7 +245,8 @@ int PSetup(realtype t,
     if (!jok) {
       run->Accelerations(t, N_VGetArrayPointer(y));
       const auto yy = ConstView(y);
-      const Eigen::VectorXd q = yy.head(run->nq), v = yy.tail(run->nv);
+      const Eigen::VectorXd q = yy.head(run->nq),
+                            v = yy.segment(run->nq, run->nv);
       const Eigen::VectorXd a = run->r.vdot, lambda = run->r.lambda;
       run->newton->UpdateJacobian(t, q, v, a, lambda);
       *jcur = SUNTRUE;
@@ -266,7 +269,13 @@ int PSolve(realtype /*t*/,
            int /*lr*/,
            void* ud) {
   auto* run = static_cast<SparseRun*>(ud);
-  return run->Trap([&] { run->newton->Solve(ConstView(r), View(z)); });
+  return run->Trap([&] {
+    // The quadrature components are left unpreconditioned.
+    const int n = run->nq + run->nv;
+    auto zz = View(z);
+    run->newton->Solve(ConstView(r).head(n), zz.head(n));
+    zz.tail(run->nquad) = ConstView(r).tail(run->nquad);
+  });
 }
 
 int ProjFn(realtype t,
@@ -279,7 +288,7 @@ int ProjFn(realtype t,
   return run->Trap([&] {
     const int nq = run->nq, nv = run->nv;
     auto y = ConstView(ycur);
-    Eigen::VectorXd q = y.head(nq), v = y.tail(nv);
+    Eigen::VectorXd q = y.head(nq), v = y.segment(nq, nv);
     SparseWorkspace& ws = run->ws;
     ws.SetState(t, q, v);
     EvaluateSparseAll(&ws);
@@ -296,7 +305,8 @@ int ProjFn(realtype t,
     const double e_after = ws.energy;
     auto c = View(corr);
     c.head(nq) = q - y.head(nq);
-    c.tail(nv) = v - y.tail(nv);
+    c.segment(nq, nv) = v - y.segment(nq, nv);
+    c.tail(run->nquad).setZero();
     if (err != nullptr) {
       // Remove the error components normal to the manifold (mass metric).
       auto e = View(err);
@@ -308,9 +318,9 @@ int ProjFn(realtype t,
         e.head(nq) = eq - d;
       }
       if (run->nc > 0) {
-        const Eigen::VectorXd ev = e.tail(nv);
+        const Eigen::VectorXd ev = e.segment(nq, nv);
         run->MetricCorrection(&run->proj_v, ws.J, ws.J * ev, &d);
-        e.tail(nv) = ev - d;
+        e.segment(nq, nv) = ev - d;
       }
     }
     auto& jumps = run->projection_jumps;
@@ -403,11 +413,12 @@ SimulationSummary SimulateSparse(const Model& model,
 
   // ---- CVODES set-up
   auto ctx = MakeContext();
-  const long n = run.nq + run.nv;
+  run.nquad = layout.size();
+  const long n = run.nq + run.nv + run.nquad;
   auto y = MakeVector(n, ctx.get());
   View(y.get()).head(run.nq) = q;
-  View(y.get()).tail(run.nv) = v;
-  auto yq = MakeVector(layout.size(), ctx.get());
+  View(y.get()).segment(run.nq, run.nv) = v;
+  View(y.get()).tail(run.nquad).setZero();
   const bool adams = options.integrator == Integrator::kCvodesAdams;
   void* mem = CVodeCreate(adams ? CV_ADAMS : CV_BDF, ctx.get());
   if (mem == nullptr) throw std::runtime_error("CVodeCreate failed");
@@ -435,10 +446,6 @@ SimulationSummary SimulateSparse(const Model& model,
     DAEDALUS_SUNDIALS_CHECK(CVodeSetPreconditioner(mem, PSetup, PSolve));
   }
   DAEDALUS_SUNDIALS_CHECK(CVodeSetMaxNumSteps(mem, options.max_steps));
-  DAEDALUS_SUNDIALS_CHECK(CVodeQuadInit(mem, QuadFn, yq.get()));
-  DAEDALUS_SUNDIALS_CHECK(
-      CVodeQuadSStolerances(mem, options.rtol, options.atol));
-  DAEDALUS_SUNDIALS_CHECK(CVodeSetQuadErrCon(mem, SUNTRUE));
   if (options.formulation == Formulation::kProjection && run.nc > 0) {
     DAEDALUS_SUNDIALS_CHECK(CVodeSetProjFn(mem, ProjFn));
     DAEDALUS_SUNDIALS_CHECK(CVodeSetProjErrEst(mem, SUNTRUE));
@@ -451,11 +458,7 @@ SimulationSummary SimulateSparse(const Model& model,
     run.Accelerations(t, ConstView(yy).data());
     const SparseWorkspace& ws = run.ws;
     Eigen::VectorXd w = Eigen::VectorXd::Zero(layout.size());
-    if (!first) {
-      double tq = t;
-      DAEDALUS_SUNDIALS_CHECK(CVodeGetQuad(mem, &tq, yq.get()));
-      w = ConstView(yq.get());
-    }
+    if (!first) w = ConstView(yy).tail(run.nquad);
     double stab = 0.0;
     for (const auto& j : run.projection_jumps)
       if (j.first <= t) stab += j.second;
