@@ -55,13 +55,11 @@ inline Problem ChainProblem(int n) {
   const double nd = n;
   for (int i = 0; i < n; ++i) {
     const int x = 3 * i, y = x + 1, th = x + 2;
-    // T_i = (m (vx^2 + vy^2) + I omega^2) / 2: the 3 x 3 block diag(m, m, I).
-    b.KineticEnergyTerm(Touches{{x, y, th}}, [=](const auto& s) {
-      using S = Scalar<decltype(s)>;
-      const S m = s.p[mass] / nd, l = s.p[len] / nd;
-      return 0.5 * m *
-             (s.v[x] * s.v[x] + s.v[y] * s.v[y] +
-              l * l / 12.0 * s.v[th] * s.v[th]);
+    // T_i = (m (vx^2 + vy^2) + I omega^2) / 2: the constant 3 x 3 block
+    // diag(m, m, I).
+    b.ConstantBodyMass(Touches{{x, y, th}}, [=](const Eigen::VectorXd& p) {
+      const double m = p[mass] / nd, l = p[len] / nd;
+      return Eigen::Vector3d(m, m, m * l * l / 12.0).asDiagonal().toDenseMatrix();
     });
     b.PotentialEnergyTerm(Touches{{y}}, [=](const auto& s) {
       return s.p[mass] / nd * s.p[g] * s.q[y];

@@ -147,9 +147,13 @@ void ModelBuilder::AddConstraint(const std::string& name,
   data_->constraints.push_back(
       {name, kind, rows, unilateral, std::move(fn), std::move(coords)});
 }
-void ModelBuilder::AddKineticTerm(std::vector<int> coords,
-                                  internal::ScalarFn fn) {
-  data_->kinetic_terms.push_back({std::move(coords), std::move(fn)});
+void ModelBuilder::AddKineticTerm(
+    std::vector<int> coords,
+    internal::ScalarFn fn,
+    std::function<MatX<double>(const Eigen::VectorXd&)> constant_mass) {
+  std::vector<int> given = coords;
+  data_->kinetic_terms.push_back({std::move(coords), std::move(fn),
+                                  std::move(constant_mass), std::move(given)});
 }
 void ModelBuilder::AddPotentialTerm(std::vector<int> coords,
                                     internal::ScalarFn fn) {

@@ -121,18 +121,21 @@ SparseWorkspace::SparseWorkspace(const Model& model) : model_(model) {
   // one term over all coordinates.
   if (!d.kinetic_terms.empty()) {
     for (const auto& kt : d.kinetic_terms)
-      terms_.push_back({kt.coords, &kt.fn, 1.0, true, {}});
+      terms_.push_back({kt.coords, &kt.fn, 1.0, true, {}, &kt, {}});
   } else {
     terms_.push_back({AllCoords(nv),
                       d.energy_is_lagrangian ? &d.lagrangian : &d.kinetic, 1.0,
                       true,
+                      {},
+                      nullptr,
                       {}});
   }
   if (!d.potential_terms.empty()) {
     for (const auto& pt : d.potential_terms)
-      terms_.push_back({pt.coords, &pt.fn, -1.0, false, {}});
+      terms_.push_back({pt.coords, &pt.fn, -1.0, false, {}, nullptr, {}});
   } else if (d.potential && !d.energy_is_lagrangian) {
-    terms_.push_back({AllCoords(nv), &d.potential, -1.0, false, {}});
+    terms_.push_back(
+        {AllCoords(nv), &d.potential, -1.0, false, {}, nullptr, {}});
   }
   trip.clear();
   for (const Term& tm : terms_) {
@@ -184,6 +187,29 @@ void SparseWorkspace::SetParameters(
   p = params;
   Lift(p, p1);
   Lift(p, p2);
+  // Constant body masses depend on the parameters only: evaluate them here.
+  for (Term& tm : terms_) {
+    if (tm.decl == nullptr || !tm.decl->constant_mass) continue;
+    const MatX<double> m = tm.decl->constant_mass(p);
+    const Eigen::Index k = static_cast<Eigen::Index>(tm.coords.size());
+    if (m.rows() != k || m.cols() != k || !m.allFinite())
+      throw std::invalid_argument(
+          "model '" + model_.name() + "': ConstantBodyMass block is " +
+          std::to_string(m.rows()) + " x " + std::to_string(m.cols()) +
+          (m.allFinite() ? "" : " with non-finite entries") + ", expected " +
+          std::to_string(k) + " x " + std::to_string(k) +
+          " for its Touches coordinates");
+    // Reorder from the order given to Touches to the sorted coordinates.
+    const std::vector<int>& given = tm.decl->given_order;
+    std::vector<Eigen::Index> pos(static_cast<size_t>(k));
+    for (Eigen::Index a = 0; a < k; ++a)
+      pos[a] = std::lower_bound(tm.coords.begin(), tm.coords.end(), given[a]) -
+               tm.coords.begin();
+    tm.mconst.assign(static_cast<size_t>(k * k), 0.0);
+    for (Eigen::Index a = 0; a < k; ++a)
+      for (Eigen::Index b = 0; b < k; ++b)
+        tm.mconst[pos[a] * k + pos[b]] = 0.5 * (m(a, b) + m(b, a));
+  }
   stage_ = Stage::kNone;
 }
 
@@ -440,11 +466,29 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
   const int nv = model.nv();
   const Point<double> x0{ws->q, ws->v, ws->t, ws->p};
 
-  // Energies at double (the sums the model built from its terms).
+  // Energies at double (the sums the model built from its terms; constant
+  // body masses in closed form).
   if (d.energy_is_lagrangian) {
     ws->lagrangian = d.lagrangian.f0(x0);
     ws->kinetic = std::numeric_limits<double>::quiet_NaN();
     ws->potential = std::numeric_limits<double>::quiet_NaN();
+  } else if (!d.kinetic_terms.empty()) {
+    double t = 0.0;
+    for (const SparseWorkspace::Term& tm : ws->terms_) {
+      if (!tm.velocity_part) continue;
+      if (tm.mconst.empty()) {
+        t += tm.fn->f0(x0);
+        continue;
+      }
+      const size_t k = tm.coords.size();
+      for (size_t a = 0; a < k; ++a)
+        for (size_t b = 0; b < k; ++b)
+          t += 0.5 * ws->v[tm.coords[a]] * tm.mconst[a * k + b] *
+               ws->v[tm.coords[b]];
+    }
+    ws->kinetic = t;
+    ws->potential = d.potential ? d.potential.f0(x0) : 0.0;
+    ws->lagrangian = ws->kinetic - ws->potential;
   } else {
     ws->kinetic = d.kinetic.f0(x0);
     ws->potential = d.potential ? d.potential.f0(x0) : 0.0;
@@ -469,6 +513,17 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
   for (const SparseWorkspace::Term& tm : ws->terms_) {
     const std::vector<int>& cc = tm.coords;
     const int k = static_cast<int>(cc.size());
+    if (!tm.mconst.empty()) {
+      // T_k = v'M_k v / 2 with M_k constant: no q or t dependence, so
+      // L_q, L_t and L_vq v + L_vt vanish; p = M_k v.
+      for (int a = 0; a < k; ++a)
+        for (int b = 0; b < k; ++b) {
+          const double m = tm.mconst[a * k + b];
+          mv[tm.m_slot[a * k + b]] += m;
+          ws->momentum[cc[a]] += m * ws->v[cc[b]];
+        }
+      continue;
+    }
     for (int j : cc) {
       ws->q1[j].d = 1.0;
       ws->lq_[j] +=

@@ -148,6 +148,10 @@ struct ConstraintDecl {
 struct EnergyTerm {
   std::vector<int> coords;  // sorted, unique
   ScalarFn fn;
+  /// Set for ConstantBodyMass: the block M_k(p) (coords x coords, in the
+  /// order given to Touches); fn is then v_k' M_k v_k / 2.
+  std::function<MatX<double>(const Eigen::VectorXd&)> constant_mass = {};
+  std::vector<int> given_order = {};  // coords as given (before sorting)
 };
 
 struct ModelData;
@@ -367,6 +371,30 @@ class ModelBuilder {
     };
     return KineticEnergyTerm(std::move(touches), t);
   }
+  /// A body's mass block that depends on the parameters only: M_k(p)
+  /// (k x k for the k coordinates in `touches`, in that order), the term
+  /// T_k = v_k' M_k v_k / 2 (planar bodies in (x, y, theta), spatial bodies
+  /// with body-frame velocities). The sparse path evaluates M_k once per
+  /// parameter set instead of differentiating T_k at every state.
+  template <class F>
+  ModelBuilder& ConstantBodyMass(Touches touches, F f) {
+    const std::vector<int> c = touches.coords;
+    auto mass = [f](const Eigen::VectorXd& p) { return MatX<double>(f(p)); };
+    auto t = [mass, c](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      Eigen::VectorXd pv(x.p.size());
+      for (Eigen::Index i = 0; i < x.p.size(); ++i) pv[i] = Value(x.p[i]);
+      const MatX<double> m = mass(pv);
+      S sum = 0.0;
+      for (size_t a = 0; a < c.size(); ++a)
+        for (size_t b = 0; b < c.size(); ++b)
+          sum += m(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) *
+                 x.v[c[a]] * x.v[c[b]];
+      return S(0.5 * sum);
+    };
+    AddKineticTerm(touches.coords, internal::MakeScalarFn(t), mass);
+    return *this;
+  }
   /// One term V_k(q, t, p) of a potential energy V = sum_k V_k depending
   /// only on the coordinates `touches`. Replaces PotentialEnergy.
   template <class F>
@@ -410,7 +438,10 @@ class ModelBuilder {
                      bool unilateral,
                      internal::VectorFn fn,
                      std::vector<int> coords = {});
-  void AddKineticTerm(std::vector<int> coords, internal::ScalarFn fn);
+  void AddKineticTerm(
+      std::vector<int> coords,
+      internal::ScalarFn fn,
+      std::function<MatX<double>(const Eigen::VectorXd&)> constant_mass = {});
   void AddPotentialTerm(std::vector<int> coords, internal::ScalarFn fn);
   void AddQuadrature(const std::string& name, internal::ScalarFn fn);
   void AddEvent(const std::string& name, internal::ScalarFn fn);

@@ -91,6 +91,8 @@ class SparseWorkspace {
     double sign = 1.0;           // +1 kinetic (velocity part), -1 potential
     bool velocity_part = false;  // contributes to M and momenta
     std::vector<int> m_slot;     // k x k slots into M's values (kinetic)
+    const internal::EnergyTerm* decl = nullptr;  // kinetic term declaration
+    std::vector<double> mconst;  // k x k: ConstantBodyMass block, sorted
   };
   std::vector<std::vector<int>> ccoords_;  // per constraint
   std::vector<std::vector<int>> j_slot_;   // per constraint: rows x k
