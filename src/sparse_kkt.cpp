@@ -91,8 +91,9 @@ std::vector<int> SparseDependentRows(const SparseMatrixD& J, double rel_tol) {
 }
 
 // Cholesky L L' = A of a small k x k SPD matrix, row-major, in place (lower
-// triangle); false at a non-positive pivot. Reports the smallest and
-// largest diagonal entry of L.
+// triangle), with the reciprocals of the diagonal of L stored on the
+// diagonal (the solves multiply instead of dividing); false at a
+// non-positive pivot. Reports the smallest and largest diagonal of L.
 bool SmallCholesky(double* a, int k, double* dmin, double* dmax) {
   *dmin = HUGE_VAL;
   *dmax = 0.0;
@@ -101,24 +102,25 @@ bool SmallCholesky(double* a, int k, double* dmin, double* dmax) {
     for (int p = 0; p < j; ++p) d -= a[j * k + p] * a[j * k + p];
     if (!(d > 0.0)) return false;
     d = std::sqrt(d);
-    a[j * k + j] = d;
+    const double inv = 1.0 / d;
+    a[j * k + j] = inv;
     *dmin = std::min(*dmin, d);
     *dmax = std::max(*dmax, d);
     for (int i = j + 1; i < k; ++i) {
       double s = a[i * k + j];
       for (int p = 0; p < j; ++p) s -= a[i * k + p] * a[j * k + p];
-      a[i * k + j] = s / d;
+      a[i * k + j] = s * inv;
     }
   }
   return true;
 }
 
-// x <- L^-1 x.
+// x <- L^-1 x (L from SmallCholesky).
 void SmallForward(const double* L, int k, double* x) {
   for (int i = 0; i < k; ++i) {
     double s = x[i];
     for (int p = 0; p < i; ++p) s -= L[i * k + p] * x[p];
-    x[i] = s / L[i * k + i];
+    x[i] = s * L[i * k + i];
   }
 }
 
@@ -128,7 +130,7 @@ void SmallSolve(const double* L, int k, double* x) {
   for (int i = k - 1; i >= 0; --i) {
     double s = x[i];
     for (int p = i + 1; p < k; ++p) s -= L[p * k + i] * x[p];
-    x[i] = s / L[i * k + i];
+    x[i] = s * L[i * k + i];
   }
 }
 
