@@ -120,7 +120,7 @@ void SimulateOneSecond(benchmark::State& state) {
 }
 
 void Sizes(benchmark::internal::Benchmark* b) {
-  for (int n : {10, 30, 100, 300, 1000, 3000, 10000}) b->Arg(n);
+  for (int n : {2, 5, 10, 30, 100, 300, 1000, 3000, 10000}) b->Arg(n);
 }
 
 BENCHMARK_CAPTURE(SparseSolve, schur, KktMethod::kSparseSchur)
@@ -135,6 +135,8 @@ BENCHMARK_CAPTURE(SparseSolve, sparse_cholesky, KktMethod::kSparseCholesky)
 BENCHMARK(HandWrittenCholmod)->Apply(Sizes)->Unit(benchmark::kMicrosecond);
 // Dense Schur is O(N^3): up to N = 300 (nv = 900).
 BENCHMARK(DenseSolve)
+    ->Arg(2)
+    ->Arg(5)
     ->Arg(10)
     ->Arg(30)
     ->Arg(100)
@@ -153,10 +155,24 @@ class Collector : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) {
       if (r.run_type != Run::RT_Iteration || r.error_occurred) continue;
+      // "Family[/capture]/N[/iterations:1]": N is the first all-digit part.
       const std::string name = r.benchmark_name();
-      const size_t slash = name.rfind('/');
-      const std::string family = name.substr(0, slash);
-      const int n = std::stoi(name.substr(slash + 1));
+      std::string family;
+      int n = -1;
+      size_t start = 0;
+      while (start <= name.size()) {
+        const size_t end = std::min(name.find('/', start), name.size());
+        const std::string part = name.substr(start, end - start);
+        if (!part.empty() &&
+            part.find_first_not_of("0123456789") == std::string::npos) {
+          n = std::stoi(part);
+          break;
+        }
+        if (!family.empty()) family += '/';
+        family += part;
+        start = end + 1;
+      }
+      if (n < 0) continue;
       // Seconds per iteration.
       times[family][n] = r.GetAdjustedRealTime() /
                          benchmark::GetTimeUnitMultiplier(r.time_unit);
@@ -181,7 +197,7 @@ int main(int argc, char** argv) {
   std::printf("\n|---|---|---|");
   for (size_t i = 0; i < solvers.size(); ++i) std::printf("---|");
   std::printf("\n");
-  for (int n : {10, 30, 100, 300, 1000, 3000, 10000}) {
+  for (int n : {2, 5, 10, 30, 100, 300, 1000, 3000, 10000}) {
     std::printf("| %d | %d | %d |", n, 3 * n, 2 * n);
     for (const auto& s : solvers) {
       if (t[s].count(n))
@@ -201,7 +217,7 @@ int main(int argc, char** argv) {
     std::printf("framework overhead at N = 1000: schur / hand-written = %.2f\n",
                 t["SparseSolve/schur"][1000] / t["HandWrittenCholmod"][1000]);
   int crossover = -1;
-  for (int n : {10, 30, 100, 300})
+  for (int n : {2, 5, 10, 30, 100, 300})
     if (crossover < 0 && t["DenseSolve"].count(n) &&
         t["SparseSolve/schur"].count(n) &&
         t["SparseSolve/schur"][n] < t["DenseSolve"][n])
@@ -212,6 +228,10 @@ int main(int argc, char** argv) {
                 crossover, 3 * crossover);
   else
     std::printf("dense/sparse crossover: dense faster at every measured N\n");
+  for (const auto& [n, sec] : t["SimulateOneSecond"])
+    std::printf("1 s simulation, chain N = %d (Baumgarte, Adams, rtol 1e-6): "
+                "%.3f s\n",
+                n, sec);
   benchmark::Shutdown();
   return 0;
 }

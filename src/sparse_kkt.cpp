@@ -156,7 +156,11 @@ KktMethod ResolveKktMethod(KktMethod requested,
   (void)J;
   if (requested != KktMethod::kAuto) return requested;
   if (M.cols() < kDenseBelowNv) return KktMethod::kSchur;
-  if (LargestBlock(M) <= static_cast<size_t>(kMaxSchurBlock))
+  // Declared structure: several small mass blocks (bodies).
+  const std::vector<std::vector<int>> blocks = Components(M);
+  size_t largest = 0;
+  for (const auto& b : blocks) largest = std::max(largest, b.size());
+  if (blocks.size() > 1 && largest <= static_cast<size_t>(kMaxSchurBlock))
     return KktMethod::kSparseSchur;
   // A mass matrix that is mostly full gains nothing from sparse storage.
   const double density = static_cast<double>(M.nonZeros()) /

@@ -347,6 +347,9 @@ bool UseSparsePath(const Model& model, const SimulationOptions& options) {
     return true;
   }
   if (!supported) return false;
+  // The drift contract's escalation to projection lives on the dense path.
+  if (options.drift_tol > 0.0 && options.drift_action == DriftAction::kEscalate)
+    return false;
   // auto: decide from the declared structure (patterns only).
   const SparseWorkspace ws(model);
   return IsSparseMethod(ResolveKktMethod(KktMethod::kAuto, ws.M, ws.J));

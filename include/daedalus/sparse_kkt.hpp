@@ -33,14 +33,16 @@
 namespace daedalus {
 
 /// The method `requested` resolves to for a system with this M and J: auto
-/// gives dense below kDenseBelowNv velocities, schur for a block-diagonal M
-/// (blocks of at most kMaxSchurBlock coordinates), sparse-lu otherwise.
+/// gives dense below kDenseBelowNv velocities; schur when M has several
+/// diagonal blocks (bodies) of at most kMaxSchurBlock coordinates;
+/// otherwise dense for a mostly full M and sparse-lu for a sparse one.
 KktMethod ResolveKktMethod(KktMethod requested,
                            const SparseMatrixD& M,
                            const SparseMatrixD& J);
 /// Crossover of the auto choice, measured by bench/chain_bench.cpp
-/// (docs/performance.md): below it the dense Schur solve is faster.
-inline constexpr int kDenseBelowNv = 60;
+/// (docs/performance.md): the sparse Schur solve of the chain is faster
+/// than the dense one from nv = 6 (N = 2 bodies) on.
+inline constexpr int kDenseBelowNv = 6;
 /// Largest mass block the schur path factors densely.
 inline constexpr int kMaxSchurBlock = 64;
 

@@ -251,7 +251,8 @@ TEST(SparseKkt, AutomaticChoiceFollowsSizeAndStructure) {
     const SparseWorkspace ws(m);
     return ResolveKktMethod(KktMethod::kAuto, ws.M, ws.J);
   };
-  EXPECT_EQ(choice(problems::ChainProblem(3).model), KktMethod::kSchur);
+  EXPECT_EQ(choice(problems::ChainProblem(1).model), KktMethod::kSchur);
+  EXPECT_EQ(choice(problems::ChainProblem(2).model), KktMethod::kSparseSchur);
   EXPECT_EQ(choice(problems::ChainProblem(100).model), KktMethod::kSparseSchur);
   // Joint angles: M is full, so dense stays best.
   EXPECT_EQ(choice(problems::ChainReducedProblem(kDenseBelowNv + 5).model),
