@@ -223,15 +223,17 @@ int main(int argc, char** argv) {
         t["SparseSolve/schur"][n] < t["DenseSolve"][n])
       crossover = n;
   if (crossover > 0)
-    std::printf("dense/sparse crossover: sparse schur is faster from N = %d "
-                "(nv = %d) on\n",
-                crossover, 3 * crossover);
+    std::printf(
+        "dense/sparse crossover: sparse schur is faster from N = %d "
+        "(nv = %d) on\n",
+        crossover, 3 * crossover);
   else
     std::printf("dense/sparse crossover: dense faster at every measured N\n");
   for (const auto& [n, sec] : t["SimulateOneSecond"])
-    std::printf("1 s simulation, chain N = %d (Baumgarte, Adams, rtol 1e-6): "
-                "%.3f s\n",
-                n, sec);
+    std::printf(
+        "1 s simulation, chain N = %d (Baumgarte, Adams, rtol 1e-6): "
+        "%.3f s\n",
+        n, sec);
   benchmark::Shutdown();
   return 0;
 }

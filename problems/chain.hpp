@@ -2,8 +2,8 @@
 //
 // Body i has coordinates (x_i, y_i, theta_i): the position of its centre
 // and its angle from the hanging vertical, so that the link points along
-// d_i = (sin theta_i, -cos theta_i). Links have length l = L/N, mass m = m_tot/N
-// and inertia I = m l^2 / 12 about the centre (total length L = 1 m and
+// d_i = (sin theta_i, -cos theta_i). Links have length l = L/N, mass m =
+// m_tot/N and inertia I = m l^2 / 12 about the centre (total length L = 1 m and
 // total mass m_tot = 1 kg whatever N). Joints are revolute, two rows each:
 //   pivot:    x_0 - l/2 sin theta_0 = 0,  y_0 + l/2 cos theta_0 = 0
 //   joint_i:  (x_{i-1} + l/2 sin theta_{i-1}) - (x_i - l/2 sin theta_i) = 0
@@ -59,7 +59,9 @@ inline Problem ChainProblem(int n) {
     // diag(m, m, I).
     b.ConstantBodyMass(Touches{{x, y, th}}, [=](const Eigen::VectorXd& p) {
       const double m = p[mass] / nd, l = p[len] / nd;
-      return Eigen::Vector3d(m, m, m * l * l / 12.0).asDiagonal().toDenseMatrix();
+      return Eigen::Vector3d(m, m, m * l * l / 12.0)
+          .asDiagonal()
+          .toDenseMatrix();
     });
     b.PotentialEnergyTerm(Touches{{y}}, [=](const auto& s) {
       return s.p[mass] / nd * s.p[g] * s.q[y];

@@ -205,14 +205,15 @@ void KktSolver::Solve(const Workspace& ws,
       bool full_rank = options_.method != KktMethod::kQr;
       if (full_rank) {
         im.llt_s.compute(im.S);
-        full_rank = im.llt_s.info() == Eigen::Success && im.llt_s.rcond() >= tol;
+        full_rank =
+            im.llt_s.info() == Eigen::Success && im.llt_s.rcond() >= tol;
       }
       if (full_rank) {
         out->lambda = -im.llt_s.solve(bias + ws.J * im.z);
       } else if (redundant_ok) {
         const Eigen::VectorXd r = -(bias + ws.J * im.z);
-        SolveRedundantDense(ws, options_, im.S, r, &out->lambda,
-                            &im.dependent, &im.reported);
+        SolveRedundantDense(ws, options_, im.S, r, &out->lambda, &im.dependent,
+                            &im.reported);
       } else {
         ThrowRankDeficient(ws);
       }

@@ -173,8 +173,7 @@ void CheckTouches(const std::string& where,
     if (c < 0 || c >= nq)
       throw std::invalid_argument(where + what + " touches coordinate " +
                                   std::to_string(c) + ", the model has " +
-                                  std::to_string(nq) +
-                                  " (valid indices 0.." +
+                                  std::to_string(nq) + " (valid indices 0.." +
                                   std::to_string(nq - 1) + ")");
     if (i > 0 && (*coords)[i - 1] == c)
       throw std::invalid_argument(where + what + " lists coordinate " +
@@ -184,8 +183,8 @@ void CheckTouches(const std::string& where,
 
 // The sum of energy terms as one function (for the dense path).
 internal::ScalarFn SumOfTerms(std::vector<internal::EnergyTerm> terms) {
-  auto shared =
-      std::make_shared<const std::vector<internal::EnergyTerm>>(std::move(terms));
+  auto shared = std::make_shared<const std::vector<internal::EnergyTerm>>(
+      std::move(terms));
   internal::ScalarFn fn;
   fn.f0 = [shared](const Point<double>& x) {
     double s = 0.0;

@@ -260,7 +260,8 @@ int run(std::vector<IntOption> options,
       for (IntOption& o : options) {
         const std::string flag = "--" + o.name;
         if (arg == flag) {
-          if (i + 1 >= argc) throw std::invalid_argument(flag + " needs a value");
+          if (i + 1 >= argc)
+            throw std::invalid_argument(flag + " needs a value");
           value = argv[++i];
         } else if (arg.rfind(flag + "=", 0) == 0) {
           value = arg.substr(flag.size() + 1);
@@ -269,10 +270,9 @@ int run(std::vector<IntOption> options,
         }
         const double x = ParseNumber(flag, value);
         if (x != std::floor(x) || x < o.min || x > o.max)
-          throw std::invalid_argument(flag + ": '" + value +
-                                      "' must be an integer from " +
-                                      std::to_string(o.min) + " to " +
-                                      std::to_string(o.max));
+          throw std::invalid_argument(
+              flag + ": '" + value + "' must be an integer from " +
+              std::to_string(o.min) + " to " + std::to_string(o.max));
         o.value = static_cast<int>(x);
         matched = true;
       }

@@ -124,7 +124,8 @@ SparseWorkspace::SparseWorkspace(const Model& model) : model_(model) {
       terms_.push_back({kt.coords, &kt.fn, 1.0, true, {}, &kt, {}});
   } else {
     terms_.push_back({AllCoords(nv),
-                      d.energy_is_lagrangian ? &d.lagrangian : &d.kinetic, 1.0,
+                      d.energy_is_lagrangian ? &d.lagrangian : &d.kinetic,
+                      1.0,
                       true,
                       {},
                       nullptr,
@@ -281,8 +282,8 @@ void CheckDeclaredSparsity(SparseWorkspace* ws) {
         (which == 0 ? ws->q1 : ws->v1)[j].d = 0.0;
         if (dep)
           return std::string(which == 0 ? "coordinate '" : "velocity of '") +
-                 model.coordinate_names()[j] + "' (index " +
-                 std::to_string(j) + ")";
+                 model.coordinate_names()[j] + "' (index " + std::to_string(j) +
+                 ")";
       }
     }
     return "an undeclared coordinate";
@@ -322,8 +323,8 @@ void CheckDeclaredSparsity(SparseWorkspace* ws) {
   for (size_t k = 0; k < d.kinetic_terms.size() + d.potential_terms.size();
        ++k) {
     const bool kin = k < d.kinetic_terms.size();
-    const auto& term =
-        kin ? d.kinetic_terms[k] : d.potential_terms[k - d.kinetic_terms.size()];
+    const auto& term = kin ? d.kinetic_terms[k]
+                           : d.potential_terms[k - d.kinetic_terms.size()];
     auto eval = [&] {
       return term.fn.f1(Point<D1>{ws->q1, ws->v1, t1, ws->p1}).d != 0.0;
     };
@@ -334,8 +335,8 @@ void CheckDeclaredSparsity(SparseWorkspace* ws) {
       Lift(ws->q, ws->q1);
       Lift(ws->v, ws->v1);
       throw std::invalid_argument(
-          "model '" + model.name() + "': " +
-          (kin ? "kinetic energy term " : "potential energy term ") +
+          "model '" + model.name() +
+          "': " + (kin ? "kinetic energy term " : "potential energy term ") +
           std::to_string(kin ? k : k - d.kinetic_terms.size()) +
           " depends on " + who + ", which its Touches declaration " +
           list(term.coords) + " does not list; add the coordinate to Touches");

@@ -82,7 +82,8 @@ std::vector<int> SparseDependentRows(const SparseMatrixD& J, double rel_tol) {
   qr.setPivotThreshold(rel_tol * (max_norm > 0.0 ? max_norm : 1.0));
   qr.compute(Jt);
   if (qr.info() != Eigen::Success)
-    throw KktError("rank-revealing QR (SPQR) of the constraint Jacobian failed");
+    throw KktError(
+        "rank-revealing QR (SPQR) of the constraint Jacobian failed");
   const auto perm = qr.colsPermutation();
   for (Eigen::Index k = qr.rank(); k < J.rows(); ++k)
     dep.push_back(static_cast<int>(perm.indices()[k]));
@@ -258,9 +259,9 @@ struct SparseKktSolver::Impl {
 void SparseKktSolver::Impl::ThrowDependent(const SparseMatrixD& J,
                                            const std::vector<int>& dep) const {
   std::ostringstream os;
-  os << "constraint Jacobian has rank " << J.rows() - static_cast<long>(dep.size())
-     << " < " << J.rows() << " rows" << Where()
-     << "; dependent constraint rows:";
+  os << "constraint Jacobian has rank "
+     << J.rows() - static_cast<long>(dep.size()) << " < " << J.rows() << " rows"
+     << Where() << "; dependent constraint rows:";
   for (int i : dep) os << " '" << RowName(i) << "'";
   os << " (each depends on the other rows). Remove the redundant constraints, "
         "solve with --kkt qr (minimum-norm multipliers), or move the "
@@ -286,11 +287,10 @@ void SparseKktSolver::Impl::Analyze(const SparseMatrixD& M,
   nv = static_cast<int>(M.cols());
   nc = static_cast<int>(J.rows());
   if (M.rows() != nv || J.cols() != nv)
-    throw std::invalid_argument("SparseKktSolver: M is " +
-                                std::to_string(M.rows()) + " x " +
-                                std::to_string(M.cols()) + " and J is " +
-                                std::to_string(J.rows()) + " x " +
-                                std::to_string(J.cols()));
+    throw std::invalid_argument(
+        "SparseKktSolver: M is " + std::to_string(M.rows()) + " x " +
+        std::to_string(M.cols()) + " and J is " + std::to_string(J.rows()) +
+        " x " + std::to_string(J.cols()));
   if (method == KktMethod::kAuto || !analysed) {
     method = ResolveKktMethod(opt.method, M, J);
     // A small system on the sparse path still runs sparse (the dense
@@ -371,9 +371,10 @@ void SparseKktSolver::Impl::AnalyzeSchur(const SparseMatrixD& M,
     B.rows.erase(std::unique(B.rows.begin(), B.rows.end()), B.rows.end());
     for (int c : B.coords)
       for (int e = J.outerIndexPtr()[c]; e < J.outerIndexPtr()[c + 1]; ++e)
-        j_local[e] = static_cast<int>(
-            std::lower_bound(B.rows.begin(), B.rows.end(), J.innerIndexPtr()[e]) -
-            B.rows.begin());
+        j_local[e] =
+            static_cast<int>(std::lower_bound(B.rows.begin(), B.rows.end(),
+                                              J.innerIndexPtr()[e]) -
+                             B.rows.begin());
     mmax = std::max(mmax, B.rows.size());
   }
   // Pattern of S: every pair of rows that share a block (lower triangle,
@@ -394,8 +395,8 @@ void SparseKktSolver::Impl::AnalyzeSchur(const SparseMatrixD& M,
         const int col = B.rows[c], row = B.rows[a];
         const int* begin = S.innerIndexPtr() + S.outerIndexPtr()[col];
         const int* end = S.innerIndexPtr() + S.outerIndexPtr()[col + 1];
-        B.s_slot[a * m + c] =
-            static_cast<int>(std::lower_bound(begin, end, row) - S.innerIndexPtr());
+        B.s_slot[a * m + c] = static_cast<int>(
+            std::lower_bound(begin, end, row) - S.innerIndexPtr());
       }
   }
   W.assign(kmax * mmax, 0.0);
@@ -468,7 +469,8 @@ bool SparseKktSolver::Impl::SolveSchur(
     const int k = static_cast<int>(B.coords.size());
     const int m = static_cast<int>(B.rows.size());
     double* L = B.L.data();
-    for (int i = 0; i < k * k; ++i) L[i] = B.m_src[i] >= 0 ? mv[B.m_src[i]] : 0.0;
+    for (int i = 0; i < k * k; ++i)
+      L[i] = B.m_src[i] >= 0 ? mv[B.m_src[i]] : 0.0;
     double bmin = 0.0, bmax = 0.0;
     if (!SmallCholesky(L, k, &bmin, &bmax) ||
         !(bmin * bmin > opt.singular_tolerance * bmax * bmax))
@@ -527,8 +529,7 @@ bool SparseKktSolver::Impl::SolveCholesky(
     Eigen::Ref<Eigen::VectorXd> vdot,
     Eigen::Ref<Eigen::VectorXd> lambda) {
   const SparseMatrixD lower = M.triangularView<Eigen::Lower>();
-  if (!chol_m.Factorize(lower) ||
-      !(chol_m.Rcond() > opt.singular_tolerance))
+  if (!chol_m.Factorize(lower) || !(chol_m.Rcond() > opt.singular_tolerance))
     ThrowSingularMass({});
   ++factorizations;
   chol_m.Solve(f, z);
@@ -620,7 +621,8 @@ void SparseKktSolver::Impl::SolveRedundant(
       auto outer_names = names;
       const std::vector<int> ind = independent;
       inner->SetRowNames([outer_names, ind](int i) {
-        return outer_names ? outer_names(ind[i]) : "row " + std::to_string(ind[i]);
+        return outer_names ? outer_names(ind[i])
+                           : "row " + std::to_string(ind[i]);
       });
       inner->SetContext(context);
       g_outer.clear();
@@ -639,7 +641,8 @@ void SparseKktSolver::Impl::SolveRedundant(
     }
     const SparseMatrixD Ji = SelectRows(J, independent);
     Eigen::VectorXd bi(static_cast<Eigen::Index>(independent.size()));
-    for (size_t i = 0; i < independent.size(); ++i) bi[i] = bias[independent[i]];
+    for (size_t i = 0; i < independent.size(); ++i)
+      bi[i] = bias[independent[i]];
     Eigen::VectorXd li(bi.size());
     try {
       inner->Solve(M, Ji, f, bi, vdot, li);
@@ -679,8 +682,8 @@ void SparseKktSolver::Impl::SolveRedundant(
       for (int i : dependent) os << " '" << RowName(i) << "'";
       os << " depend linearly on the others but their equations disagree "
             "(acceleration-level residual "
-         << std::scientific << res.cwiseAbs().maxCoeff() << " against terms of size "
-         << terms.maxCoeff()
+         << std::scientific << res.cwiseAbs().maxCoeff()
+         << " against terms of size " << terms.maxCoeff()
          << "); no motion satisfies all constraints. Remove or correct one "
             "of them";
       throw KktError(os.str());
@@ -696,8 +699,10 @@ void SparseKktSolver::Impl::SolveRedundant(
       CopyPattern(Gl, &g_outer, &g_inner);
     }
     if (!chol_g.Factorize(Gl))
-      throw KktError("redundant constraints: J_i J_i' is not positive "
-                     "definite" + Where());
+      throw KktError(
+          "redundant constraints: J_i J_i' is not positive "
+          "definite" +
+          Where());
     const Eigen::MatrixXd JiJd = Ji * Eigen::MatrixXd(Jd.transpose());
     Eigen::MatrixXd Ct(JiJd.rows(), JiJd.cols());
     for (Eigen::Index c = 0; c < JiJd.cols(); ++c) {
@@ -761,8 +766,7 @@ void SparseKktSolver::Solve(const SparseMatrixD& M,
       lambda.size() != im.nc)
     throw std::invalid_argument(
         "SparseKktSolver::Solve: f, bias, vdot, lambda must have nv = " +
-        std::to_string(im.nv) + " and nc = " + std::to_string(im.nc) +
-        " rows");
+        std::to_string(im.nv) + " and nc = " + std::to_string(im.nc) + " rows");
   const bool redundant_ok =
       im.opt.allow_redundant || im.method == KktMethod::kQr;
   if (im.method == KktMethod::kQr || im.inner) {
@@ -791,14 +795,14 @@ void SparseKktSolver::Solve(const SparseMatrixD& M,
   const std::vector<int> dep = SparseDependentRows(J, im.opt.rank_tolerance);
   if (!redundant_ok || dep.empty()) {
     if (dep.empty())
-      throw KktError("KKT system is singular or ill-conditioned (reciprocal "
-                     "condition below " +
-                     std::to_string(im.opt.singular_tolerance) + ")" +
-                     im.Where() +
-                     " although no constraint row is dependent at rank "
-                     "tolerance " +
-                     std::to_string(im.opt.rank_tolerance) +
-                     "; the mechanism is near a singular configuration");
+      throw KktError(
+          "KKT system is singular or ill-conditioned (reciprocal "
+          "condition below " +
+          std::to_string(im.opt.singular_tolerance) + ")" + im.Where() +
+          " although no constraint row is dependent at rank "
+          "tolerance " +
+          std::to_string(im.opt.rank_tolerance) +
+          "; the mechanism is near a singular configuration");
     im.ThrowDependent(J, dep);
   }
   im.SolveRedundant(M, J, f, bias, vdot, lambda);

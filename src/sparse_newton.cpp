@@ -225,8 +225,8 @@ bool SparseNewtonPreconditioner::Factor(double gamma) {
   for (size_t e = 0; e < m_to_p11_.size(); ++e)
     p11[m_to_p11_[e]] += M_.valuePtr()[e];
   for (Eigen::Index e = 0; e < J_.nonZeros(); ++e)
-    p21[e] = J_.valuePtr()[e] + gamma * H_.valuePtr()[e] +
-             g2 * G_.valuePtr()[e];
+    p21[e] =
+        J_.valuePtr()[e] + gamma * H_.valuePtr()[e] + g2 * G_.valuePtr()[e];
   // Dependent rows (redundant constraints) are replaced by mu_d = 0: the
   // Newton system of the independent rows, which has the same solution.
   const int* jrow = J_.innerIndexPtr();
@@ -268,14 +268,14 @@ bool SparseNewtonPreconditioner::Factor(double gamma) {
   return klu_.Factor(A_, 0.0);
 }
 
-void SparseNewtonPreconditioner::SetDependentRows(const std::vector<int>& rows) {
+void SparseNewtonPreconditioner::SetDependentRows(
+    const std::vector<int>& rows) {
   dependent_.assign(static_cast<size_t>(nc_), 0);
   for (int r : rows) dependent_[r] = 1;
 }
 
 void SparseNewtonPreconditioner::Solve(
-    const Eigen::Ref<const Eigen::VectorXd>& r,
-    Eigen::Ref<Eigen::VectorXd> z) {
+    const Eigen::Ref<const Eigen::VectorXd>& r, Eigen::Ref<Eigen::VectorXd> z) {
   const auto rq = r.head(nv_);
   const auto rv = r.tail(nv_);
   rhs_.head(nv_).noalias() = M_ * rv;

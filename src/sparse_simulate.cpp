@@ -23,8 +23,7 @@ namespace {
 bool Supported(const Model& model,
                const SimulationOptions& o,
                std::string* why) {
-  if (o.integrator == Integrator::kIdas ||
-      o.formulation == Formulation::kGgl ||
+  if (o.integrator == Integrator::kIdas || o.formulation == Formulation::kGgl ||
       o.formulation == Formulation::kIndex3) {
     *why =
         "the sparse KKT path runs the index-1 formulations (unstabilized, "
@@ -223,10 +222,9 @@ void Integrands(const SparseRun& run,
   for (int k = 0; k < L.nuq; ++k) {
     const double g = quads[k].second.f0(x);
     if (!std::isfinite(g))
-      throw std::runtime_error("model '" + ws.model().name() +
-                               "': quadrature '" + quads[k].first +
-                               "' returned a non-finite value at " +
-                               DescribeState(ws));
+      throw std::runtime_error(
+          "model '" + ws.model().name() + "': quadrature '" + quads[k].first +
+          "' returned a non-finite value at " + DescribeState(ws));
     out[L.user() + k] = g;
   }
 }

@@ -3,7 +3,9 @@
 //   build/problems/<name> [--t-end T] [--rtol R] [--atol A]
 //       [--output-step DT] [--output-dir DIR] [--param NAME=VALUE]...
 //       [--formulation F] [--integrator I] [--baumgarte-alpha A]
-//       [--baumgarte-beta B] [--kkt auto|dense|full-lu|schur|sparse-lu|sparse-cholesky|qr] [--quiet] [--help]
+//       [--baumgarte-beta B] [--kkt
+//       auto|dense|full-lu|schur|sparse-lu|sparse-cholesky|qr] [--quiet]
+//       [--help]
 //
 // writes DIR/<name>.csv (time series) and DIR/<name>.json (summary) and
 // prints a human summary. Exit status: 0 ok, 1 failed run, 2 bad usage.

@@ -75,7 +75,8 @@ void ExpectSparseMatchesDense(const Model& model, int trials) {
     EvaluateAll(&dw);
     EvaluateSparseAll(&sw);
     ASSERT_GT(dw.M.norm(), 0.0);
-    EXPECT_TRUE(NearRel(Eigen::MatrixXd(sw.M), dw.M, kRoundOff)) << model.name();
+    EXPECT_TRUE(NearRel(Eigen::MatrixXd(sw.M), dw.M, kRoundOff))
+        << model.name();
     EXPECT_TRUE(NearRel(Eigen::MatrixXd(sw.J), dw.J, kRoundOff));
     EXPECT_TRUE(NearRel(sw.phi, dw.phi, kRoundOff));
     EXPECT_TRUE(NearRel(sw.phi_t, dw.phi_t, kRoundOff));
@@ -115,7 +116,8 @@ TEST(SparseEvaluation, CostIsLinearInTheNumberOfBodies) {
   for (int n : {4, 40}) {
     ModelBuilder b("counted");
     std::vector<std::string> names;
-    for (int i = 0; i < 3 * n; ++i) names.push_back(problems::IndexedName("c", i));
+    for (int i = 0; i < 3 * n; ++i)
+      names.push_back(problems::IndexedName("c", i));
     b.Coordinates(names);
     for (int i = 0; i < n; ++i)
       b.BodyMassMatrix(Touches{{3 * i, 3 * i + 1, 3 * i + 2}},
@@ -123,12 +125,10 @@ TEST(SparseEvaluation, CostIsLinearInTheNumberOfBodies) {
                          return MatX<Scalar<decltype(s)>>::Identity(3, 3);
                        });
     auto calls = std::make_shared<int>(0);
-    b.Holonomic(
-        "link", Touches{{0, 1, 2, 3, 4, 5}},
-        [calls](const auto& s) {
-          ++*calls;
-          return s.q[0] * s.q[3] + s.q[1] * s.q[4] + sin(s.q[2] - s.q[5]);
-        });
+    b.Holonomic("link", Touches{{0, 1, 2, 3, 4, 5}}, [calls](const auto& s) {
+      ++*calls;
+      return s.q[0] * s.q[3] + s.q[1] * s.q[4] + sin(s.q[2] - s.q[5]);
+    });
     SparseWorkspace ws(std::move(b).Build());
     std::mt19937 gen{3};
     ws.SetState(0.0, testing::RandomVector(gen, 3 * n, -1, 1),
@@ -175,8 +175,8 @@ TEST(SparseEvaluation, TouchesOutOfRangeIsRejectedAtBuild) {
   b.KineticEnergy([](const auto& s) { return 0.5 * s.v[0] * s.v[0]; });
   b.Holonomic("c", Touches{{0, 3}}, [](const auto& s) { return s.q[0]; });
   EXPECT_THAT([&] { std::move(b).Build(); },
-              ::testing::ThrowsMessage<std::invalid_argument>(
-                  AllOf(HasSubstr("constraint 'c'"), HasSubstr("coordinate 3"))));
+              ::testing::ThrowsMessage<std::invalid_argument>(AllOf(
+                  HasSubstr("constraint 'c'"), HasSubstr("coordinate 3"))));
 }
 
 // ---------------------------------------------------------------- KKT
@@ -264,9 +264,8 @@ TEST(SparseKkt, SingularMassMatrixIsReported) {
   b.Coordinates({"x", "phantom"});
   b.KineticEnergyTerm(Touches{{0}},
                       [](const auto& s) { return 0.5 * s.v[0] * s.v[0]; });
-  b.KineticEnergyTerm(Touches{{1}}, [](const auto& s) {
-    return 0.0 * s.v[1] * s.v[1];
-  });
+  b.KineticEnergyTerm(Touches{{1}},
+                      [](const auto& s) { return 0.0 * s.v[1] * s.v[1]; });
   SparseWorkspace ws(std::move(b).Build());
   ws.SetState(0.0, Eigen::Vector2d::Zero(), Eigen::Vector2d::Zero());
   EvaluateSparseAll(&ws);
@@ -292,18 +291,24 @@ Model ChainWithDuplicateJoint(int n, int dup) {
     const auto fn = t.fn;
     b.KineticEnergyTerm(Touches{t.coords}, [fn](const auto& s) {
       using S = Scalar<decltype(s)>;
-      if constexpr (std::is_same_v<S, double>) return fn.f0(s);
-      else if constexpr (std::is_same_v<S, D1>) return fn.f1(s);
-      else return fn.f2(s);
+      if constexpr (std::is_same_v<S, double>)
+        return fn.f0(s);
+      else if constexpr (std::is_same_v<S, D1>)
+        return fn.f1(s);
+      else
+        return fn.f2(s);
     });
   }
   for (const auto& t : d.potential_terms) {
     const auto fn = t.fn;
     b.PotentialEnergyTerm(Touches{t.coords}, [fn](const auto& s) {
       using S = Scalar<decltype(s)>;
-      if constexpr (std::is_same_v<S, double>) return fn.f0(s);
-      else if constexpr (std::is_same_v<S, D1>) return fn.f1(s);
-      else return fn.f2(s);
+      if constexpr (std::is_same_v<S, double>)
+        return fn.f0(s);
+      else if constexpr (std::is_same_v<S, D1>)
+        return fn.f1(s);
+      else
+        return fn.f2(s);
     });
   }
   auto add = [&](const internal::ConstraintDecl& c, const std::string& name) {
@@ -313,15 +318,19 @@ Model ChainWithDuplicateJoint(int n, int dup) {
         [fn](const auto& s) {
           using S = Scalar<decltype(s)>;
           VecX<S> out;
-          if constexpr (std::is_same_v<S, double>) fn.f0(s, out);
-          else if constexpr (std::is_same_v<S, D1>) fn.f1(s, out);
-          else fn.f2(s, out);
+          if constexpr (std::is_same_v<S, double>)
+            fn.f0(s, out);
+          else if constexpr (std::is_same_v<S, D1>)
+            fn.f1(s, out);
+          else
+            fn.f2(s, out);
           return out;
         },
         c.rows);
   };
   for (const auto& c : d.constraints) add(c, c.name);
-  add(d.constraints[dup], std::string(d.constraints[dup].name).append("_again"));
+  add(d.constraints[dup],
+      std::string(d.constraints[dup].name).append("_again"));
   return std::move(b).Build();
 }
 
@@ -362,10 +371,10 @@ TEST(SparseKkt, DuplicateConstraintSplitsItsMultiplierEvenly) {
     EXPECT_FALSE(s.redundancy_report().empty());
     EXPECT_TRUE(NearRel(r.vdot, ref.vdot, kSolverAgreement)) << ToString(m);
     EXPECT_TRUE(NearRel(r.reaction, ref.reaction, kSolverAgreement));
-    EXPECT_TRUE(NearRel(r.lambda.segment(r0, 2), 0.5 * ref.lambda.segment(r0, 2),
-                        kSolverAgreement));
-    EXPECT_TRUE(NearRel(r.lambda.segment(rd, 2), 0.5 * ref.lambda.segment(r0, 2),
-                        kSolverAgreement));
+    EXPECT_TRUE(NearRel(r.lambda.segment(r0, 2),
+                        0.5 * ref.lambda.segment(r0, 2), kSolverAgreement));
+    EXPECT_TRUE(NearRel(r.lambda.segment(rd, 2),
+                        0.5 * ref.lambda.segment(r0, 2), kSolverAgreement));
   }
 
   // The dense solver gives the same minimum-norm answer.
@@ -461,7 +470,8 @@ TEST(SparseKkt, ScalingAConstraintRescalesOnlyItsMultiplier) {
   b.KineticEnergyTerm(Touches{{0, 1}}, [](const auto& s) {
     return 0.5 * (s.v[0] * s.v[0] + s.v[1] * s.v[1]);
   });
-  b.PotentialEnergyTerm(Touches{{1}}, [](const auto& s) { return 9.81 * s.q[1]; });
+  b.PotentialEnergyTerm(Touches{{1}},
+                        [](const auto& s) { return 9.81 * s.q[1]; });
   b.Holonomic("rod3", Touches{{0, 1}}, [](const auto& s) {
     return 3.0 * (s.q[0] * s.q[0] + s.q[1] * s.q[1] - 1.0);
   });
@@ -471,7 +481,8 @@ TEST(SparseKkt, ScalingAConstraintRescalesOnlyItsMultiplier) {
   u.KineticEnergyTerm(Touches{{0, 1}}, [](const auto& s) {
     return 0.5 * (s.v[0] * s.v[0] + s.v[1] * s.v[1]);
   });
-  u.PotentialEnergyTerm(Touches{{1}}, [](const auto& s) { return 9.81 * s.q[1]; });
+  u.PotentialEnergyTerm(Touches{{1}},
+                        [](const auto& s) { return 9.81 * s.q[1]; });
   u.Holonomic("rod", Touches{{0, 1}}, [](const auto& s) {
     return s.q[0] * s.q[0] + s.q[1] * s.q[1] - 1.0;
   });
@@ -509,8 +520,8 @@ TEST(SparseKkt, ContradictoryConstraintsRemainAnErrorNamingThem) {
   SparseKktSolver s(o);
   KktResult r;
   EXPECT_THAT([&] { s.Solve(ws, bias, &r); },
-              ::testing::ThrowsMessage<KktError>(AllOf(
-                  HasSubstr("contradictory"), HasSubstr("at_one"))));
+              ::testing::ThrowsMessage<KktError>(
+                  AllOf(HasSubstr("contradictory"), HasSubstr("at_one"))));
   Workspace dw(model);
   dw.SetState(0.0, Eigen::Vector2d(0.5, 0.0), Eigen::Vector2d::Zero());
   EvaluateAll(&dw);
