@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <filesystem>
 #include <memory>
 #include <random>
 
@@ -14,6 +15,7 @@
 #include "chain_reduced.hpp"
 #include "daedalus/dynamics.hpp"
 #include "daedalus/kkt.hpp"
+#include "daedalus/run.hpp"
 #include "daedalus/simulate.hpp"
 #include "daedalus/sparse_kkt.hpp"
 #include "support/seed_models.hpp"
@@ -630,6 +632,56 @@ TEST(SparseSimulation, RedundantParallelogramMovesLikeThePlainOne) {
   EXPECT_LT(b.drift_position_max, 1e-9);
   // The step count shows the redundant run is as smooth as the plain one.
   EXPECT_LT(b.stats.steps, 2 * a.stats.steps);
+}
+
+TEST(SparseSimulation, ContradictoryConstraintsFailTheRunWithTheirNames) {
+  ModelBuilder b("contradiction");
+  b.Coordinates({"x", "y"});
+  b.KineticEnergyTerm(Touches{{0, 1}},
+                      [](const auto& s) { return 0.5 * s.v.squaredNorm(); });
+  b.Holonomic("at_zero", Touches{{0}}, [](const auto& s) { return s.q[0]; });
+  b.Holonomic("at_one", Touches{{0}},
+              [](const auto& s) { return s.q[0] - 1.0; });
+  SimulationOptions o;
+  o.t_end = 0.1;
+  o.formulation = Formulation::kProjection;
+  o.kkt.method = KktMethod::kQr;
+  const SimulationSummary s =
+      Simulate(std::move(b).Build(),
+               InitialState{Eigen::Vector2d(0.5, 0.0), Eigen::Vector2d::Zero()},
+               Eigen::VectorXd(0), o);
+  EXPECT_FALSE(s.ok);
+  EXPECT_THAT(s.error, AllOf(HasSubstr("contradictory"), HasSubstr("at_one")));
+}
+
+TEST(SparseKkt, MethodNamesRoundTrip) {
+  for (KktMethod m : {KktMethod::kAuto, KktMethod::kSchur, KktMethod::kFullLu,
+                      KktMethod::kSparseSchur, KktMethod::kSparseLu,
+                      KktMethod::kSparseCholesky, KktMethod::kQr})
+    EXPECT_EQ(KktMethodFromString(ToString(m)), m) << ToString(m);
+  EXPECT_THAT([] { KktMethodFromString("cholesky"); },
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  AllOf(HasSubstr("'cholesky'"), HasSubstr("sparse-lu"))));
+}
+
+TEST(SparseSimulation, BodiesOptionBuildsTheChainAndRejectsBadValues) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / "daedalus_sparse_test").string();
+  auto run_with = [&](std::vector<std::string> args) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    return run(
+        {{"bodies", 10, 1, 10000, "number of links"}},
+        [](const std::vector<IntOption>& o) {
+          return problems::ChainProblem(o[0].value);
+        },
+        static_cast<int>(argv.size()), argv.data());
+  };
+  EXPECT_EQ(run_with({"chain", "--bodies", "3", "--t-end", "0.02", "--quiet",
+                      "--output-dir", dir}),
+            0);
+  EXPECT_EQ(run_with({"chain", "--bodies=0", "--quiet"}), 2);
+  EXPECT_EQ(run_with({"chain", "--bodies", "2.5", "--quiet"}), 2);
 }
 
 TEST(SparseSimulation, ExplicitSparseMethodOnIdasIsABadOption) {
