@@ -354,8 +354,8 @@ SimulationSummary Simulate(const Model& model,
         std::to_string(model.nq()) + " and " + std::to_string(model.nv()));
   }
 
-  // Sparse KKT path (issue 6): explicit sparse --kkt, or auto on a large
-  // model with declared sparsity; see src/sparse_simulate.hpp.
+  // Sparse KKT path (issue 6): explicit sparse --kkt, or auto on a model
+  // with declared body structure; see src/sparse_simulate.hpp.
   if (internal::UseSparsePath(model, options))
     return internal::SimulateSparse(model, x0, params, options, observer);
 
