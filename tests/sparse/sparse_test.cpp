@@ -666,7 +666,8 @@ TEST(SparseKkt, MethodNamesRoundTrip) {
 
 TEST(SparseSimulation, BodiesOptionBuildsTheChainAndRejectsBadValues) {
   const std::string dir =
-      (std::filesystem::temp_directory_path() / "daedalus_sparse_test").string();
+      (std::filesystem::temp_directory_path() / "daedalus_sparse_test")
+          .string();
   auto run_with = [&](std::vector<std::string> args) {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
