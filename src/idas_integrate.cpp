@@ -506,8 +506,7 @@ SimulationSummary SimulateIdas(const Model& model,
       Q.segment(L.ideal(), L.nc).setConstant(1e300);
     }
     Q[L.stabilization()] = 1e300;
-    DAEDALUS_SUNDIALS_CHECK(
-        IDAQuadSVtolerances(mem, options.rtol, qtol.get()));
+    DAEDALUS_SUNDIALS_CHECK(IDAQuadSVtolerances(mem, options.rtol, qtol.get()));
   }
   DAEDALUS_SUNDIALS_CHECK(IDASetQuadErrCon(mem, SUNTRUE));
 

@@ -6,6 +6,8 @@
 #include <Eigen/QR>
 #include <Eigen/SVD>
 #include <algorithm>
+#include <iostream>
+#include <limits>
 #include <sstream>
 
 namespace daedalus {
@@ -13,18 +15,36 @@ namespace daedalus {
 const char* ToString(KktMethod m) {
   switch (m) {
     case KktMethod::kSchur:
-      return "schur";
+      return "dense";
     case KktMethod::kFullLu:
       return "full-lu";
+    case KktMethod::kAuto:
+      return "auto";
+    case KktMethod::kSparseSchur:
+      return "schur";
+    case KktMethod::kSparseLu:
+      return "sparse-lu";
+    case KktMethod::kSparseCholesky:
+      return "sparse-cholesky";
+    case KktMethod::kQr:
+      return "qr";
   }
   return "?";
 }
 
 KktMethod KktMethodFromString(const std::string& s) {
-  if (s == "schur" || s == "dense") return KktMethod::kSchur;
-  if (s == "full-lu") return KktMethod::kFullLu;
-  throw std::invalid_argument("unknown KKT method '" + s +
-                              "'; valid: schur (alias dense), full-lu");
+  for (KktMethod m : {KktMethod::kAuto, KktMethod::kSchur, KktMethod::kFullLu,
+                      KktMethod::kSparseSchur, KktMethod::kSparseLu,
+                      KktMethod::kSparseCholesky, KktMethod::kQr})
+    if (s == ToString(m)) return m;
+  throw std::invalid_argument(
+      "unknown KKT method '" + s +
+      "'; valid: auto, dense, full-lu, schur, sparse-lu, sparse-cholesky, qr");
+}
+
+bool IsSparseMethod(KktMethod m) {
+  return m == KktMethod::kSparseSchur || m == KktMethod::kSparseLu ||
+         m == KktMethod::kSparseCholesky || m == KktMethod::kQr;
 }
 
 struct KktSolver::Impl {
@@ -46,6 +66,8 @@ struct KktSolver::Impl {
   Eigen::MatrixXd S;  // nc x nc: J M^-1 J'
   Eigen::MatrixXd K;  // (nv+nc)^2 full system
   Eigen::VectorXd f, z, rhs, sol;
+  std::vector<int> dependent;  // rows found dependent (redundant)
+  bool reported = false;       // the redundancy report was printed
 };
 
 namespace {
@@ -84,6 +106,59 @@ namespace {
   throw KktError(os.str());
 }
 
+// Minimum-norm multipliers for a rank-deficient Schur complement S = J M^-1 J'
+// (nc x nc, positive semidefinite): lambda = S^+ r by complete orthogonal
+// decomposition, after checking that r lies in the range of S (otherwise
+// the dependent constraints contradict each other).
+void SolveRedundantDense(const Workspace& ws,
+                         const KktOptions& opt,
+                         const Eigen::MatrixXd& S,
+                         const Eigen::VectorXd& r,
+                         Eigen::VectorXd* lambda,
+                         std::vector<int>* dependent,
+                         bool* reported) {
+  const Model& model = ws.model();
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+  // S = J M^-1 J' squares the singular values of J.
+  cod.setThreshold(opt.rank_tolerance * opt.rank_tolerance);
+  cod.compute(S);
+  *lambda = cod.solve(r);
+  // J's dependent rows (S and J have the same null space on the left).
+  *dependent = DependentRows(ws.J, opt.rank_tolerance);
+  const double res = (S * *lambda - r).cwiseAbs().maxCoeff();
+  // Scale: the size of the terms that cancel (cf. sparse_kkt.cpp), with a
+  // floor of 64 eps where everything vanishes.
+  const double terms =
+      (S.cwiseAbs() * lambda->cwiseAbs() + r.cwiseAbs()).maxCoeff();
+  const double scale = terms;
+  const double allowed =
+      opt.consistency_tolerance * terms +
+      64 * std::numeric_limits<double>::epsilon() * std::max(terms, 1.0);
+  if (res > allowed) {
+    std::ostringstream os;
+    os.precision(3);
+    os << "model '" << model.name() << "': contradictory constraints at "
+       << DescribeState(ws) << ": rows";
+    for (int i : *dependent) os << " '" << model.RowName(i) << "'";
+    os << " depend linearly on the others but their equations disagree "
+          "(acceleration-level residual "
+       << std::scientific << res << " against terms of size " << scale
+       << "); no motion satisfies all constraints. Remove or correct one of "
+          "them";
+    throw KktError(os.str());
+  }
+  if (!*reported) {
+    *reported = true;
+    std::ostringstream os;
+    os << "daedalus: model '" << model.name()
+       << "': redundant constraints: rank of J is " << cod.rank() << " < "
+       << S.rows() << " rows; dependent rows:";
+    for (int i : *dependent) os << " '" << model.RowName(i) << "'";
+    os << "; solving with minimum-norm multipliers";
+    std::clog << os.str() << "\n";
+  }
+}
+
 }  // namespace
 
 KktSolver::KktSolver(const Model& model, KktOptions options)
@@ -110,20 +185,38 @@ void KktSolver::Solve(const Workspace& ws,
   // SolveMass for projections).
   im.llt_m.compute(ws.M);
   const bool m_ok = im.llt_m.info() == Eigen::Success && im.llt_m.rcond() > tol;
-  if (!m_ok && options_.method == KktMethod::kSchur) ThrowSingularMass(ws, tol);
+  // The dense solver runs every method but full-lu through the Schur
+  // complement (kkt.hpp).
+  const bool schur = options_.method != KktMethod::kFullLu &&
+                     options_.method != KktMethod::kSparseLu;
+  if (!m_ok && schur) ThrowSingularMass(ws, tol);
 
-  if (options_.method == KktMethod::kSchur) {
+  if (schur) {
     if (nc == 0) {
       out->vdot = im.llt_m.solve(im.f);
     } else {
       // lambda = -(J M^-1 J')^-1 (b + J M^-1 f),  vdot = M^-1 (f + J' lambda)
       im.Y = im.llt_m.solve(ws.J.transpose());
       im.S.noalias() = ws.J * im.Y;
-      im.llt_s.compute(im.S);
-      if (im.llt_s.info() != Eigen::Success || im.llt_s.rcond() < tol)
-        ThrowRankDeficient(ws);
       im.z = im.llt_m.solve(im.f);
-      out->lambda = -im.llt_s.solve(bias + ws.J * im.z);
+      im.dependent.clear();
+      const bool redundant_ok =
+          options_.allow_redundant || options_.method == KktMethod::kQr;
+      bool full_rank = options_.method != KktMethod::kQr;
+      if (full_rank) {
+        im.llt_s.compute(im.S);
+        full_rank =
+            im.llt_s.info() == Eigen::Success && im.llt_s.rcond() >= tol;
+      }
+      if (full_rank) {
+        out->lambda = -im.llt_s.solve(bias + ws.J * im.z);
+      } else if (redundant_ok) {
+        const Eigen::VectorXd r = -(bias + ws.J * im.z);
+        SolveRedundantDense(ws, options_, im.S, r, &out->lambda, &im.dependent,
+                            &im.reported);
+      } else {
+        ThrowRankDeficient(ws);
+      }
       out->vdot = im.z;
       out->vdot.noalias() += im.Y * out->lambda;
     }
@@ -134,7 +227,23 @@ void KktSolver::Solve(const Workspace& ws,
     im.K.bottomLeftCorner(nc, nv) = ws.J;
     im.K.bottomRightCorner(nc, nc).setZero();
     im.lu.compute(im.K);
-    if (!(im.lu.rcond() > tol * 1e-2)) ThrowRankDeficient(ws);
+    if (!(im.lu.rcond() > tol * 1e-2)) {
+      if (!options_.allow_redundant) ThrowRankDeficient(ws);
+      // Redundant rows: the minimum-norm solution through the Schur
+      // complement (LU cannot give it).
+      im.Y = im.llt_m.solve(ws.J.transpose());
+      im.S.noalias() = ws.J * im.Y;
+      im.z = im.llt_m.solve(im.f);
+      const Eigen::VectorXd r = -(bias + ws.J * im.z);
+      SolveRedundantDense(ws, options_, im.S, r, &out->lambda, &im.dependent,
+                          &im.reported);
+      out->vdot = im.z;
+      out->vdot.noalias() += im.Y * out->lambda;
+      out->reaction.noalias() = ws.J.transpose() * out->lambda;
+      out->power = out->lambda.cwiseProduct(ws.J * ws.v);
+      out->health.dependent_rows = im.dependent;
+      return;
+    }
     im.rhs.head(nv) = im.f;
     im.rhs.tail(nc) = -bias;
     im.sol = im.lu.solve(im.rhs);
@@ -143,6 +252,7 @@ void KktSolver::Solve(const Workspace& ws,
   }
   out->reaction.noalias() = ws.J.transpose() * out->lambda;
   out->power = out->lambda.cwiseProduct(ws.J * ws.v);
+  out->health.dependent_rows = im.dependent;
 
   if (options_.compute_health) {
     KktHealth& hl = out->health;
@@ -155,7 +265,7 @@ void KktSolver::Solve(const Workspace& ws,
       svd.setThreshold(1e-10);
       hl.rank_J = static_cast<int>(svd.rank());
       hl.sigma_min_J = svd.singularValues()[nc - 1 < nv ? nc - 1 : nv - 1];
-      if (options_.method == KktMethod::kFullLu) {
+      if (!schur) {
         im.Y = im.llt_m.solve(ws.J.transpose());
         im.S.noalias() = ws.J * im.Y;
         im.llt_s.compute(im.S);
@@ -165,6 +275,10 @@ void KktSolver::Solve(const Workspace& ws,
       hl.rank_J = 0;
     }
   }
+}
+
+const std::vector<int>& KktSolver::dependent_rows() const {
+  return impl_->dependent;
 }
 
 void KktSolver::SolveMass(const Eigen::Ref<const Eigen::VectorXd>& rhs,

@@ -1,5 +1,6 @@
 #include "daedalus/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -157,9 +158,74 @@ void ModelBuilder::AddConstraint(const std::string& name,
                                  ConstraintKind kind,
                                  int rows,
                                  bool unilateral,
-                                 internal::VectorFn fn) {
-  data_->constraints.push_back({name, kind, rows, unilateral, std::move(fn)});
+                                 internal::VectorFn fn,
+                                 std::vector<int> coords) {
+  data_->constraints.push_back(
+      {name, kind, rows, unilateral, std::move(fn), std::move(coords)});
 }
+void ModelBuilder::AddKineticTerm(
+    std::vector<int> coords,
+    internal::ScalarFn fn,
+    std::function<MatX<double>(const Eigen::VectorXd&)> constant_mass) {
+  std::vector<int> given = coords;
+  data_->kinetic_terms.push_back({std::move(coords), std::move(fn),
+                                  std::move(constant_mass), std::move(given)});
+}
+void ModelBuilder::AddPotentialTerm(std::vector<int> coords,
+                                    internal::ScalarFn fn) {
+  data_->potential_terms.push_back({std::move(coords), std::move(fn)});
+}
+
+namespace {
+
+// Sorts and checks a declared coordinate list (Touches).
+void CheckTouches(const std::string& where,
+                  const std::string& what,
+                  int nq,
+                  std::vector<int>* coords) {
+  std::sort(coords->begin(), coords->end());
+  for (size_t i = 0; i < coords->size(); ++i) {
+    const int c = (*coords)[i];
+    if (c < 0 || c >= nq)
+      throw std::invalid_argument(where + what + " touches coordinate " +
+                                  std::to_string(c) + ", the model has " +
+                                  std::to_string(nq) + " (valid indices 0.." +
+                                  std::to_string(nq - 1) + ")");
+    if (i > 0 && (*coords)[i - 1] == c)
+      throw std::invalid_argument(where + what + " lists coordinate " +
+                                  std::to_string(c) + " twice in Touches");
+  }
+}
+
+// The sum of energy terms as one function (for the dense path).
+internal::ScalarFn SumOfTerms(std::vector<internal::EnergyTerm> terms) {
+  auto shared = std::make_shared<const std::vector<internal::EnergyTerm>>(
+      std::move(terms));
+  internal::ScalarFn fn;
+  fn.f0 = [shared](const Point<double>& x) {
+    double s = 0.0;
+    for (const auto& t : *shared) s += t.fn.f0(x);
+    return s;
+  };
+  fn.f1 = [shared](const Point<D1>& x) {
+    D1 s = 0.0;
+    for (const auto& t : *shared) s += t.fn.f1(x);
+    return s;
+  };
+  fn.f2 = [shared](const Point<D2>& x) {
+    D2 s = 0.0;
+    for (const auto& t : *shared) s += t.fn.f2(x);
+    return s;
+  };
+  fn.f3 = [shared](const Point<D3>& x) {
+    D3 s = 0.0;
+    for (const auto& t : *shared) s += t.fn.f3(x);
+    return s;
+  };
+  return fn;
+}
+
+}  // namespace
 
 void ModelBuilder::AddFunctional(const std::string& name,
                                  internal::ScalarFn running,
@@ -294,6 +360,30 @@ Model ModelBuilder::Build() && {
       throw std::invalid_argument(where + "coordinate '" + c +
                                   "' declared twice");
   }
+  const int nq = static_cast<int>(d.coordinates.size());
+  if (!d.kinetic_terms.empty()) {
+    if (d.kinetic || d.lagrangian)
+      throw std::invalid_argument(
+          where + "KineticEnergyTerm/BodyMassMatrix given together with " +
+          "KineticEnergy, MassMatrix or Lagrangian; declare the kinetic " +
+          "energy one way");
+    for (size_t k = 0; k < d.kinetic_terms.size(); ++k)
+      CheckTouches(where, "kinetic energy term " + std::to_string(k), nq,
+                   &d.kinetic_terms[k].coords);
+    d.kinetic = SumOfTerms(d.kinetic_terms);
+  }
+  if (!d.potential_terms.empty()) {
+    if (d.potential)
+      throw std::invalid_argument(
+          where + "PotentialEnergyTerm given together with PotentialEnergy; " +
+          "declare the potential one way");
+    for (size_t k = 0; k < d.potential_terms.size(); ++k)
+      CheckTouches(where, "potential energy term " + std::to_string(k), nq,
+                   &d.potential_terms[k].coords);
+    d.potential = SumOfTerms(d.potential_terms);
+  }
+  for (auto& c : d.constraints)
+    CheckTouches(where, "constraint '" + c.name + "'", nq, &c.coords);
   const bool has_tv = static_cast<bool>(d.kinetic);
   const bool has_l = static_cast<bool>(d.lagrangian);
   if (has_tv == has_l) {

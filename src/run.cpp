@@ -240,7 +240,8 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << d.baumgarte_alpha << ")\n"
      << "  --baumgarte-beta B   position gain [1/s] (default "
      << d.baumgarte_beta << ")\n"
-     << "  --kkt M              schur | full-lu (default "
+     << "  --kkt M              auto | dense | full-lu | schur | sparse-lu |\n"
+     << "                       sparse-cholesky | qr (default "
      << ToString(d.kkt.method) << ")\n"
      << "  --drift-tol D        largest accepted drift (0: off; default "
      << d.drift_tol << ")\n"
@@ -426,6 +427,55 @@ int run(const ProblemVariants& choice, int argc, char** argv) {
   std::cerr << program << ": unknown " << flag << " '" << chosen
             << "'; valid: " << names << "\n(see --help)\n";
   return 2;
+}
+
+int run(std::vector<IntOption> options,
+        const std::function<Problem(const std::vector<IntOption>&)>& make,
+        int argc,
+        char** argv) {
+  const std::string program = argc > 0 ? argv[0] : "daedalus";
+  std::vector<char*> rest;
+  if (argc > 0) rest.push_back(argv[0]);
+  try {
+    for (int i = 1; i < argc; ++i) {
+      std::string arg = argv[i], value;
+      bool matched = false;
+      for (IntOption& o : options) {
+        const std::string flag = "--" + o.name;
+        if (arg == flag) {
+          if (i + 1 >= argc)
+            throw std::invalid_argument(flag + " needs a value");
+          value = argv[++i];
+        } else if (arg.rfind(flag + "=", 0) == 0) {
+          value = arg.substr(flag.size() + 1);
+        } else {
+          continue;
+        }
+        const double x = ParseNumber(flag, value);
+        if (x != std::floor(x) || x < o.min || x > o.max)
+          throw std::invalid_argument(
+              flag + ": '" + value + "' must be an integer from " +
+              std::to_string(o.min) + " to " + std::to_string(o.max));
+        o.value = static_cast<int>(x);
+        matched = true;
+      }
+      if (!matched) rest.push_back(argv[i]);
+    }
+  } catch (const std::invalid_argument& e) {
+    std::cerr << program << ": " << e.what() << "\n(see --help)\n";
+    return 2;
+  }
+  auto build = [&] {
+    Problem p = make(options);
+    p.description += "\n\nproblem options:";
+    for (const IntOption& o : options)
+      p.description += "\n  --" + o.name + " N  " + o.help + " (" +
+                       std::to_string(o.min) + ".." + std::to_string(o.max) +
+                       ", this run " + std::to_string(o.value) + ")";
+    return p;
+  };
+  rest.push_back(nullptr);
+  return run(build, static_cast<int>(rest.size()) - 1, rest.data());
 }
 
 }  // namespace daedalus

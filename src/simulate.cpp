@@ -18,6 +18,7 @@
 #include "daedalus/symplectic.hpp"
 #include "integrator_common.hpp"
 #include "sens_common.hpp"
+#include "sparse_simulate.hpp"
 #include "sundials_util.hpp"
 
 namespace daedalus {
@@ -590,6 +591,24 @@ SimulationSummary Simulate(const Model& model,
     }
     return sum;
   }
+  // Sparse KKT path (issue 6): explicit sparse --kkt, or auto on a model
+  // with declared body structure; see src/sparse_simulate.hpp.
+  if (internal::UseSparsePath(model, options)) {
+    if (options.sensitivity.method != SensMethod::kNone) {
+      SimulationSummary sum;
+      sum.problem = model.name();
+      sum.formulation = options.formulation;
+      sum.integrator = options.integrator;
+      sum.rtol = options.rtol;
+      sum.atol = options.atol;
+      sum.error =
+          "sensitivities are not available on the sparse KKT path; pass "
+          "--kkt dense (the dense path supports forward and adjoint)";
+      return sum;
+    }
+    return internal::SimulateSparse(model, x0, params, options, observer);
+  }
+
   if (options.integrator == Integrator::kIdas) {
     return internal::SimulateIdas(model, x0, params, options, observer);
   }

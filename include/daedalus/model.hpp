@@ -152,6 +152,20 @@ struct ConstraintDecl {
   int rows;
   bool unilateral;
   VectorFn fn;  // Phi(q, t) or A(q, t) v + a(q, t): `rows` rows
+  /// Coordinates the constraint depends on (sorted, unique); empty: all.
+  /// Declared with Touches; checked by the sparse path (sparse_kkt.hpp).
+  std::vector<int> coords = {};
+};
+
+/// One term of a kinetic or potential energy that is a sum of terms, each
+/// depending only on the (q, v) of the listed coordinates.
+struct EnergyTerm {
+  std::vector<int> coords;  // sorted, unique
+  ScalarFn fn;
+  /// Set for ConstantBodyMass: the block M_k(p) (coords x coords, in the
+  /// order given to Touches); fn is then v_k' M_k v_k / 2.
+  std::function<MatX<double>(const Eigen::VectorXd&)> constant_mass = {};
+  std::vector<int> given_order = {};  // coords as given (before sorting)
 };
 
 /// |lambda_t| <= mu lambda_n between a one-row normal constraint and a
@@ -166,6 +180,15 @@ struct FrictionConeDecl {
 struct ModelData;
 
 }  // namespace internal
+
+/// The coordinates (by index) that a constraint or an energy term depends on:
+/// its declared sparsity. A function given with Touches is still called with
+/// the whole Point; the sparse path (sparse_kkt.hpp) seeds derivatives only
+/// along these coordinates, and checks the declaration at its first
+/// evaluation (a dependence on an undeclared coordinate is an error).
+struct Touches {
+  std::vector<int> coords;
+};
 
 /// Immutable model. Cheap to copy (shared, read-only description).
 class Model {
@@ -298,6 +321,18 @@ class ModelBuilder {
                   internal::MakeVectorFn(std::move(f)));
     return *this;
   }
+  /// Holonomic constraint that depends only on the coordinates `touches`.
+  template <class F>
+  ModelBuilder& Holonomic(const std::string& name,
+                          Touches touches,
+                          F f,
+                          int rows = 1,
+                          bool unilateral = false) {
+    AddConstraint(name, ConstraintKind::kHolonomic, rows, unilateral,
+                  internal::MakeVectorFn(std::move(f)),
+                  std::move(touches.coords));
+    return *this;
+  }
   /// Moving (rheonomic) holonomic constraint Phi(q, t) = 0.
   template <class F>
   ModelBuilder& Moving(const std::string& name,
@@ -308,12 +343,91 @@ class ModelBuilder {
                   internal::MakeVectorFn(std::move(f)));
     return *this;
   }
+  /// Moving constraint that depends only on the coordinates `touches`.
+  template <class F>
+  ModelBuilder& Moving(const std::string& name,
+                       Touches touches,
+                       F f,
+                       int rows = 1,
+                       bool unilateral = false) {
+    AddConstraint(name, ConstraintKind::kMoving, rows, unilateral,
+                  internal::MakeVectorFn(std::move(f)),
+                  std::move(touches.coords));
+    return *this;
+  }
   /// Nonholonomic constraint A(q, t) v + a(q, t) = 0, given as one function
   /// of x that must be affine in x.v.
   template <class F>
   ModelBuilder& Nonholonomic(const std::string& name, F f, int rows = 1) {
     AddConstraint(name, ConstraintKind::kNonholonomic, rows, false,
                   internal::MakeVectorFn(std::move(f)));
+    return *this;
+  }
+  /// Nonholonomic constraint that depends only on the (q, v) of `touches`.
+  template <class F>
+  ModelBuilder& Nonholonomic(const std::string& name,
+                             Touches touches,
+                             F f,
+                             int rows = 1) {
+    AddConstraint(name, ConstraintKind::kNonholonomic, rows, false,
+                  internal::MakeVectorFn(std::move(f)),
+                  std::move(touches.coords));
+    return *this;
+  }
+
+  /// One term T_k(q, v, t, p) of a kinetic energy T = sum_k T_k, depending
+  /// only on the coordinates `touches` (a body's coordinates: M is then
+  /// block diagonal, one block per body). Replaces KineticEnergy.
+  template <class F>
+  ModelBuilder& KineticEnergyTerm(Touches touches, F f) {
+    AddKineticTerm(std::move(touches.coords),
+                   internal::MakeScalarFn3(std::move(f)));
+    return *this;
+  }
+  /// A body's mass matrix block M_k(q, p) (k x k for the k coordinates in
+  /// `touches`, in that order): the term T_k = v_k' M_k v_k / 2.
+  template <class F>
+  ModelBuilder& BodyMassMatrix(Touches touches, F f) {
+    const std::vector<int> c = touches.coords;
+    auto t = [f, c](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      const MatX<S> m = f(x);
+      VecX<S> vk(static_cast<Eigen::Index>(c.size()));
+      for (size_t i = 0; i < c.size(); ++i) vk[i] = x.v[c[i]];
+      return S(0.5 * vk.dot(m * vk));
+    };
+    return KineticEnergyTerm(std::move(touches), t);
+  }
+  /// A body's mass block that depends on the parameters only: M_k(p)
+  /// (k x k for the k coordinates in `touches`, in that order), the term
+  /// T_k = v_k' M_k v_k / 2 (planar bodies in (x, y, theta), spatial bodies
+  /// with body-frame velocities). The sparse path evaluates M_k once per
+  /// parameter set instead of differentiating T_k at every state.
+  template <class F>
+  ModelBuilder& ConstantBodyMass(Touches touches, F f) {
+    const std::vector<int> c = touches.coords;
+    auto mass = [f](const Eigen::VectorXd& p) { return MatX<double>(f(p)); };
+    auto t = [mass, c](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      Eigen::VectorXd pv(x.p.size());
+      for (Eigen::Index i = 0; i < x.p.size(); ++i) pv[i] = Value(x.p[i]);
+      const MatX<double> m = mass(pv);
+      S sum = 0.0;
+      for (size_t a = 0; a < c.size(); ++a)
+        for (size_t b = 0; b < c.size(); ++b)
+          sum += m(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) *
+                 x.v[c[a]] * x.v[c[b]];
+      return S(0.5 * sum);
+    };
+    AddKineticTerm(touches.coords, internal::MakeScalarFn3(t), mass);
+    return *this;
+  }
+  /// One term V_k(q, t, p) of a potential energy V = sum_k V_k depending
+  /// only on the coordinates `touches`. Replaces PotentialEnergy.
+  template <class F>
+  ModelBuilder& PotentialEnergyTerm(Touches touches, F f) {
+    AddPotentialTerm(std::move(touches.coords),
+                     internal::MakeScalarFn3(std::move(f)));
     return *this;
   }
 
@@ -382,7 +496,13 @@ class ModelBuilder {
                      ConstraintKind kind,
                      int rows,
                      bool unilateral,
-                     internal::VectorFn fn);
+                     internal::VectorFn fn,
+                     std::vector<int> coords = {});
+  void AddKineticTerm(
+      std::vector<int> coords,
+      internal::ScalarFn fn,
+      std::function<MatX<double>(const Eigen::VectorXd&)> constant_mass = {});
+  void AddPotentialTerm(std::vector<int> coords, internal::ScalarFn fn);
   void AddQuadrature(const std::string& name, internal::ScalarFn fn);
   void AddEvent(const std::string& name, internal::ScalarFn fn);
   void AddFunctional(const std::string& name,
@@ -408,6 +528,10 @@ struct ModelData {
   VectorFn other_loads;
   std::vector<ConstraintDecl> constraints;
   std::vector<int> constraint_rows;  // first row of each constraint
+  // Sums of terms (KineticEnergyTerm, PotentialEnergyTerm); when given,
+  // Build() also sets `kinetic`/`potential` to their sums for the dense path.
+  std::vector<EnergyTerm> kinetic_terms;
+  std::vector<EnergyTerm> potential_terms;
   std::vector<std::pair<std::string, ScalarFn>> quadratures;
   std::vector<std::pair<std::string, ScalarFn>> events;
   /// Functionals: name, running integrand g, terminal term phi (either may

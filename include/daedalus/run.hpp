@@ -3,8 +3,10 @@
 //   build/problems/<name> [--t-end T] [--rtol R] [--atol A]
 //       [--output-step DT] [--output-dir DIR] [--param NAME=VALUE]...
 //       [--formulation F] [--integrator I] [--baumgarte-alpha A]
-//       [--baumgarte-beta B] [--kkt schur|full-lu] [--step H]
-//       [--counterfactual SPEC]... [--quiet] [--help]
+//       [--baumgarte-beta B]
+//       [--kkt auto|dense|full-lu|schur|sparse-lu|sparse-cholesky|qr]
+//       [--step H] [--counterfactual SPEC]... [--sens P,...]
+//       [--sens-method forward|adjoint] [--functional G] [--quiet] [--help]
 //
 // writes DIR/<name>.csv (time series) and DIR/<name>.json (summary) and
 // prints a human summary; each --counterfactual adds
@@ -84,5 +86,22 @@ struct ProblemVariants {
 /// line, as run(make, argc, argv) does. An unknown name is a usage error
 /// (exit status 2) that lists the valid ones; --help also lists them.
 int run(const ProblemVariants& choice, int argc, char** argv);
+/// A per-problem integer option that shapes the model itself (such as
+/// `--bodies N`), parsed before the model is built.
+struct IntOption {
+  std::string name;  ///< flag without the dashes: "bodies" for --bodies
+  int value = 0;     ///< default; replaced by the command-line value
+  int min = 0, max = 0;
+  std::string help;
+};
+
+/// Like run(make, ...) for a problem whose model depends on integer options:
+/// takes `--NAME N` / `--NAME=N` for each option out of the command line
+/// (checking min <= N <= max), builds the problem from the values, lists the
+/// options in --help, and runs it with the remaining arguments.
+int run(std::vector<IntOption> options,
+        const std::function<Problem(const std::vector<IntOption>&)>& make,
+        int argc,
+        char** argv);
 
 }  // namespace daedalus

@@ -1,0 +1,630 @@
+#include "daedalus/sparse_dynamics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace daedalus {
+
+namespace {
+
+std::vector<int> AllCoords(int n) {
+  std::vector<int> c(static_cast<size_t>(n));
+  std::iota(c.begin(), c.end(), 0);
+  return c;
+}
+
+// Index of entry (r, c) in the values of a compressed column-major matrix.
+int Slot(const SparseMatrixD& A, int r, int c) {
+  const int* begin = A.innerIndexPtr() + A.outerIndexPtr()[c];
+  const int* end = A.innerIndexPtr() + A.outerIndexPtr()[c + 1];
+  const int* it = std::lower_bound(begin, end, r);
+  if (it == end || *it != r)
+    throw std::logic_error("sparse pattern is missing an entry");
+  return static_cast<int>(it - A.innerIndexPtr());
+}
+
+void Lift(const Eigen::VectorXd& x, VecX<D1>& y) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = D1(x[i], 0.0);
+}
+void Lift(const Eigen::VectorXd& x, VecX<D2>& y) {
+  for (Eigen::Index i = 0; i < x.size(); ++i)
+    y[i] = D2(D1(x[i], 0.0), D1(0.0, 0.0));
+}
+
+[[noreturn]] void ThrowNonFinite(const SparseWorkspace& ws,
+                                 const std::string& what) {
+  throw std::runtime_error("model '" + ws.model().name() + "': " + what +
+                           " returned a non-finite value at " +
+                           DescribeState(ws) +
+                           "; check the function for division by zero or a "
+                           "domain error at this state");
+}
+
+void CheckRows(const SparseWorkspace& ws,
+               const internal::ConstraintDecl& c,
+               Eigen::Index got) {
+  if (got != c.rows) {
+    throw std::runtime_error("model '" + ws.model().name() + "': constraint '" +
+                             c.name + "' returned " + std::to_string(got) +
+                             " rows but was declared with " +
+                             std::to_string(c.rows) +
+                             "; pass the row count to Holonomic/Moving/"
+                             "Nonholonomic");
+  }
+}
+
+D1 EvalTerm1(const SparseWorkspace::Term& t, const Point<D1>& x) {
+  return t.fn->f1(x);
+}
+D2 EvalTerm2(const SparseWorkspace::Term& t, const Point<D2>& x) {
+  return t.fn->f2(x);
+}
+
+}  // namespace
+
+// ------------------------------------------------------- SparseWorkspace
+
+SparseWorkspace::SparseWorkspace(const Model& model) : model_(model) {
+  const auto& d = model.data();
+  const int nq = model.nq(), nv = model.nv(), nc = model.nc();
+  const int nu = model.num_inputs(), np = model.num_parameters();
+  q = Eigen::VectorXd::Zero(nq);
+  v = Eigen::VectorXd::Zero(nv);
+  p = model.default_parameters();
+  phi = Eigen::VectorXd::Zero(nc);
+  phi_t = Eigen::VectorXd::Zero(nc);
+  vel_residual = Eigen::VectorXd::Zero(nc);
+  bias = Eigen::VectorXd::Zero(nc);
+  h = Eigen::VectorXd::Zero(nv);
+  inertial = Eigen::VectorXd::Zero(nv);
+  Bu = Eigen::VectorXd::Zero(nv);
+  B = Eigen::MatrixXd::Zero(nv, nu);
+  u = Eigen::VectorXd::Zero(nu);
+  Dv = Eigen::VectorXd::Zero(nv);
+  Qr = Eigen::VectorXd::Zero(nv);
+  momentum = Eigen::VectorXd::Zero(nv);
+  lq_ = Eigen::VectorXd::Zero(nv);
+  q1.resize(nq);
+  v1.resize(nv);
+  p1.resize(np);
+  q2.resize(nq);
+  v2.resize(nv);
+  p2.resize(np);
+
+  // ---- Jacobian pattern: each constraint row in its declared columns.
+  std::vector<Eigen::Triplet<double, int>> trip;
+  ccoords_.resize(d.constraints.size());
+  for (size_t ci = 0; ci < d.constraints.size(); ++ci) {
+    const auto& c = d.constraints[ci];
+    ccoords_[ci] = c.coords.empty() ? AllCoords(nv) : c.coords;
+    const int r0 = d.constraint_rows[ci];
+    for (int r = 0; r < c.rows; ++r)
+      for (int col : ccoords_[ci]) trip.emplace_back(r0 + r, col, 0.0);
+  }
+  J.resize(nc, nv);
+  J.setFromTriplets(trip.begin(), trip.end());
+  J.makeCompressed();
+  j_slot_.resize(d.constraints.size());
+  for (size_t ci = 0; ci < d.constraints.size(); ++ci) {
+    const int r0 = d.constraint_rows[ci], rows = d.constraints[ci].rows;
+    for (int r = 0; r < rows; ++r)
+      for (int col : ccoords_[ci]) j_slot_[ci].push_back(Slot(J, r0 + r, col));
+  }
+
+  // ---- Energy terms: the kinetic (or Lagrangian) terms carry the velocity
+  // part; potential terms only enter L_q and L_t. Undeclared energies are
+  // one term over all coordinates.
+  if (!d.kinetic_terms.empty()) {
+    for (const auto& kt : d.kinetic_terms)
+      terms_.push_back({kt.coords, &kt.fn, 1.0, true, {}, &kt, {}});
+  } else {
+    terms_.push_back({AllCoords(nv),
+                      d.energy_is_lagrangian ? &d.lagrangian : &d.kinetic,
+                      1.0,
+                      true,
+                      {},
+                      nullptr,
+                      {}});
+  }
+  if (!d.potential_terms.empty()) {
+    for (const auto& pt : d.potential_terms)
+      terms_.push_back({pt.coords, &pt.fn, -1.0, false, {}, nullptr, {}});
+  } else if (d.potential && !d.energy_is_lagrangian) {
+    terms_.push_back(
+        {AllCoords(nv), &d.potential, -1.0, false, {}, nullptr, {}});
+  }
+  trip.clear();
+  for (const Term& tm : terms_) {
+    if (!tm.velocity_part) continue;
+    for (int a : tm.coords)
+      for (int b : tm.coords) trip.emplace_back(a, b, 0.0);
+  }
+  M.resize(nv, nv);
+  M.setFromTriplets(trip.begin(), trip.end());
+  M.makeCompressed();
+  for (Term& tm : terms_) {
+    if (!tm.velocity_part) continue;
+    for (int a : tm.coords)
+      for (int b : tm.coords) tm.m_slot.push_back(Slot(M, a, b));
+  }
+  SetParameters(p);
+}
+
+void SparseWorkspace::SetState(double time,
+                               const Eigen::Ref<const Eigen::VectorXd>& q_in,
+                               const Eigen::Ref<const Eigen::VectorXd>& v_in) {
+  if (q_in.size() != q.size() || v_in.size() != v.size()) {
+    throw std::invalid_argument(
+        "model '" + model_.name() + "': state has " +
+        std::to_string(q_in.size()) + " coordinates and " +
+        std::to_string(v_in.size()) + " velocities, the model has " +
+        std::to_string(q.size()) + " and " + std::to_string(v.size()));
+  }
+  t = time;
+  q = q_in;
+  v = v_in;
+  // Duals with zero tangents; each evaluation seeds its own coordinates and
+  // restores them.
+  Lift(q, q1);
+  Lift(v, v1);
+  Lift(q, q2);
+  Lift(v, v2);
+  stage_ = Stage::kNone;
+}
+
+void SparseWorkspace::SetParameters(
+    const Eigen::Ref<const Eigen::VectorXd>& params) {
+  if (params.size() != model_.num_parameters()) {
+    throw std::invalid_argument("model '" + model_.name() +
+                                "': " + std::to_string(params.size()) +
+                                " parameter values given, the model has " +
+                                std::to_string(model_.num_parameters()));
+  }
+  p = params;
+  Lift(p, p1);
+  Lift(p, p2);
+  // Constant body masses depend on the parameters only: evaluate them here.
+  for (Term& tm : terms_) {
+    if (tm.decl == nullptr || !tm.decl->constant_mass) continue;
+    const MatX<double> m = tm.decl->constant_mass(p);
+    const Eigen::Index k = static_cast<Eigen::Index>(tm.coords.size());
+    if (m.rows() != k || m.cols() != k || !m.allFinite())
+      throw std::invalid_argument(
+          "model '" + model_.name() + "': ConstantBodyMass block is " +
+          std::to_string(m.rows()) + " x " + std::to_string(m.cols()) +
+          (m.allFinite() ? "" : " with non-finite entries") + ", expected " +
+          std::to_string(k) + " x " + std::to_string(k) +
+          " for its Touches coordinates");
+    // Reorder from the order given to Touches to the sorted coordinates.
+    const std::vector<int>& given = tm.decl->given_order;
+    std::vector<Eigen::Index> pos(static_cast<size_t>(k));
+    for (Eigen::Index a = 0; a < k; ++a)
+      pos[a] = std::lower_bound(tm.coords.begin(), tm.coords.end(), given[a]) -
+               tm.coords.begin();
+    tm.mconst.assign(static_cast<size_t>(k * k), 0.0);
+    for (Eigen::Index a = 0; a < k; ++a)
+      for (Eigen::Index b = 0; b < k; ++b)
+        tm.mconst[pos[a] * k + pos[b]] = 0.5 * (m(a, b) + m(b, a));
+  }
+  stage_ = Stage::kNone;
+}
+
+void SparseWorkspace::Require(Stage s, const char* who) const {
+  if (static_cast<int>(stage_) < static_cast<int>(s)) {
+    throw std::logic_error(std::string(who) +
+                           ": an earlier evaluation stage was not completed "
+                           "at this state");
+  }
+}
+
+std::string DescribeState(const SparseWorkspace& ws) {
+  // Big models: the first coordinates only, so messages stay readable.
+  constexpr Eigen::Index kShown = 12;
+  std::ostringstream os;
+  os.precision(6);
+  os << "t=" << ws.t << ", q=(";
+  const Eigen::Index n = std::min<Eigen::Index>(ws.q.size(), kShown);
+  for (Eigen::Index i = 0; i < n; ++i)
+    os << (i ? ", " : "") << ws.model().coordinate_names()[i] << "=" << ws.q[i];
+  if (ws.q.size() > n) os << ", ... (" << ws.q.size() << " in all)";
+  os << "), v=(";
+  for (Eigen::Index i = 0; i < n; ++i) os << (i ? ", " : "") << ws.v[i];
+  if (ws.v.size() > n) os << ", ...";
+  os << ")";
+  return os.str();
+}
+
+// ------------------------------------------------------ sparsity check
+
+void CheckDeclaredSparsity(SparseWorkspace* ws) {
+  const Model& model = ws->model();
+  const auto& d = model.data();
+  const int nq = model.nq();
+  // Random tangents (fixed seed: the check is reproducible) of size ~1 on
+  // every coordinate and velocity; each function sees them on the
+  // coordinates it did not declare only. Its tangent must then vanish
+  // exactly: AD propagates nothing through values a function does not use.
+  std::mt19937 gen{20260601};
+  std::uniform_real_distribution<double> dist(0.5, 1.5);
+  Eigen::VectorXd rq(nq), rv(nq);
+  for (int j = 0; j < nq; ++j) {
+    rq[j] = dist(gen) * (gen() % 2 ? 1.0 : -1.0);
+    rv[j] = dist(gen) * (gen() % 2 ? 1.0 : -1.0);
+  }
+  const D1 t1(ws->t, 0.0);
+  auto seed_all = [&](bool on_v) {
+    for (int j = 0; j < nq; ++j) {
+      ws->q1[j] = D1(ws->q[j], rq[j]);
+      ws->v1[j] = D1(ws->v[j], on_v ? rv[j] : 0.0);
+    }
+  };
+  auto mask = [&](const std::vector<int>& cc, bool on) {
+    for (int j : cc) {
+      ws->q1[j].d = on ? rq[j] : 0.0;
+      ws->v1[j].d = on ? rv[j] : 0.0;
+    }
+  };
+  // Finds one undeclared coordinate the function depends on (O(nq) calls,
+  // only on the error path).
+  auto culprit = [&](const std::vector<int>& cc, auto&& eval) -> std::string {
+    Lift(ws->q, ws->q1);
+    Lift(ws->v, ws->v1);
+    for (int j = 0; j < nq; ++j) {
+      if (std::binary_search(cc.begin(), cc.end(), j)) continue;
+      for (int which = 0; which < 2; ++which) {
+        (which == 0 ? ws->q1 : ws->v1)[j].d = 1.0;
+        const bool dep = eval();
+        (which == 0 ? ws->q1 : ws->v1)[j].d = 0.0;
+        if (dep)
+          return std::string(which == 0 ? "coordinate '" : "velocity of '") +
+                 model.coordinate_names()[j] + "' (index " + std::to_string(j) +
+                 ")";
+      }
+    }
+    return "an undeclared coordinate";
+  };
+  auto list = [&](const std::vector<int>& cc) {
+    std::string s = "{";
+    for (size_t i = 0; i < cc.size(); ++i)
+      s += (i ? ", " : "") + std::to_string(cc[i]);
+    return s + "}";
+  };
+
+  for (size_t ci = 0; ci < d.constraints.size(); ++ci) {
+    const auto& c = d.constraints[ci];
+    if (c.coords.empty()) continue;
+    const bool on_v = c.kind == ConstraintKind::kNonholonomic;
+    auto eval = [&] {
+      c.fn.f1(Point<D1>{ws->q1, ws->v1, t1, ws->p1}, ws->out1);
+      for (Eigen::Index r = 0; r < ws->out1.size(); ++r)
+        if (ws->out1[r].d != 0.0) return true;
+      return false;
+    };
+    seed_all(on_v);
+    mask(c.coords, false);
+    const bool bad = eval();
+    if (bad) {
+      const std::string who = culprit(c.coords, eval);
+      Lift(ws->q, ws->q1);
+      Lift(ws->v, ws->v1);
+      throw std::invalid_argument(
+          "model '" + model.name() + "': constraint '" + c.name +
+          "' depends on " + who + ", which its Touches declaration " +
+          list(c.coords) +
+          " does not list; add the coordinate to Touches (or fix the "
+          "function's indices)");
+    }
+  }
+  for (size_t k = 0; k < d.kinetic_terms.size() + d.potential_terms.size();
+       ++k) {
+    const bool kin = k < d.kinetic_terms.size();
+    const auto& term = kin ? d.kinetic_terms[k]
+                           : d.potential_terms[k - d.kinetic_terms.size()];
+    auto eval = [&] {
+      return term.fn.f1(Point<D1>{ws->q1, ws->v1, t1, ws->p1}).d != 0.0;
+    };
+    seed_all(true);
+    mask(term.coords, false);
+    if (eval()) {
+      const std::string who = culprit(term.coords, eval);
+      Lift(ws->q, ws->q1);
+      Lift(ws->v, ws->v1);
+      throw std::invalid_argument(
+          "model '" + model.name() +
+          "': " + (kin ? "kinetic energy term " : "potential energy term ") +
+          std::to_string(kin ? k : k - d.kinetic_terms.size()) +
+          " depends on " + who + ", which its Touches declaration " +
+          list(term.coords) + " does not list; add the coordinate to Touches");
+    }
+  }
+  Lift(ws->q, ws->q1);
+  Lift(ws->v, ws->v1);
+  ws->checked_ = true;
+}
+
+// --------------------------------------------------------------- stages
+
+void EvaluateSparsePosition(SparseWorkspace* ws) {
+  if (!ws->sparsity_checked()) CheckDeclaredSparsity(ws);
+  const Model& model = ws->model();
+  const auto& d = model.data();
+  double* jv = ws->J.valuePtr();
+  const D1 t0(ws->t, 0.0), tt(ws->t, 1.0);
+  for (int ci = 0; ci < model.num_constraints(); ++ci) {
+    const auto& c = d.constraints[ci];
+    const std::vector<int>& cc = ws->ccoords_[ci];
+    const std::vector<int>& slot = ws->j_slot_[ci];
+    const int r0 = d.constraint_rows[ci], k = static_cast<int>(cc.size());
+    const bool nonholonomic = c.kind == ConstraintKind::kNonholonomic;
+    // J column m from the tangent along e_cc[m] (on v for nonholonomic
+    // rows: A = d psi / d v).
+    VecX<D1>& seeded = nonholonomic ? ws->v1 : ws->q1;
+    for (int m = 0; m < k; ++m) {
+      seeded[cc[m]].d = 1.0;
+      c.fn.f1(Point<D1>{ws->q1, ws->v1, t0, ws->p1}, ws->out1);
+      seeded[cc[m]].d = 0.0;
+      CheckRows(*ws, c, ws->out1.size());
+      for (int r = 0; r < c.rows; ++r) jv[slot[r * k + m]] = ws->out1[r].d;
+    }
+    if (nonholonomic) {
+      // a = psi - A v (psi from the last sweep's values).
+      if (k == 0) {
+        c.fn.f1(Point<D1>{ws->q1, ws->v1, t0, ws->p1}, ws->out1);
+        CheckRows(*ws, c, ws->out1.size());
+      }
+      for (int r = 0; r < c.rows; ++r) {
+        double av = 0.0;
+        for (int m = 0; m < k; ++m) av += jv[slot[r * k + m]] * ws->v[cc[m]];
+        ws->phi[r0 + r] = 0.0;
+        ws->phi_t[r0 + r] = ws->out1[r].v - av;
+      }
+      continue;
+    }
+    c.fn.f1(Point<D1>{ws->q1, ws->v1, tt, ws->p1}, ws->out1);
+    CheckRows(*ws, c, ws->out1.size());
+    for (int r = 0; r < c.rows; ++r) {
+      ws->phi[r0 + r] = ws->out1[r].v;
+      ws->phi_t[r0 + r] = ws->out1[r].d;
+      if (c.kind == ConstraintKind::kHolonomic && ws->out1[r].d != 0.0) {
+        std::ostringstream os;
+        os << "model '" << model.name() << "': constraint '" << c.name
+           << "' is declared stationary (Holonomic) but depends on time "
+              "(Phi_t = "
+           << ws->out1[r].d << " at " << DescribeState(*ws)
+           << "); declare it with Moving()";
+        throw std::invalid_argument(os.str());
+      }
+    }
+  }
+  const Eigen::Map<const Eigen::VectorXd> jvals(ws->J.valuePtr(),
+                                                ws->J.nonZeros());
+  if (!ws->phi.allFinite() || !jvals.allFinite() || !ws->phi_t.allFinite()) {
+    for (int ci = 0; ci < model.num_constraints(); ++ci) {
+      const int r0 = d.constraint_rows[ci], rows = d.constraints[ci].rows;
+      bool ok = ws->phi.segment(r0, rows).allFinite() &&
+                ws->phi_t.segment(r0, rows).allFinite();
+      for (int s : ws->j_slot_[ci]) ok = ok && std::isfinite(jv[s]);
+      if (!ok)
+        ThrowNonFinite(*ws, "constraint '" + d.constraints[ci].name + "'");
+    }
+  }
+  ws->MarkStage(Stage::kPosition);
+}
+
+void EvaluateSparseVelocity(SparseWorkspace* ws) {
+  ws->Require(Stage::kPosition, "EvaluateSparseVelocity");
+  const Model& model = ws->model();
+  const auto& d = model.data();
+  for (int ci = 0; ci < model.num_constraints(); ++ci) {
+    const auto& c = d.constraints[ci];
+    const std::vector<int>& cc = ws->ccoords_[ci];
+    const int r0 = d.constraint_rows[ci];
+    if (c.kind == ConstraintKind::kNonholonomic) {
+      // d/dt psi = A vdot + (psi_q v + psi_t): tangent (qdot = v, tdot = 1).
+      for (int j : cc) ws->q1[j].d = ws->v[j];
+      c.fn.f1(Point<D1>{ws->q1, ws->v1, D1(ws->t, 1.0), ws->p1}, ws->out1);
+      for (int j : cc) ws->q1[j].d = 0.0;
+      for (int r = 0; r < c.rows; ++r) {
+        ws->vel_residual[r0 + r] = ws->out1[r].v;
+        ws->bias[r0 + r] = ws->out1[r].d;
+      }
+      continue;
+    }
+    // Along s -> (q + s v, t + s): first derivative J v + Phi_t, second
+    // b = v' Phi_qq v + 2 Phi_qt v + Phi_tt (seed 000); only the declared
+    // coordinates move.
+    for (int j : cc) ws->q2[j] = D2(D1(ws->q[j], ws->v[j]), D1(ws->v[j], 0.0));
+    const D2 t2(D1(ws->t, 1.0), D1(1.0, 0.0));
+    c.fn.f2(Point<D2>{ws->q2, ws->v2, t2, ws->p2}, ws->out2);
+    for (int j : cc) ws->q2[j] = D2(D1(ws->q[j], 0.0), D1(0.0, 0.0));
+    CheckRows(*ws, c, ws->out2.size());
+    for (int r = 0; r < c.rows; ++r) {
+      ws->vel_residual[r0 + r] = ws->out2[r].v.d;
+      ws->bias[r0 + r] = ws->out2[r].d.d;
+    }
+  }
+  if (!ws->vel_residual.allFinite() || !ws->bias.allFinite()) {
+    for (int ci = 0; ci < model.num_constraints(); ++ci) {
+      const int r0 = d.constraint_rows[ci], rows = d.constraints[ci].rows;
+      if (!ws->vel_residual.segment(r0, rows).allFinite() ||
+          !ws->bias.segment(r0, rows).allFinite())
+        ThrowNonFinite(*ws, "constraint '" + d.constraints[ci].name +
+                                "' (velocity or acceleration level)");
+    }
+  }
+  ws->MarkStage(Stage::kVelocity);
+}
+
+void EvaluateSparseDynamics(SparseWorkspace* ws) {
+  ws->Require(Stage::kVelocity, "EvaluateSparseDynamics");
+  const Model& model = ws->model();
+  const auto& d = model.data();
+  const int nv = model.nv();
+  const Point<double> x0{ws->q, ws->v, ws->t, ws->p};
+
+  // Energies at double (the sums the model built from its terms; constant
+  // body masses in closed form).
+  if (d.energy_is_lagrangian) {
+    ws->lagrangian = d.lagrangian.f0(x0);
+    ws->kinetic = std::numeric_limits<double>::quiet_NaN();
+    ws->potential = std::numeric_limits<double>::quiet_NaN();
+  } else if (!d.kinetic_terms.empty()) {
+    double t = 0.0;
+    for (const SparseWorkspace::Term& tm : ws->terms_) {
+      if (!tm.velocity_part) continue;
+      if (tm.mconst.empty()) {
+        t += tm.fn->f0(x0);
+        continue;
+      }
+      const size_t k = tm.coords.size();
+      for (size_t a = 0; a < k; ++a)
+        for (size_t b = 0; b < k; ++b)
+          t += 0.5 * ws->v[tm.coords[a]] * tm.mconst[a * k + b] *
+               ws->v[tm.coords[b]];
+    }
+    ws->kinetic = t;
+    ws->potential = d.potential ? d.potential.f0(x0) : 0.0;
+    ws->lagrangian = ws->kinetic - ws->potential;
+  } else {
+    ws->kinetic = d.kinetic.f0(x0);
+    ws->potential = d.potential ? d.potential.f0(x0) : 0.0;
+    ws->lagrangian = ws->kinetic - ws->potential;
+  }
+  if (!std::isfinite(ws->lagrangian)) {
+    ThrowNonFinite(*ws, d.energy_is_lagrangian
+                            ? "the Lagrangian"
+                            : "the kinetic or potential energy");
+  }
+
+  // Per term, along its own coordinates only: L_q (first order), momenta
+  // and L_vq v + L_vt (inner tangent e_i on v, outer (qdot = v, tdot = 1)),
+  // L_t, and the block d2T/dv_a dv_b of M.
+  ws->lq_.setZero();
+  ws->momentum.setZero();
+  ws->inertial.setZero();
+  ws->L_t = 0.0;
+  std::fill(ws->M.valuePtr(), ws->M.valuePtr() + ws->M.nonZeros(), 0.0);
+  double* mv = ws->M.valuePtr();
+  const D1 t1(ws->t, 0.0);
+  for (const SparseWorkspace::Term& tm : ws->terms_) {
+    const std::vector<int>& cc = tm.coords;
+    const int k = static_cast<int>(cc.size());
+    if (!tm.mconst.empty()) {
+      // T_k = v'M_k v / 2 with M_k constant: no q or t dependence, so
+      // L_q, L_t and L_vq v + L_vt vanish; p = M_k v.
+      for (int a = 0; a < k; ++a)
+        for (int b = 0; b < k; ++b) {
+          const double m = tm.mconst[a * k + b];
+          mv[tm.m_slot[a * k + b]] += m;
+          ws->momentum[cc[a]] += m * ws->v[cc[b]];
+        }
+      continue;
+    }
+    for (int j : cc) {
+      ws->q1[j].d = 1.0;
+      ws->lq_[j] +=
+          tm.sign * EvalTerm1(tm, Point<D1>{ws->q1, ws->v1, t1, ws->p1}).d;
+      ws->q1[j].d = 0.0;
+    }
+    ws->L_t +=
+        tm.sign *
+        EvalTerm1(tm, Point<D1>{ws->q1, ws->v1, D1(ws->t, 1.0), ws->p1}).d;
+    if (!tm.velocity_part) continue;
+    for (int j : cc) ws->q2[j] = D2(D1(ws->q[j], 0.0), D1(ws->v[j], 0.0));
+    const D2 t2(D1(ws->t, 0.0), D1(1.0, 0.0));
+    for (int i : cc) {
+      ws->v2[i].v.d = 1.0;
+      const D2 r = EvalTerm2(tm, Point<D2>{ws->q2, ws->v2, t2, ws->p2});
+      ws->v2[i].v.d = 0.0;
+      ws->momentum[i] += r.v.d;
+      ws->inertial[i] += r.d.d;
+    }
+    for (int j : cc) ws->q2[j] = D2(D1(ws->q[j], 0.0), D1(0.0, 0.0));
+    const D2 t2z(D1(ws->t, 0.0), D1(0.0, 0.0));
+    for (int a = 0; a < k; ++a) {
+      for (int b = a; b < k; ++b) {
+        ws->v2[cc[a]].v.d = 1.0;
+        ws->v2[cc[b]].d.v += 1.0;
+        const double mab =
+            EvalTerm2(tm, Point<D2>{ws->q2, ws->v2, t2z, ws->p2}).d.d;
+        ws->v2[cc[a]].v.d = 0.0;
+        ws->v2[cc[b]].d.v = 0.0;
+        mv[tm.m_slot[a * k + b]] += mab;
+        if (b != a) mv[tm.m_slot[b * k + a]] += mab;
+      }
+    }
+  }
+  ws->inertial -= ws->lq_;
+
+  // Forces at double.
+  ws->Bu.setZero();
+  for (int k = 0; k < model.num_inputs(); ++k) {
+    const auto& in = d.inputs[k];
+    in.column.f0(x0, ws->out0);
+    if (ws->out0.size() != nv) {
+      throw std::runtime_error(
+          "model '" + model.name() + "': input '" + in.name + "' column has " +
+          std::to_string(ws->out0.size()) + " rows, the model has " +
+          std::to_string(nv) + " velocities");
+    }
+    ws->B.col(k) = ws->out0;
+    ws->u[k] = in.value.f0(x0);
+    if (!ws->B.col(k).allFinite() || !std::isfinite(ws->u[k]))
+      ThrowNonFinite(*ws, "input '" + in.name + "'");
+  }
+  if (model.num_inputs() > 0) ws->Bu.noalias() = ws->B * ws->u;
+  if (d.damping) {
+    // Damping is not declared sparse: a dense nv x nv evaluation.
+    d.damping.f0(x0, ws->mat0);
+    if (ws->mat0.rows() != nv || ws->mat0.cols() != nv) {
+      throw std::runtime_error("model '" + model.name() +
+                               "': damping matrix is " +
+                               std::to_string(ws->mat0.rows()) + " x " +
+                               std::to_string(ws->mat0.cols()) + ", expected " +
+                               std::to_string(nv) + " x " + std::to_string(nv));
+    }
+    if (!ws->mat0.allFinite()) ThrowNonFinite(*ws, "the damping matrix");
+    ws->Dv.noalias() = ws->mat0 * ws->v;
+  } else {
+    ws->Dv.setZero();
+  }
+  if (d.other_loads) {
+    d.other_loads.f0(x0, ws->out0);
+    if (ws->out0.size() != nv) {
+      throw std::runtime_error("model '" + model.name() +
+                               "': other loads have " +
+                               std::to_string(ws->out0.size()) +
+                               " rows, expected " + std::to_string(nv));
+    }
+    ws->Qr = ws->out0;
+    if (!ws->Qr.allFinite()) ThrowNonFinite(*ws, "the other loads");
+  } else {
+    ws->Qr.setZero();
+  }
+
+  const Eigen::Map<const Eigen::VectorXd> mvals(ws->M.valuePtr(),
+                                                ws->M.nonZeros());
+  if (!mvals.allFinite() || !ws->inertial.allFinite() ||
+      !ws->momentum.allFinite() || !std::isfinite(ws->L_t)) {
+    ThrowNonFinite(*ws, d.energy_is_lagrangian
+                            ? "the Lagrangian (its derivatives)"
+                            : "the kinetic or potential energy (its "
+                              "derivatives)");
+  }
+  ws->h = ws->inertial + ws->Dv - ws->Qr;
+  ws->energy = ws->v.dot(ws->momentum) - ws->lagrangian;
+  ws->MarkStage(Stage::kDynamics);
+}
+
+void EvaluateSparseAll(SparseWorkspace* ws) {
+  EvaluateSparsePosition(ws);
+  EvaluateSparseVelocity(ws);
+  EvaluateSparseDynamics(ws);
+}
+
+}  // namespace daedalus
