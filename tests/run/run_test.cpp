@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -100,6 +101,50 @@ TEST(Run, BadNumberAndBadFormulationAreUsageErrors) {
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_THAT(err, ::testing::HasSubstr("not a finite number"));
   EXPECT_THAT(err, ::testing::HasSubstr("valid: unstabilized, baumgarte"));
+}
+
+// --sens adds d<col>/d<param> columns and the JSON entry; the CSV values
+// at the final row equal the summary's final sensitivities, and the
+// pendulum's dx/dl at t = 0 is 1 (it starts at x = l, on the manifold).
+TEST(Run, SensitivityColumnsAndSummary) {
+  const fs::path dir = TempDir("sens");
+  ASSERT_EQ(RunMain({"--t-end", "0.5", "--output-step", "0.25", "--sens", "l,m",
+                     "--integrator", "idas", "--multiplier-atol", "1",
+                     "--output-dir", dir.string(), "--quiet"}),
+            0);
+  std::ifstream csv(dir / "pendulum.csv");
+  std::string header, first;
+  std::getline(csv, header);
+  std::getline(csv, first);
+  EXPECT_THAT(header, ::testing::HasSubstr(
+                          "dx/dl,dy/dl,dv_x/dl,dv_y/dl,dlambda_rod/dl,dx/dm"));
+  std::vector<std::string> cols, vals;
+  for (std::stringstream h(header); h.good();) {
+    std::string c;
+    std::getline(h, c, ',');
+    cols.push_back(c);
+  }
+  for (std::stringstream r(first); r.good();) {
+    std::string v;
+    std::getline(r, v, ',');
+    vals.push_back(v);
+  }
+  ASSERT_EQ(cols.size(), vals.size());
+  const auto at = std::find(cols.begin(), cols.end(), "dx/dl") - cols.begin();
+  EXPECT_DOUBLE_EQ(std::stod(vals[at]), 1.0);
+  std::ifstream js(dir / "pendulum.json");
+  const nlohmann::json j = nlohmann::json::parse(js);
+  ASSERT_TRUE(j.contains("sensitivities"));
+  EXPECT_EQ(j["sensitivities"]["method"], "forward");
+  EXPECT_EQ(j["sensitivities"]["parameters"],
+            (std::vector<std::string>{"l", "m"}));
+  EXPECT_EQ(j["sensitivities"]["final"].size(), 5u);  // x, y, vx, vy, lambda
+  EXPECT_EQ(j["sensitivities"]["components"][4], "lambda_rod");
+  // A typo in --sens is a usage error that lists the valid names.
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(RunMain({"--sens", "L", "--output-dir", dir.string()}), 2);
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              ::testing::HasSubstr("valid: m, l, g"));
 }
 
 }  // namespace
