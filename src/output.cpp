@@ -94,6 +94,18 @@ void CsvWriter::OnSample(const Sample& s) {
     const auto r = std::to_chars(buf, buf + sizeof buf, x);
     row.append(buf, r.ptr);
   };
+  // A vector written into exactly n columns: a sample from a path that does
+  // not compute it (empty) gets "nan" cells, so the row stays rectangular
+  // and says "not computed" rather than shifting the columns.
+  auto put_n = [&](const Eigen::VectorXd& x, Eigen::Index n) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      row.push_back(',');
+      if (x.size() == n)
+        num(x[i]);
+      else
+        row.append("nan");
+    }
+  };
   auto put = [&](const auto& x) {
     for (Eigen::Index i = 0; i < x.size(); ++i) {
       row.push_back(',');
@@ -104,25 +116,30 @@ void CsvWriter::OnSample(const Sample& s) {
     row.push_back(',');
     num(x);
   };
+  const Eigen::Index nq = model_.nq(), nc = model_.nc();
+  const Eigen::Index nu = model_.num_inputs();
   num(s.t);
-  put(s.q);
-  put(s.v);
-  put(s.lambda);
-  put(s.power);
+  put_n(s.q, nq);
+  put_n(s.v, nq);
+  put_n(s.lambda, nc);
+  put_n(s.power, nc);
   one(s.drift_position);
   one(s.drift_velocity);
   one(s.energy);
   one(s.energy_residual);
-  put(s.input_work);
+  put_n(s.input_work, nu);
   one(s.damping_loss);
   one(s.other_work);
-  put(s.constraint_work);
+  put_n(s.constraint_work, nc);
   one(s.stabilization_work);
   one(s.explicit_time_work);
-  put(s.ideal_power);
-  put(Eigen::VectorXd(s.power - s.ideal_power));
-  put(s.reaction_power);
-  put(s.input_power);
+  put_n(s.ideal_power, nc);
+  put_n(s.power.size() == s.ideal_power.size()
+            ? Eigen::VectorXd(s.power - s.ideal_power)
+            : Eigen::VectorXd(),
+        nc);
+  put_n(s.reaction_power, nq);
+  put_n(s.input_power, nu);
   one(s.damping_power);
   one(s.other_power);
   one(s.explicit_time_power);
@@ -133,7 +150,7 @@ void CsvWriter::OnSample(const Sample& s) {
     const auto r = std::to_chars(buf, buf + sizeof buf, s.rank_J);
     row.append(buf, r.ptr);
   }
-  put(s.quadratures);
+  put_n(s.quadratures, model_.num_quadratures());
   for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(n_sens_); ++j) {
     if (j < s.sens.cols()) {
       put(s.sens.col(j));

@@ -470,6 +470,9 @@ SimulationSummary SimulateSparse(const Model& model,
     s.vdot = run.r.vdot;
     s.lambda = run.r.lambda;
     s.power = run.r.power;
+    // The ideal side of the power identity (the other diagnostics' power
+    // terms are not computed on the sparse path; the CSV says nan).
+    s.ideal_power = -run.r.lambda.cwiseProduct(ws.phi_t);
     s.phi = ws.phi;
     s.vel_residual = ws.vel_residual;
     for (int i = 0; i < run.nc; ++i) {
