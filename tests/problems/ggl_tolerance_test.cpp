@@ -5,7 +5,7 @@
 //     were in the local error test although the multipliers are not
 //     (IDASetSuppressAlg): at rtol 1e-8, atol 1e-10 the pendulum took
 //     2012814 steps; those components are now out of the test (814 steps
-//     over 2 s, 3895 over 10 s).
+//     over 2 s, 3768 over 10 s).
 //  2. At the first, tiny steps the index-2 Newton matrix (condition
 //     ~1/h^2) resolves the multipliers only to round-off / h^2, so their
 //     Newton tolerance atol cannot be met: --multiplier-atol loosens it
