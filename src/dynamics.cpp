@@ -227,14 +227,22 @@ void SeedTangent(const Workspace& ws,
                  const Eigen::Ref<const Eigen::VectorXd>& dv,
                  const Eigen::Ref<const Eigen::VectorXd>& dp,
                  TangentWorkspace* tws) {
+  // Written in place (no temporaries): this runs once per Jacobian column
+  // and per sensitivity parameter in every residual evaluation.
   const Eigen::Index nq = ws.q.size(), nv = ws.v.size(), np = ws.p.size();
-  VecX<D1> q(nq), v(nv), p(np);
-  for (Eigen::Index i = 0; i < nq; ++i) q[i] = D1(ws.q[i], dq[i]);
-  for (Eigen::Index i = 0; i < nv; ++i) v[i] = D1(ws.v[i], dv[i]);
+  if (tws->q.size() != nq || tws->v.size() != nv || tws->p.size() != np ||
+      dq.size() != nq || dv.size() != nv || (dp.size() != 0 && dp.size() != np))
+    throw std::invalid_argument(
+        "SeedTangent: the tangent workspace, the value workspace and the "
+        "directions disagree in size");
+  tws->t = D1(ws.t, 0.0);
+  for (Eigen::Index i = 0; i < nq; ++i) tws->q[i] = D1(ws.q[i], dq[i]);
+  for (Eigen::Index i = 0; i < nv; ++i) tws->v[i] = D1(ws.v[i], dv[i]);
   for (Eigen::Index i = 0; i < np; ++i)
-    p[i] = D1(ws.p[i], dp.size() ? dp[i] : 0.0);
-  tws->SetParameters(p);
-  tws->SetState(D1(ws.t, 0.0), q, v);
+    tws->p[i] = D1(ws.p[i], dp.size() ? dp[i] : 0.0);
+  Lift(tws->p, tws->p1);
+  Lift(tws->p, tws->p2);
+  tws->MarkStage(Stage::kNone);
 }
 
 // --------------------------------------------------------------- stages

@@ -379,16 +379,7 @@ SimulationSummary SimulateIdas(const Model& model,
                                const Eigen::VectorXd& params,
                                const SimulationOptions& options,
                                Observer* observer) {
-  SimulationSummary sum;
-  sum.problem = model.name();
-  sum.formulation = options.formulation;
-  sum.integrator = options.integrator;
-  sum.rtol = options.rtol;
-  sum.atol = options.atol;
-  sum.t_reached = options.t0;
-  sum.drift_tol = options.drift_tol;
-  sum.energy_kind =
-      model.data().energy_is_lagrangian ? "energy function v'p - L" : "T+V";
+  SimulationSummary sum = StartSummary(model, options);
   if (options.formulation == Formulation::kProjection) {
     sum.error =
         "the projection formulation uses CVODES's projection interface; use "
@@ -542,16 +533,10 @@ SimulationSummary SimulateIdas(const Model& model,
       SP.segment(run.iq(), run.nq) = s0.dv;
       SP.segment(run.iv(), run.nv) = s0.dvdot;
       View(qS.get()[i]).setZero();
-      if (so.difference_quotient) {
-        if (run.sens[i].kind != SensParameter::Kind::kModel) {
-          sum.error = "sensitivity parameter '" + run.sens[i].name +
-                      "': difference quotients (--sens-dq) need model "
-                      "parameters; initial conditions use the exact "
-                      "(default) sensitivity residuals";
-          return sum;
-        }
-        plist.push_back(run.sens[i].index);
-      }
+    }
+    if (so.difference_quotient) {
+      sum.error = DqParameters(run.sens, pvals, &plist, &pbar);
+      if (!sum.error.empty()) return sum;
     }
     const int ism = so.staggered ? IDA_STAGGERED : IDA_SIMULTANEOUS;
     DAEDALUS_SUNDIALS_CHECK(
@@ -560,9 +545,6 @@ SimulationSummary SimulateIdas(const Model& model,
     if (so.difference_quotient) {
       // SUNDIALS perturbs pvals in place; the residual reads them back.
       run.dq_params = &pvals;
-      pbar = pvals.cwiseAbs();
-      for (Eigen::Index i = 0; i < pbar.size(); ++i)
-        if (pbar[i] == 0.0) pbar[i] = 1.0;
       DAEDALUS_SUNDIALS_CHECK(
           IDASetSensParams(mem, pvals.data(), pbar.data(), plist.data()));
     }
@@ -576,15 +558,7 @@ SimulationSummary SimulateIdas(const Model& model,
         IDASetQuadSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
     sens_now.resize(run.nq + run.nv + run.nc, ns);
     recorder.AttachSensitivities(&sens_now);
-    SensitivityResult& sr = sum.sensitivities;
-    sr.method = SensMethod::kForward;
-    for (const auto& p : run.sens) sr.parameters.push_back(p.name);
-    for (int i = 0; i < run.nq; ++i)
-      sr.components.push_back(model.coordinate_names()[i]);
-    for (int i = 0; i < run.nv; ++i)
-      sr.components.push_back("v_" + model.coordinate_names()[i]);
-    for (int i = 0; i < run.nc; ++i)
-      sr.components.push_back("lambda_" + model.RowName(i));
+    StartForwardResult(model, run.sens, &sum.sensitivities);
   }
   auto read_sens = [&](double t, bool first) {
     if (!fsa) return;

@@ -79,6 +79,23 @@ inline void SundialsErrHandler(int error_code,
   static_cast<CallbackGuard*>(guard)->sundials_message = os.str();
 }
 
+/// A summary with the run's identity filled in (problem, formulation,
+/// integrator, tolerances, start time, energy kind), not yet ok.
+inline SimulationSummary StartSummary(const Model& model,
+                                      const SimulationOptions& options) {
+  SimulationSummary sum;
+  sum.problem = model.name();
+  sum.formulation = options.formulation;
+  sum.integrator = options.integrator;
+  sum.rtol = options.rtol;
+  sum.atol = options.atol;
+  sum.t_reached = options.t0;
+  sum.drift_tol = options.drift_tol;
+  sum.energy_kind =
+      model.data().energy_is_lagrangian ? "energy function v'p - L" : "T+V";
+  return sum;
+}
+
 /// Order of the quadrature vector:
 ///   [input work (nu) | damping loss | other work | constraint power (nc) |
 ///    ideal constraint power -lambda Phi_t (nc) | explicit time -L_t |

@@ -82,6 +82,43 @@ class KktTangent {
   Eigen::VectorXd vdot_, lambda_;
 };
 
+/// The header of a forward result: method, parameter names and the names
+/// of the rows of `final` (coordinates, v_<coordinate>, lambda_<row>).
+inline void StartForwardResult(const Model& model,
+                               const std::vector<SensParameter>& sens,
+                               SensitivityResult* sr) {
+  sr->method = SensMethod::kForward;
+  for (const auto& p : sens) sr->parameters.push_back(p.name);
+  for (const auto& n : model.coordinate_names()) sr->components.push_back(n);
+  for (const auto& n : model.coordinate_names())
+    sr->components.push_back("v_" + n);
+  for (int i = 0; i < model.nc(); ++i)
+    sr->components.push_back("lambda_" + model.RowName(i));
+}
+
+/// SUNDIALS's difference-quotient sensitivities perturb the parameter
+/// array itself, so they apply to model parameters only: fills `plist`
+/// (their indices) and `pbar` (|p|, 1 where p = 0, the perturbation scale)
+/// and returns an error text naming an initial-condition parameter (empty
+/// when all are model parameters).
+inline std::string DqParameters(const std::vector<SensParameter>& sens,
+                                const Eigen::VectorXd& p,
+                                std::vector<int>* plist,
+                                Eigen::VectorXd* pbar) {
+  for (const auto& sp : sens) {
+    if (sp.kind != SensParameter::Kind::kModel)
+      return "sensitivity parameter '" + sp.name +
+             "': difference quotients (--sens-dq) need model parameters; "
+             "initial conditions use the exact (default) sensitivity "
+             "equations";
+    plist->push_back(sp.index);
+  }
+  *pbar = p.cwiseAbs();
+  for (Eigen::Index i = 0; i < pbar->size(); ++i)
+    if ((*pbar)[i] == 0.0) (*pbar)[i] = 1.0;
+  return "";
+}
+
 /// Initial sensitivities of one parameter at a consistent start.
 struct InitialSensitivity {
   Eigen::VectorXd dq, dv, dvdot, dlambda;

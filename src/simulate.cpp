@@ -333,6 +333,7 @@ struct CvodeRun : internal::CallbackGuard {
   internal::KktTangent kt, kt_ideal;
   std::vector<SensParameter> sens;
   const Eigen::VectorXd* dq_params = nullptr;  // --sens-dq: SUNDIALS's p
+  Eigen::VectorXd dp;                          // parameter direction scratch
 
   // Factors the KKT systems at (t, y) for the tangents below.
   void PrepareTangents(double t, const double* y) {
@@ -350,7 +351,7 @@ struct CvodeRun : internal::CallbackGuard {
                Eigen::VectorXd* da,
                Eigen::VectorXd* dl,
                Eigen::VectorXd* dl_reported) {
-    Eigen::VectorXd dp = Eigen::VectorXd::Zero(model.num_parameters());
+    dp.setZero(model.num_parameters());  // reuses its storage
     if (sens[i].kind == SensParameter::Kind::kModel) dp[sens[i].index] = 1.0;
     SeedTangent(ws, Eigen::Map<const Eigen::VectorXd>(s, nq),
                 Eigen::Map<const Eigen::VectorXd>(s + nq, nv), dp, &tws);
@@ -595,12 +596,7 @@ SimulationSummary Simulate(const Model& model,
   // with declared body structure; see src/sparse_simulate.hpp.
   if (internal::UseSparsePath(model, options)) {
     if (options.sensitivity.method != SensMethod::kNone) {
-      SimulationSummary sum;
-      sum.problem = model.name();
-      sum.formulation = options.formulation;
-      sum.integrator = options.integrator;
-      sum.rtol = options.rtol;
-      sum.atol = options.atol;
+      SimulationSummary sum = internal::StartSummary(model, options);
       sum.error =
           "sensitivities are not available on the sparse KKT path; pass "
           "--kkt dense (the dense path supports forward and adjoint)";
@@ -619,16 +615,7 @@ SimulationSummary Simulate(const Model& model,
                                                  observer);
   }
 
-  SimulationSummary sum;
-  sum.problem = model.name();
-  sum.formulation = options.formulation;
-  sum.integrator = options.integrator;
-  sum.rtol = options.rtol;
-  sum.atol = options.atol;
-  sum.t_reached = options.t0;
-  sum.drift_tol = options.drift_tol;
-  sum.energy_kind =
-      model.data().energy_is_lagrangian ? "energy function v'p - L" : "T+V";
+  SimulationSummary sum = internal::StartSummary(model, options);
 
   CvodeRun run(model, options);
   run.ws.SetParameters(params);
@@ -710,16 +697,10 @@ SimulationSummary Simulate(const Model& model,
             run.ws, &run.tws, run.r.vdot, run.r.lambda, run.sens[i],
             so.initial_tangent);
         internal::View(yS.get()[i]) << s0.dq, s0.dv;
-        if (so.difference_quotient) {
-          if (run.sens[i].kind != SensParameter::Kind::kModel) {
-            sum.error = "sensitivity parameter '" + run.sens[i].name +
-                        "': difference quotients (--sens-dq) need model "
-                        "parameters; initial conditions use the exact "
-                        "(default) sensitivity right-hand sides";
-            return sum;
-          }
-          plist.push_back(run.sens[i].index);
-        }
+      }
+      if (so.difference_quotient) {
+        sum.error = internal::DqParameters(run.sens, pvals, &plist, &pbar);
+        if (!sum.error.empty()) return sum;
       }
     } catch (const std::exception& e) {
       sum.error = e.what();
@@ -730,9 +711,6 @@ SimulationSummary Simulate(const Model& model,
                       so.difference_quotient ? nullptr : SensRhsFn, yS.get()));
     if (so.difference_quotient) {
       run.dq_params = &pvals;
-      pbar = pvals.cwiseAbs();
-      for (Eigen::Index i = 0; i < pbar.size(); ++i)
-        if (pbar[i] == 0.0) pbar[i] = 1.0;
       DAEDALUS_SUNDIALS_CHECK(
           CVodeSetSensParams(mem, pvals.data(), pbar.data(), plist.data()));
     }
@@ -746,15 +724,7 @@ SimulationSummary Simulate(const Model& model,
         CVodeSetQuadSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
     sens_now.resize(run.nq + run.nv + run.nc, ns);
     recorder.AttachSensitivities(&sens_now);
-    SensitivityResult& sr = sum.sensitivities;
-    sr.method = SensMethod::kForward;
-    for (const auto& p : run.sens) sr.parameters.push_back(p.name);
-    for (int i = 0; i < run.nq; ++i)
-      sr.components.push_back(model.coordinate_names()[i]);
-    for (int i = 0; i < run.nv; ++i)
-      sr.components.push_back("v_" + model.coordinate_names()[i]);
-    for (int i = 0; i < run.nc; ++i)
-      sr.components.push_back("lambda_" + model.RowName(i));
+    internal::StartForwardResult(model, run.sens, &sum.sensitivities);
   }
   // Sensitivities at a sample: the state's from CVODES, the multipliers'
   // (reported ones) from the linearized KKT system at that state.

@@ -467,16 +467,7 @@ SimulationSummary SimulateStructurePreserving(const Model& model,
                                               const Eigen::VectorXd& params,
                                               const SimulationOptions& options,
                                               Observer* observer) {
-  SimulationSummary sum;
-  sum.problem = model.name();
-  sum.formulation = options.formulation;
-  sum.integrator = options.integrator;
-  sum.rtol = options.rtol;
-  sum.atol = options.atol;
-  sum.t_reached = options.t0;
-  sum.drift_tol = options.drift_tol;
-  sum.energy_kind =
-      model.data().energy_is_lagrangian ? "energy function v'p - L" : "T+V";
+  SimulationSummary sum = StartSummary(model, options);
   const Integrator scheme = options.integrator;
   const int n = model.nv(), nc = model.nc();
   Workspace ws(model);
