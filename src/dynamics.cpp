@@ -11,15 +11,19 @@ namespace {
 
 // Value of a scalar at any order (the primal part).
 inline double Primal(double x) { return x; }
-template <class T>
-double Primal(const Dual<T>& x) {
+template <class T, class G>
+double Primal(const Dual<T, G>& x) {
   return Value(x);
 }
 
 // Finite check of every component (value and all tangents).
 inline bool Finite(double x) { return std::isfinite(x); }
-template <class T>
-bool Finite(const Dual<T>& x) {
+template <int N>
+bool Finite(const Tangent<N>& x) {
+  return isfinite(x);
+}
+template <class T, class G>
+bool Finite(const Dual<T, G>& x) {
   return Finite(x.v) && Finite(x.d);
 }
 template <class Derived>
@@ -30,32 +34,14 @@ bool AllFinite(const Eigen::MatrixBase<Derived>& m) {
   return true;
 }
 
-// The user function at scalar type X (double, D1, D2, D3).
+// The user function at scalar type X (double, D1, D2, D3, M1, M2).
 template <class X>
 X Call(const internal::ScalarFn& fn, const Point<X>& x) {
-  if constexpr (std::is_same_v<X, double>) {
-    return fn.f0(x);
-  } else if constexpr (std::is_same_v<X, D1>) {
-    return fn.f1(x);
-  } else if constexpr (std::is_same_v<X, D2>) {
-    return fn.f2(x);
-  } else {
-    static_assert(std::is_same_v<X, D3>);
-    return fn.f3(x);
-  }
+  return internal::Invoke(fn, x);
 }
 template <class X>
 void Call(const internal::VectorFn& fn, const Point<X>& x, VecX<X>& out) {
-  if constexpr (std::is_same_v<X, double>) {
-    fn.f0(x, out);
-  } else if constexpr (std::is_same_v<X, D1>) {
-    fn.f1(x, out);
-  } else if constexpr (std::is_same_v<X, D2>) {
-    fn.f2(x, out);
-  } else {
-    static_assert(std::is_same_v<X, D3>);
-    fn.f3(x, out);
-  }
+  internal::Invoke(fn, x, out);
 }
 template <class X>
 void Call(const internal::MatrixFn& fn, const Point<X>& x, MatX<X>& out) {
@@ -113,6 +99,22 @@ void CheckRows(const BasicWorkspace<S>& ws,
   }
 }
 
+// A Holonomic (stationary) constraint must not depend on time.
+template <class S>
+void CheckStationary(const BasicWorkspace<S>& ws,
+                     const internal::ConstraintDecl& c,
+                     int r0) {
+  for (int r = 0; r < c.rows; ++r) {
+    if (Primal(ws.phi_t[r0 + r]) == 0.0) continue;
+    std::ostringstream os;
+    os << "model '" << ws.model().name() << "': constraint '" << c.name
+       << "' is declared stationary (Holonomic) but depends on time (Phi_t = "
+       << Primal(ws.phi_t[r0 + r]) << " at " << DescribeState(ws)
+       << "); declare it with Moving()";
+    throw std::invalid_argument(os.str());
+  }
+}
+
 // Lagrangian L = T - V (or the user's L) at any scalar type.
 template <class X>
 X EvalL(const internal::ModelData& d, const Point<X>& x) {
@@ -129,6 +131,158 @@ X EvalVelocityPart(const internal::ModelData& d, const Point<X>& x) {
   return d.energy_is_lagrangian ? Call(d.lagrangian, x) : Call(d.kinetic, x);
 }
 
+// ---- multi-direction sweeps (base double)
+//
+// Directions are numbered per sweep family and taken kSweepWidth at a time:
+// a chunk starting at c0 seeds directions c0 .. c0 + kSweepWidth - 1.
+constexpr int kW = kSweepWidth;
+
+// y[i] = x[i] with a unit tangent in lane i - c0 when i is in the chunk.
+inline void SeedChunk(const Eigen::VectorXd& x, int c0, VecX<M1>& y) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    y[i] = M1(x[i]);
+    const Eigen::Index k = i - c0;
+    if (k >= 0 && k < kW) y[i].d.c[k] = 1.0;
+  }
+}
+inline void LiftM(const Eigen::VectorXd& x, VecX<M1>& y) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = M1(x[i]);
+}
+// Time with a unit tangent when its direction number `dir` is in the chunk.
+inline M1 SeedTime(double t, int dir, int c0) {
+  M1 r(t);
+  if (dir >= c0 && dir < c0 + kW) r.d.c[dir - c0] = 1.0;
+  return r;
+}
+
+// Whether the model's energies carry the multi-direction instantiations
+// (functions built by MakeScalarFn3 do).
+bool HasSweeps(const internal::ModelData& d) {
+  if (d.energy_is_lagrangian) return d.lagrangian.m1 && d.lagrangian.m2;
+  return d.kinetic.m1 && d.kinetic.m2 && (!d.potential || d.potential.m1);
+}
+
+// Energies, L_q, L_t, momenta, L_vq v + L_vt and M by multi-direction
+// sweeps: ceil((nq+1)/W) first-order sweeps of T and V, then ceil(nv/W)
+// second-order sweeps of T for the momenta and one per mass-matrix column
+// chunk on or below the diagonal.
+void EnergyDerivativesBySweeps(Workspace* ws) {
+  const auto& d = ws->model().data();
+  const int nq = ws->model().nq(), nv = ws->model().nv();
+  auto& Lq = ws->h;  // scratch for L_q
+  LiftM(ws->v, ws->vm1);
+  for (int c0 = 0; c0 <= nq; c0 += kW) {
+    SeedChunk(ws->q, c0, ws->qm1);
+    const M1 tm = SeedTime(ws->t, nq, c0);
+    const Point<M1> x{ws->qm1, ws->vm1, tm, ws->pm1};
+    M1 l;
+    if (d.energy_is_lagrangian) {
+      l = Call(d.lagrangian, x);
+    } else {
+      const M1 kin = Call(d.kinetic, x);
+      const M1 pot = d.potential ? Call(d.potential, x) : M1(0.0);
+      if (c0 == 0) {
+        ws->kinetic = kin.v;
+        ws->potential = pot.v;
+      }
+      l = kin - pot;
+    }
+    if (c0 == 0) ws->lagrangian = l.v;
+    for (int k = 0; k < kW; ++k) {
+      const int dir = c0 + k;
+      if (dir < nq) Lq[dir] = l.d.c[k];
+      if (dir == nq) ws->L_t = l.d.c[k];
+    }
+  }
+  if (d.energy_is_lagrangian) {
+    ws->kinetic = std::numeric_limits<double>::quiet_NaN();
+    ws->potential = std::numeric_limits<double>::quiet_NaN();
+  }
+  if (!Finite(ws->lagrangian)) {
+    ThrowNonFinite(*ws, d.energy_is_lagrangian
+                            ? "the Lagrangian"
+                            : "the kinetic or potential energy");
+  }
+  const auto& vel = d.energy_is_lagrangian ? d.lagrangian : d.kinetic;
+  // Momenta p_i = L_v_i (inner lanes e_i on v) and their total time
+  // derivative along (qdot = v, tdot = 1) (outer tangent).
+  for (int j = 0; j < nq; ++j) ws->qm2[j] = M2(M1(ws->q[j]), M1(ws->v[j]));
+  const M2 t_out(M1(ws->t), M1(1.0));
+  for (int i0 = 0; i0 < nv; i0 += kW) {
+    for (int j = 0; j < nv; ++j) {
+      M1 inner(ws->v[j]);
+      if (j >= i0 && j < i0 + kW) inner.d.c[j - i0] = 1.0;
+      ws->vm2[j] = M2(inner);
+    }
+    const M2 r = Call(vel, Point<M2>{ws->qm2, ws->vm2, t_out, ws->pm2});
+    for (int k = 0; k < kW && i0 + k < nv; ++k) {
+      ws->momentum[i0 + k] = r.v.d.c[k];
+      ws->inertial[i0 + k] = r.d.d.c[k] - Lq[i0 + k];
+    }
+  }
+  // Mass matrix: column j from the outer tangent e_j on v, rows i >= j from
+  // the inner lanes; the upper triangle by symmetry.
+  for (int j = 0; j < nq; ++j) ws->qm2[j] = M2(M1(ws->q[j]));
+  const M2 t_zero(M1(ws->t));
+  for (int j = 0; j < nv; ++j) {
+    for (int i0 = (j / kW) * kW; i0 < nv; i0 += kW) {
+      for (int k = 0; k < nv; ++k) {
+        M1 inner(ws->v[k]);
+        if (k >= i0 && k < i0 + kW) inner.d.c[k - i0] = 1.0;
+        ws->vm2[k] = M2(inner, M1(k == j ? 1.0 : 0.0));
+      }
+      const M2 r = Call(vel, Point<M2>{ws->qm2, ws->vm2, t_zero, ws->pm2});
+      for (int k = 0; k < kW && i0 + k < nv; ++k) {
+        const int i = i0 + k;
+        if (i < j) continue;
+        ws->M(i, j) = r.d.d.c[k];
+        ws->M(j, i) = r.d.d.c[k];
+      }
+    }
+  }
+}
+
+// Phi, J and Phi_t of one holonomic or moving constraint (directions q_0
+// .. q_{nv-1}, then t), or psi and A of a nonholonomic one (directions v),
+// by multi-direction sweeps.
+void ConstraintBySweeps(Workspace* ws,
+                        const internal::ConstraintDecl& c,
+                        int r0) {
+  const int nv = ws->model().nv();
+  const bool nonholonomic = c.kind == ConstraintKind::kNonholonomic;
+  const int ndir = nonholonomic ? nv : nv + 1;
+  if (nonholonomic) {
+    LiftM(ws->q, ws->qm1);
+  } else {
+    LiftM(ws->v, ws->vm1);
+  }
+  for (int c0 = 0; c0 < ndir; c0 += kW) {
+    if (nonholonomic) {
+      SeedChunk(ws->v, c0, ws->vm1);
+    } else {
+      SeedChunk(ws->q, c0, ws->qm1);
+    }
+    const M1 tm = nonholonomic ? M1(ws->t) : SeedTime(ws->t, nv, c0);
+    Call(c.fn, Point<M1>{ws->qm1, ws->vm1, tm, ws->pm1}, ws->outm1);
+    CheckRows(*ws, c, ws->outm1.size());
+    for (int r = 0; r < c.rows; ++r) {
+      const M1& o = ws->outm1[r];
+      if (c0 == 0) ws->phi[r0 + r] = o.v;
+      for (int k = 0; k < kW; ++k) {
+        const int dir = c0 + k;
+        if (dir < nv) ws->J(r0 + r, dir) = o.d.c[k];
+        if (dir == nv) ws->phi_t[r0 + r] = o.d.c[k];
+      }
+    }
+  }
+  if (nonholonomic) {
+    for (int r = 0; r < c.rows; ++r) {
+      const double psi = ws->phi[r0 + r];
+      ws->phi[r0 + r] = 0.0;
+      ws->phi_t[r0 + r] = psi - ws->J.row(r0 + r).dot(ws->v);
+    }
+  }
+}
 }  // namespace
 
 // ------------------------------------------------------------- Workspace
@@ -155,6 +309,12 @@ BasicWorkspace<S>::BasicWorkspace(const Model& model) : model_(model) {
   D = Mat::Zero(nv, nv);
   Qr = Vec::Zero(nv);
   momentum = Vec::Zero(nv);
+  qm1.resize(nq);
+  vm1.resize(nv);
+  pm1.resize(np);
+  qm2.resize(nq);
+  vm2.resize(nv);
+  pm2.resize(np);
   q1.resize(nq);
   v1.resize(nv);
   p1.resize(np);
@@ -192,6 +352,12 @@ void BasicWorkspace<S>::SetParameters(const Eigen::Ref<const Vec>& params) {
   p = params;
   Lift(p, p1);
   Lift(p, p2);
+  if constexpr (std::is_same_v<S, double>) {
+    for (Eigen::Index i = 0; i < p.size(); ++i) {
+      pm1[i] = M1(p[i]);
+      pm2[i] = M2(M1(p[i]));
+    }
+  }
   stage_ = Stage::kNone;
 }
 
@@ -261,6 +427,13 @@ void EvaluatePosition(BasicWorkspace<S>* ws) {
   for (int ci = 0; ci < model.num_constraints(); ++ci) {
     const auto& c = d.constraints[ci];
     const int r0 = d.constraint_rows[ci];
+    if constexpr (std::is_same_v<S, double>) {
+      if (c.fn.m1) {
+        ConstraintBySweeps(ws, c, r0);
+        if (c.kind == ConstraintKind::kHolonomic) CheckStationary(*ws, c, r0);
+        continue;
+      }
+    }
     if (c.kind == ConstraintKind::kNonholonomic) {
       // A = d psi / d v, column by column; a = psi - A v.
       Lift(ws->q, ws->q1);
@@ -295,17 +468,8 @@ void EvaluatePosition(BasicWorkspace<S>* ws) {
     for (int r = 0; r < c.rows; ++r) {
       ws->phi[r0 + r] = ws->out1[r].v;
       ws->phi_t[r0 + r] = ws->out1[r].d;
-      if (c.kind == ConstraintKind::kHolonomic &&
-          Primal(ws->out1[r].d) != 0.0) {
-        std::ostringstream os;
-        os << "model '" << model.name() << "': constraint '" << c.name
-           << "' is declared stationary (Holonomic) but depends on time "
-              "(Phi_t = "
-           << Primal(ws->out1[r].d) << " at " << DescribeState(*ws)
-           << "); declare it with Moving()";
-        throw std::invalid_argument(os.str());
-      }
     }
+    if (c.kind == ConstraintKind::kHolonomic) CheckStationary(*ws, c, r0);
   }
   if (!AllFinite(ws->phi) || !AllFinite(ws->J) || !AllFinite(ws->phi_t)) {
     for (int ci = 0; ci < model.num_constraints(); ++ci) {
@@ -327,6 +491,14 @@ void EvaluateVelocity(BasicWorkspace<S>* ws) {
   const Model& model = ws->model();
   const auto& d = model.data();
   const int nq = model.nq();
+  if (ws->skip_bias) {
+    // J v + Phi_t from stage 1 (for nonholonomic rows A v + a = psi).
+    ws->vel_residual.noalias() = ws->J * ws->v;
+    ws->vel_residual += ws->phi_t;
+    ws->bias.setConstant(S(std::numeric_limits<double>::quiet_NaN()));
+    ws->MarkStage(Stage::kVelocity);
+    return;
+  }
   for (int ci = 0; ci < model.num_constraints(); ++ci) {
     const auto& c = d.constraints[ci];
     const int r0 = d.constraint_rows[ci];
@@ -368,24 +540,25 @@ void EvaluateVelocity(BasicWorkspace<S>* ws) {
   ws->MarkStage(Stage::kVelocity);
 }
 
+// Energies, L_q, L_t, momenta, L_vq v + L_vt and M by single-direction
+// sweeps (any base scalar): the general path, and the one the tangent
+// workspace takes.
 template <class S>
-void EvaluateDynamics(BasicWorkspace<S>* ws) {
+void EnergyDerivatives(BasicWorkspace<S>* ws) {
   using T1 = Dual<S>;
   using T2 = Dual<Dual<S>>;
-  ws->Require(Stage::kVelocity, "EvaluateDynamics");
-  const Model& model = ws->model();
-  const auto& d = model.data();
-  const int nv = model.nv();
+  const auto& d = ws->model().data();
+  const int nv = ws->model().nv();
   const Point<S> x0{ws->q, ws->v, ws->t, ws->p};
-
   // Energies at the base scalar.
-  ws->lagrangian = EvalL(d, x0);
   if (d.energy_is_lagrangian) {
+    ws->lagrangian = Call(d.lagrangian, x0);
     ws->kinetic = S(std::numeric_limits<double>::quiet_NaN());
     ws->potential = S(std::numeric_limits<double>::quiet_NaN());
   } else {
     ws->kinetic = Call(d.kinetic, x0);
     ws->potential = d.potential ? Call(d.potential, x0) : S(0.0);
+    ws->lagrangian = ws->kinetic - ws->potential;
   }
   if (!Finite(ws->lagrangian)) {
     ThrowNonFinite(*ws, d.energy_is_lagrangian
@@ -431,6 +604,24 @@ void EvaluateDynamics(BasicWorkspace<S>* ws) {
       ws->M(j, i) = mij;
     }
   }
+}
+
+template <class S>
+void EvaluateDynamics(BasicWorkspace<S>* ws) {
+  ws->Require(Stage::kVelocity, "EvaluateDynamics");
+  const Model& model = ws->model();
+  const auto& d = model.data();
+  const int nv = model.nv();
+  const Point<S> x0{ws->q, ws->v, ws->t, ws->p};
+
+  bool swept = false;
+  if constexpr (std::is_same_v<S, double>) {
+    if (HasSweeps(d)) {
+      EnergyDerivativesBySweeps(ws);
+      swept = true;
+    }
+  }
+  if (!swept) EnergyDerivatives(ws);
 
   // Forces at the base scalar.
   ws->Bu.setZero();
@@ -492,20 +683,18 @@ void EvaluateDynamics(BasicWorkspace<S>* ws) {
 
 template <class S>
 S EnergyDerivativeAlongQ(BasicWorkspace<S>* ws, const VecX<S>& dq) {
+  // E = v'L_v - L, so E_q dq = v' L_vq dq - L_q dq. One second-order sweep:
+  // inner tangent along v in velocity space (v'L_v is the derivative of L
+  // along v), outer tangent along dq in configuration space; the mixed part
+  // is v' L_vq dq and the outer part L_q dq.
   using T2 = Dual<Dual<S>>;
   const auto& d = ws->model().data();
-  const int n = ws->model().nv();
-  for (int j = 0; j < n; ++j) ws->q2[j] = Up2(ws->q[j], S(0.0), dq[j]);
+  const int nq = ws->model().nq(), nv = ws->model().nv();
+  for (int j = 0; j < nq; ++j) ws->q2[j] = Up2(ws->q[j], S(0.0), dq[j]);
+  for (int j = 0; j < nv; ++j) ws->v2[j] = Up2(ws->v[j], ws->v[j], S(0.0));
   const T2 t2 = Up2(ws->t, S(0.0), S(0.0));
-  S result = S(0.0), dl = S(0.0);
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j)
-      ws->v2[j] = Up2(ws->v[j], S(j == i ? 1.0 : 0.0), S(0.0));
-    const T2 r = EvalL(d, Point<T2>{ws->q2, ws->v2, t2, ws->p2});
-    result += ws->v[i] * r.d.d;
-    dl = r.d.v;
-  }
-  return result - dl;
+  const T2 r = EvalL(d, Point<T2>{ws->q2, ws->v2, t2, ws->p2});
+  return r.d.d - r.d.v;
 }
 
 template <class S>

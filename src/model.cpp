@@ -222,6 +222,16 @@ internal::ScalarFn SumOfTerms(std::vector<internal::EnergyTerm> terms) {
     for (const auto& t : *shared) s += t.fn.f3(x);
     return s;
   };
+  fn.m1 = [shared](const Point<M1>& x) {
+    M1 s = 0.0;
+    for (const auto& t : *shared) s += t.fn.m1(x);
+    return s;
+  };
+  fn.m2 = [shared](const Point<M2>& x) {
+    M2 s = 0.0;
+    for (const auto& t : *shared) s += t.fn.m2(x);
+    return s;
+  };
   return fn;
 }
 

@@ -64,6 +64,19 @@ struct Pick<D3> {
   }
 };
 
+// Multi-direction sweeps: energies (M1, M2) and constraints (M1).
+template <>
+struct Pick<M1> {
+  static M1 Call(const ScalarFn& f, const Point<M1>& x) { return f.m1(x); }
+  static void Call(const VectorFn& f, const Point<M1>& x, VecX<M1>& out) {
+    f.m1(x, out);
+  }
+};
+template <>
+struct Pick<M2> {
+  static M2 Call(const ScalarFn& f, const Point<M2>& x) { return f.m2(x); }
+};
+
 // The first n coordinates and velocities of x as a Point of the original
 // model (parameters and time unchanged: rewrites only append parameters).
 template <class S>

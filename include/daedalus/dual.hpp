@@ -6,6 +6,11 @@
 // these types: user functions are generic lambdas, and Daedalus calls them
 // with double, Dual<double> and Dual<Dual<double>>.
 //
+// Dual<double, Tangent<N>> carries N directional derivatives at once (one
+// sweep of a user function gives a whole gradient block); Daedalus uses it
+// internally to evaluate Jacobians, gradients and mass matrices in few
+// sweeps (dynamics.cpp).
+//
 // Write math functions unqualified (`sin(x)`, not `std::sin(x)`) inside user
 // functions so that argument-dependent lookup finds the overloads below for
 // dual arguments and <cmath> for doubles. See docs/writing_a_problem.md.
@@ -38,18 +43,61 @@ using std::sqrt;
 using std::tan;
 using std::tanh;
 
-template <class T>
+/// N directional derivatives of a plain value, stored inline: the tangent
+/// part of a multi-direction dual Dual<double, Tangent<N>>. A vector space
+/// over double (scaling, sums); unused directions are zero.
+template <int N>
+struct Tangent {
+  double c[N]{};
+
+  constexpr Tangent() = default;
+  // Only zero converts (Dual's constant constructor writes d{}).
+  Tangent& operator+=(const Tangent& o) {
+    for (int k = 0; k < N; ++k) c[k] += o.c[k];
+    return *this;
+  }
+  Tangent& operator-=(const Tangent& o) {
+    for (int k = 0; k < N; ++k) c[k] -= o.c[k];
+    return *this;
+  }
+  Tangent& operator*=(double s) {
+    for (int k = 0; k < N; ++k) c[k] *= s;
+    return *this;
+  }
+  Tangent& operator/=(double s) { return *this *= 1.0 / s; }
+  friend Tangent operator+(const Tangent& a) { return a; }
+  friend Tangent operator-(const Tangent& a) {
+    Tangent r;
+    for (int k = 0; k < N; ++k) r.c[k] = -a.c[k];
+    return r;
+  }
+  friend Tangent operator+(Tangent a, const Tangent& b) { return a += b; }
+  friend Tangent operator-(Tangent a, const Tangent& b) { return a -= b; }
+  friend Tangent operator*(Tangent a, double s) { return a *= s; }
+  friend Tangent operator*(double s, Tangent a) { return a *= s; }
+  friend Tangent operator/(Tangent a, double s) { return a /= s; }
+};
+template <int N>
+bool isfinite(const Tangent<N>& t) {
+  for (int k = 0; k < N; ++k)
+    if (!std::isfinite(t.c[k])) return false;
+  return true;
+}
+
+/// Value and derivative: T is the value type (double or a dual), G the
+/// tangent type (T for one direction, Tangent<N> over double for N).
+template <class T, class G = T>
 struct Dual {
   T v{};  ///< value
-  T d{};  ///< derivative along the seeded direction
+  G d{};  ///< derivative along the seeded direction(s)
 
   constexpr Dual() = default;
   // Implicit from arithmetic constants and from the inner type, so that
   // `S(0.5)`, `S x = 0;` and Eigen's internal constants work.
-  constexpr Dual(double value) : v(value), d(0.0) {}  // NOLINT
+  constexpr Dual(double value) : v(value), d{} {}  // NOLINT
   template <class U = T, std::enable_if_t<!std::is_same_v<U, double>, int> = 0>
-  constexpr Dual(const T& value) : v(value), d(0.0) {}  // NOLINT
-  constexpr Dual(const T& value, const T& derivative)
+  constexpr Dual(const T& value) : v(value), d{} {}  // NOLINT
+  constexpr Dual(const T& value, const G& derivative)
       : v(value), d(derivative) {}
 
   Dual& operator+=(const Dual& o) {
@@ -141,108 +189,122 @@ struct Dual {
 
 /// The plain value of a (possibly nested) dual number.
 inline double Value(double x) { return x; }
-template <class T>
-double Value(const Dual<T>& x) {
+template <class T, class G>
+double Value(const Dual<T, G>& x) {
   return Value(x.v);
 }
 
 // Elementary functions. Each applies the chain rule once; nesting handles
 // higher orders.
-template <class T>
-Dual<T> sin(const Dual<T>& x) {
-  using std::cos;
-  using std::sin;
-  return Dual<T>(sin(x.v), cos(x.v) * x.d);
+
+/// Sine and cosine together: one sincos of the plain value at any nesting
+/// depth (sin of a Dual<Dual<double>> would otherwise evaluate four).
+inline void SinCos(double x, double* s, double* c) {
+  *s = std::sin(x);  // GCC and clang fuse the pair into one sincos call
+  *c = std::cos(x);
 }
-template <class T>
-Dual<T> cos(const Dual<T>& x) {
-  using std::cos;
-  using std::sin;
-  return Dual<T>(cos(x.v), -sin(x.v) * x.d);
+template <class T, class G>
+void SinCos(const Dual<T, G>& x, Dual<T, G>* s, Dual<T, G>* c) {
+  T si, co;
+  SinCos(x.v, &si, &co);
+  *s = Dual<T, G>(si, co * x.d);
+  *c = Dual<T, G>(co, -si * x.d);
 }
-template <class T>
-Dual<T> tan(const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> sin(const Dual<T, G>& x) {
+  Dual<T, G> s, c;
+  SinCos(x, &s, &c);
+  return s;
+}
+template <class T, class G>
+Dual<T, G> cos(const Dual<T, G>& x) {
+  Dual<T, G> s, c;
+  SinCos(x, &s, &c);
+  return c;
+}
+template <class T, class G>
+Dual<T, G> tan(const Dual<T, G>& x) {
   using std::tan;
   const T t = tan(x.v);
-  return Dual<T>(t, (1.0 + t * t) * x.d);
+  return Dual<T, G>(t, (1.0 + t * t) * x.d);
 }
-template <class T>
-Dual<T> exp(const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> exp(const Dual<T, G>& x) {
   using std::exp;
   const T e = exp(x.v);
-  return Dual<T>(e, e * x.d);
+  return Dual<T, G>(e, e * x.d);
 }
-template <class T>
-Dual<T> log(const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> log(const Dual<T, G>& x) {
   using std::log;
-  return Dual<T>(log(x.v), x.d / x.v);
+  return Dual<T, G>(log(x.v), x.d / x.v);
 }
-template <class T>
-Dual<T> sqrt(const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> sqrt(const Dual<T, G>& x) {
   using std::sqrt;
   const T s = sqrt(x.v);
-  return Dual<T>(s, x.d / (2.0 * s));
+  return Dual<T, G>(s, x.d / (2.0 * s));
 }
-template <class T>
-Dual<T> pow(const Dual<T>& x, double p) {
+template <class T, class G>
+Dual<T, G> pow(const Dual<T, G>& x, double p) {
   using std::pow;
-  return Dual<T>(pow(x.v, p), p * pow(x.v, p - 1.0) * x.d);
+  return Dual<T, G>(pow(x.v, p), p * pow(x.v, p - 1.0) * x.d);
 }
-template <class T>
-Dual<T> sinh(const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> sinh(const Dual<T, G>& x) {
   using std::cosh;
   using std::sinh;
-  return Dual<T>(sinh(x.v), cosh(x.v) * x.d);
+  return Dual<T, G>(sinh(x.v), cosh(x.v) * x.d);
 }
-template <class T>
-Dual<T> cosh(const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> cosh(const Dual<T, G>& x) {
   using std::cosh;
   using std::sinh;
-  return Dual<T>(cosh(x.v), sinh(x.v) * x.d);
+  return Dual<T, G>(cosh(x.v), sinh(x.v) * x.d);
 }
-template <class T>
-Dual<T> tanh(const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> tanh(const Dual<T, G>& x) {
   using std::tanh;
   const T t = tanh(x.v);
-  return Dual<T>(t, (1.0 - t * t) * x.d);
+  return Dual<T, G>(t, (1.0 - t * t) * x.d);
 }
-template <class T>
-Dual<T> asin(const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> asin(const Dual<T, G>& x) {
   using std::asin;
   using std::sqrt;
-  return Dual<T>(asin(x.v), x.d / sqrt(1.0 - x.v * x.v));
+  return Dual<T, G>(asin(x.v), x.d / sqrt(1.0 - x.v * x.v));
 }
-template <class T>
-Dual<T> acos(const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> acos(const Dual<T, G>& x) {
   using std::acos;
   using std::sqrt;
-  return Dual<T>(acos(x.v), -x.d / sqrt(1.0 - x.v * x.v));
+  return Dual<T, G>(acos(x.v), -x.d / sqrt(1.0 - x.v * x.v));
 }
-template <class T>
-Dual<T> atan(const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> atan(const Dual<T, G>& x) {
   using std::atan;
-  return Dual<T>(atan(x.v), x.d / (1.0 + x.v * x.v));
+  return Dual<T, G>(atan(x.v), x.d / (1.0 + x.v * x.v));
 }
-template <class T>
-Dual<T> atan2(const Dual<T>& y, const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> atan2(const Dual<T, G>& y, const Dual<T, G>& x) {
   using std::atan2;
   const T r2 = x.v * x.v + y.v * y.v;
-  return Dual<T>(atan2(y.v, x.v), (x.v * y.d - y.v * x.d) / r2);
+  return Dual<T, G>(atan2(y.v, x.v), (x.v * y.d - y.v * x.d) / r2);
 }
-template <class T>
-Dual<T> abs(const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> abs(const Dual<T, G>& x) {
   return x.v < 0.0 ? -x : x;
 }
-template <class T>
-Dual<T> fabs(const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> fabs(const Dual<T, G>& x) {
   return abs(x);
 }
-template <class T>
-Dual<T> abs2(const Dual<T>& x) {
+template <class T, class G>
+Dual<T, G> abs2(const Dual<T, G>& x) {
   return x * x;
 }
-template <class T>
-bool isfinite(const Dual<T>& x) {
+template <class T, class G>
+bool isfinite(const Dual<T, G>& x) {
   using std::isfinite;
   return isfinite(x.v) && isfinite(x.d);
 }
@@ -257,16 +319,25 @@ using D2 = Dual<D1>;
 /// for exact Jacobians and parameter sensitivities (dynamics.hpp).
 using D3 = Dual<D2>;
 
+/// Directions per multi-direction sweep. Four covers the gradient plus the
+/// time derivative of a three-coordinate model in one call and keeps the
+/// second-order type small; larger models take the directions in chunks.
+inline constexpr int kSweepWidth = 4;
+/// First order, kSweepWidth directions at once.
+using M1 = Dual<double, Tangent<kSweepWidth>>;
+/// Second order: one direction over M1 (a column of second derivatives).
+using M2 = Dual<M1>;
+
 }  // namespace daedalus
 
 namespace Eigen {
 
-template <class T>
-struct NumTraits<daedalus::Dual<T>> : NumTraits<double> {
-  using Real = daedalus::Dual<T>;
-  using NonInteger = daedalus::Dual<T>;
-  using Nested = daedalus::Dual<T>;
-  using Literal = daedalus::Dual<T>;
+template <class T, class G>
+struct NumTraits<daedalus::Dual<T, G>> : NumTraits<double> {
+  using Real = daedalus::Dual<T, G>;
+  using NonInteger = daedalus::Dual<T, G>;
+  using Nested = daedalus::Dual<T, G>;
+  using Literal = daedalus::Dual<T, G>;
   enum {
     IsComplex = 0,
     IsInteger = 0,
@@ -278,13 +349,13 @@ struct NumTraits<daedalus::Dual<T>> : NumTraits<double> {
   };
 };
 
-template <class T, typename BinaryOp>
-struct ScalarBinaryOpTraits<daedalus::Dual<T>, double, BinaryOp> {
-  using ReturnType = daedalus::Dual<T>;
+template <class T, class G, typename BinaryOp>
+struct ScalarBinaryOpTraits<daedalus::Dual<T, G>, double, BinaryOp> {
+  using ReturnType = daedalus::Dual<T, G>;
 };
-template <class T, typename BinaryOp>
-struct ScalarBinaryOpTraits<double, daedalus::Dual<T>, BinaryOp> {
-  using ReturnType = daedalus::Dual<T>;
+template <class T, class G, typename BinaryOp>
+struct ScalarBinaryOpTraits<double, daedalus::Dual<T, G>, BinaryOp> {
+  using ReturnType = daedalus::Dual<T, G>;
 };
 
 }  // namespace Eigen

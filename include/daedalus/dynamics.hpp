@@ -85,9 +85,17 @@ class BasicWorkspace {
   void MarkStage(Stage s) { stage_ = s; }
   void Require(Stage s, const char* who) const;
 
+  /// When set, EvaluateVelocity computes J v + Phi_t only and leaves the
+  /// acceleration bias NaN (its second-order sweep is skipped): for callers
+  /// that never read `bias`, such as the GGL and index-3 residuals.
+  bool skip_bias = false;
+
   // ---- AD scratch (internal use)
   VecX<T1> q1, v1, p1, out1;
   VecX<T2> q2, v2, p2, out2;
+  // Multi-direction sweeps (used when S is double; dual.hpp's M1, M2).
+  VecX<M1> qm1, vm1, pm1, outm1;
+  VecX<M2> qm2, vm2, pm2;
   Vec out0;
   Mat mat0;
 

@@ -60,6 +60,10 @@ struct ScalarFn {
   std::function<D1(const Point<D1>&)> f1;
   std::function<D2(const Point<D2>&)> f2;
   std::function<D3(const Point<D3>&)> f3;
+  // Multi-direction sweeps (energies): gradients and mass-matrix columns
+  // kSweepWidth directions per call.
+  std::function<M1(const Point<M1>&)> m1;
+  std::function<M2(const Point<M2>&)> m2;
   explicit operator bool() const { return static_cast<bool>(f0); }
 };
 
@@ -70,6 +74,9 @@ struct VectorFn {
   std::function<void(const Point<D1>&, VecX<D1>&)> f1;
   std::function<void(const Point<D2>&, VecX<D2>&)> f2;
   std::function<void(const Point<D3>&, VecX<D3>&)> f3;
+  // Multi-direction sweep (constraints): kSweepWidth Jacobian columns per
+  // call.
+  std::function<void(const Point<M1>&, VecX<M1>&)> m1;
   explicit operator bool() const { return static_cast<bool>(f0); }
 };
 
@@ -79,6 +86,41 @@ struct MatrixFn {
   std::function<void(const Point<D1>&, MatX<D1>&)> f1;
   explicit operator bool() const { return static_cast<bool>(f0); }
 };
+
+/// Calls a user function at the scalar type of its argument (double, D1, D2,
+/// D3, M1 or M2; which ones a function carries depends on how it was made).
+template <class X>
+X Invoke(const ScalarFn& fn, const Point<X>& x) {
+  if constexpr (std::is_same_v<X, double>) {
+    return fn.f0(x);
+  } else if constexpr (std::is_same_v<X, D1>) {
+    return fn.f1(x);
+  } else if constexpr (std::is_same_v<X, D2>) {
+    return fn.f2(x);
+  } else if constexpr (std::is_same_v<X, D3>) {
+    return fn.f3(x);
+  } else if constexpr (std::is_same_v<X, M1>) {
+    return fn.m1(x);
+  } else {
+    static_assert(std::is_same_v<X, M2>);
+    return fn.m2(x);
+  }
+}
+template <class X>
+void Invoke(const VectorFn& fn, const Point<X>& x, VecX<X>& out) {
+  if constexpr (std::is_same_v<X, double>) {
+    fn.f0(x, out);
+  } else if constexpr (std::is_same_v<X, D1>) {
+    fn.f1(x, out);
+  } else if constexpr (std::is_same_v<X, D2>) {
+    fn.f2(x, out);
+  } else if constexpr (std::is_same_v<X, D3>) {
+    fn.f3(x, out);
+  } else {
+    static_assert(std::is_same_v<X, M1>);
+    fn.m1(x, out);
+  }
+}
 
 template <class S, class R>
 void AssignRows(R&& r, VecX<S>& out) {
@@ -100,11 +142,14 @@ ScalarFn MakeScalarFn(F f) {
   return fn;
 }
 
-/// MakeScalarFn plus the third-order instantiation (energies).
+/// MakeScalarFn plus the third-order and multi-direction instantiations
+/// (energies).
 template <class F>
 ScalarFn MakeScalarFn3(F f) {
   ScalarFn fn = MakeScalarFn(f);
   fn.f3 = [f](const Point<D3>& x) { return D3(f(x)); };
+  fn.m1 = [f](const Point<M1>& x) { return M1(f(x)); };
+  fn.m2 = [f](const Point<M2>& x) { return M2(f(x)); };
   return fn;
 }
 
@@ -117,6 +162,7 @@ VectorFn MakeVectorFn(F f) {
   fn.f1 = [f](const Point<D1>& x, VecX<D1>& out) { AssignRows<D1>(f(x), out); };
   fn.f2 = [f](const Point<D2>& x, VecX<D2>& out) { AssignRows<D2>(f(x), out); };
   fn.f3 = [f](const Point<D3>& x, VecX<D3>& out) { AssignRows<D3>(f(x), out); };
+  fn.m1 = [f](const Point<M1>& x, VecX<M1>& out) { AssignRows<M1>(f(x), out); };
   return fn;
 }
 

@@ -130,13 +130,18 @@ TEST(Sensitivity, SliderCrankForwardMatchesCentralDifferencesOfRuns) {
   for (int i = 0; i < 2; ++i) {
     const int idx = pr.model.ParameterIndex(names[i]);
     // Step 1e-3 relative: truncation ~1e-6 |G'''| p^2, and the runs' own
-    // error (~1e-10) divided by the step stays ~1e-7.
+    // error divided by 2h must stay small too: at rtol 1e-10 G is good to
+    // only ~2e-9 relative, ~2e-5 after the division, so the differenced
+    // runs are at rtol 1e-12 (G to ~1e-11, ~3e-8 after the division).
     const double h = 1e-3 * std::abs(p[idx]);
     Eigen::VectorXd pp = p, pm = p;
     pp[idx] += h;
     pm[idx] -= h;
-    const double Gp = RunSlider(o, pp).final.quadratures[0];
-    const double Gm = RunSlider(o, pm).final.quadratures[0];
+    SimulationOptions od = o;
+    od.rtol = 1e-12;
+    od.atol = 1e-13;
+    const double Gp = RunSlider(od, pp).final.quadratures[0];
+    const double Gm = RunSlider(od, pm).final.quadratures[0];
     const double fd = (Gp - Gm) / (2.0 * h);
     EXPECT_LT(Rel(g[i], fd), 1e-5) << names[i] << ": fd " << fd;
   }

@@ -292,29 +292,13 @@ Model ChainWithDuplicateJoint(int n, int dup) {
   for (const auto& t : d.kinetic_terms) {
     const auto fn = t.fn;
     b.KineticEnergyTerm(Touches{t.coords}, [fn](const auto& s) {
-      using S = Scalar<decltype(s)>;
-      if constexpr (std::is_same_v<S, double>)
-        return fn.f0(s);
-      else if constexpr (std::is_same_v<S, D1>)
-        return fn.f1(s);
-      else if constexpr (std::is_same_v<S, D2>)
-        return fn.f2(s);
-      else
-        return fn.f3(s);
+      return internal::Invoke(fn, s);
     });
   }
   for (const auto& t : d.potential_terms) {
     const auto fn = t.fn;
     b.PotentialEnergyTerm(Touches{t.coords}, [fn](const auto& s) {
-      using S = Scalar<decltype(s)>;
-      if constexpr (std::is_same_v<S, double>)
-        return fn.f0(s);
-      else if constexpr (std::is_same_v<S, D1>)
-        return fn.f1(s);
-      else if constexpr (std::is_same_v<S, D2>)
-        return fn.f2(s);
-      else
-        return fn.f3(s);
+      return internal::Invoke(fn, s);
     });
   }
   auto add = [&](const internal::ConstraintDecl& c, const std::string& name) {
@@ -324,14 +308,7 @@ Model ChainWithDuplicateJoint(int n, int dup) {
         [fn](const auto& s) {
           using S = Scalar<decltype(s)>;
           VecX<S> out;
-          if constexpr (std::is_same_v<S, double>)
-            fn.f0(s, out);
-          else if constexpr (std::is_same_v<S, D1>)
-            fn.f1(s, out);
-          else if constexpr (std::is_same_v<S, D2>)
-            fn.f2(s, out);
-          else
-            fn.f3(s, out);
+          internal::Invoke(fn, s, out);
           return out;
         },
         c.rows);
