@@ -59,12 +59,12 @@ inline Problem SliderCrankProblem() {
     const auto& qq = x.q;
     const S aa = x.p[a];
     const S l = length(x);
-    VecX<S> g(3);
+    Eigen::Matrix<S, 3, 1> g;  // fixed size: no allocation per call
     g[0] =
         (qq[1] * aa * sin(qq[0]) + aa * sin(qq[2] - qq[0]) / 2.0) / (2.0 * l);
     g[1] = (2.0 * qq[1] - (cos(qq[2]) + aa * cos(qq[0]))) / (2.0 * l);
     g[2] = (qq[1] * sin(qq[2]) - aa * sin(qq[2] - qq[0]) / 2.0) / (2.0 * l);
-    const MatX<S> d = x.p[c] * g * g.transpose();
+    const Eigen::Matrix<S, 3, 3> d = x.p[c] * g * g.transpose();
     return d;
   });
   b.OtherLoads([=](const auto& x) {

@@ -166,7 +166,7 @@ bool HasSweeps(const internal::ModelData& d) {
 // sweeps: ceil((nq+1)/W) first-order sweeps of T and V, then ceil(nv/W)
 // second-order sweeps of T for the momenta and one per mass-matrix column
 // chunk on or below the diagonal.
-void EnergyDerivativesBySweeps(Workspace* ws) {
+void EnergyDerivativesBySweeps(Workspace* ws, const EvalRequest& req) {
   const auto& d = ws->model().data();
   const int nq = ws->model().nq(), nv = ws->model().nv();
   auto& Lq = ws->h;  // scratch for L_q
@@ -203,23 +203,29 @@ void EnergyDerivativesBySweeps(Workspace* ws) {
                             ? "the Lagrangian"
                             : "the kinetic or potential energy");
   }
+  using Dyn = EvalRequest::Dynamics;
+  if (req.dynamics == Dyn::kForces) return;
   const auto& vel = d.energy_is_lagrangian ? d.lagrangian : d.kinetic;
   // Momenta p_i = L_v_i (inner lanes e_i on v) and their total time
-  // derivative along (qdot = v, tdot = 1) (outer tangent).
+  // derivative along (qdot = v, tdot = 1) (outer tangent): L_vq v + L_vt.
+  // For kResidual the outer tangent also moves v along vdot, which adds
+  // L_vv vdot = M vdot: the residual's M vdot + h without forming M.
+  const bool residual = req.dynamics == Dyn::kResidual;
   for (int j = 0; j < nq; ++j) ws->qm2[j] = M2(M1(ws->q[j]), M1(ws->v[j]));
   const M2 t_out(M1(ws->t), M1(1.0));
   for (int i0 = 0; i0 < nv; i0 += kW) {
     for (int j = 0; j < nv; ++j) {
       M1 inner(ws->v[j]);
       if (j >= i0 && j < i0 + kW) inner.d.c[j - i0] = 1.0;
-      ws->vm2[j] = M2(inner);
+      ws->vm2[j] = M2(inner, M1(residual ? req.vdot[j] : 0.0));
     }
     const M2 r = Call(vel, Point<M2>{ws->qm2, ws->vm2, t_out, ws->pm2});
     for (int k = 0; k < kW && i0 + k < nv; ++k) {
       ws->momentum[i0 + k] = r.v.d.c[k];
-      ws->inertial[i0 + k] = r.d.d.c[k] - Lq[i0 + k];
+      (residual ? ws->Mvdot_h : ws->inertial)[i0 + k] = r.d.d.c[k] - Lq[i0 + k];
     }
   }
+  if (residual) return;
   // Mass matrix: column j from the outer tangent e_j on v, rows i >= j from
   // the inner lanes; the upper triangle by symmetry.
   for (int j = 0; j < nq; ++j) ws->qm2[j] = M2(M1(ws->q[j]));
@@ -309,6 +315,7 @@ BasicWorkspace<S>::BasicWorkspace(const Model& model) : model_(model) {
   D = Mat::Zero(nv, nv);
   Qr = Vec::Zero(nv);
   momentum = Vec::Zero(nv);
+  Mvdot_h = Vec::Zero(nv);
   qm1.resize(nq);
   vm1.resize(nv);
   pm1.resize(np);
@@ -484,14 +491,14 @@ void EvaluatePosition(BasicWorkspace<S>* ws) {
 }
 
 template <class S>
-void EvaluateVelocity(BasicWorkspace<S>* ws) {
+void EvaluateVelocity(BasicWorkspace<S>* ws, const EvalRequest& req) {
   using T1 = Dual<S>;
   using T2 = Dual<Dual<S>>;
   ws->Require(Stage::kPosition, "EvaluateVelocity");
   const Model& model = ws->model();
   const auto& d = model.data();
   const int nq = model.nq();
-  if (ws->skip_bias) {
+  if (!req.bias) {
     // J v + Phi_t from stage 1 (for nonholonomic rows A v + a = psi).
     ws->vel_residual.noalias() = ws->J * ws->v;
     ws->vel_residual += ws->phi_t;
@@ -607,20 +614,29 @@ void EnergyDerivatives(BasicWorkspace<S>* ws) {
 }
 
 template <class S>
-void EvaluateDynamics(BasicWorkspace<S>* ws) {
+void EvaluateDynamics(BasicWorkspace<S>* ws, const EvalRequest& req) {
   ws->Require(Stage::kVelocity, "EvaluateDynamics");
   const Model& model = ws->model();
   const auto& d = model.data();
   const int nv = model.nv();
   const Point<S> x0{ws->q, ws->v, ws->t, ws->p};
 
+  using Dyn = EvalRequest::Dynamics;
   bool swept = false;
   if constexpr (std::is_same_v<S, double>) {
+    if (req.dynamics == Dyn::kResidual && req.vdot == nullptr)
+      throw std::logic_error("EvaluateDynamics: kResidual needs vdot");
     if (HasSweeps(d)) {
-      EnergyDerivativesBySweeps(ws);
+      EnergyDerivativesBySweeps(ws, req);
       swept = true;
     }
+  } else {
+    if (req.dynamics != Dyn::kFull)
+      throw std::logic_error(
+          "EvaluateDynamics: partial requests are for the value workspace");
   }
+  // The single-direction path computes everything; a partial request then
+  // gets the full set (and Mvdot_h from M).
   if (!swept) EnergyDerivatives(ws);
 
   // Forces at the base scalar.
@@ -669,15 +685,39 @@ void EvaluateDynamics(BasicWorkspace<S>* ws) {
     ws->Qr.setZero();
   }
 
-  if (!AllFinite(ws->M) || !AllFinite(ws->inertial) ||
-      !AllFinite(ws->momentum) || !Finite(ws->L_t)) {
-    ThrowNonFinite(*ws, d.energy_is_lagrangian
-                            ? "the Lagrangian (its derivatives)"
-                            : "the kinetic or potential energy (its "
-                              "derivatives)");
+  const char* what = d.energy_is_lagrangian
+                         ? "the Lagrangian (its derivatives)"
+                         : "the kinetic or potential energy (its derivatives)";
+  if (!Finite(ws->L_t) || !AllFinite(ws->h)) ThrowNonFinite(*ws, what);
+  if (swept && req.dynamics != Dyn::kFull) {
+    // ws->h holds L_q here. Skipped outputs are NaN.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (req.dynamics == Dyn::kResidual) {
+      if (!AllFinite(ws->Mvdot_h) || !AllFinite(ws->momentum))
+        ThrowNonFinite(*ws, what);
+      ws->Mvdot_h += ws->Dv - ws->Qr;
+      ws->energy = ws->v.dot(ws->momentum) - ws->lagrangian;
+    } else {
+      ws->momentum.setConstant(S(nan));
+      ws->energy = S(nan);
+    }
+    ws->M.setConstant(S(nan));
+    ws->inertial.setConstant(S(nan));
+    ws->h.setConstant(S(nan));
+    ws->MarkStage(Stage::kVelocity);
+    return;
   }
+  if (!AllFinite(ws->M) || !AllFinite(ws->inertial) || !AllFinite(ws->momentum))
+    ThrowNonFinite(*ws, what);
   ws->h = ws->inertial + ws->Dv - ws->Qr;
   ws->energy = ws->v.dot(ws->momentum) - ws->lagrangian;
+  if constexpr (std::is_same_v<S, double>) {
+    if (req.dynamics == Dyn::kResidual) {
+      ws->Mvdot_h = ws->h;
+      ws->Mvdot_h.noalias() +=
+          ws->M * Eigen::Map<const Eigen::VectorXd>(req.vdot, nv);
+    }
+  }
   ws->MarkStage(Stage::kDynamics);
 }
 
@@ -698,18 +738,18 @@ S EnergyDerivativeAlongQ(BasicWorkspace<S>* ws, const VecX<S>& dq) {
 }
 
 template <class S>
-void EvaluateAll(BasicWorkspace<S>* ws) {
+void EvaluateAll(BasicWorkspace<S>* ws, const EvalRequest& req) {
   EvaluatePosition(ws);
-  EvaluateVelocity(ws);
-  EvaluateDynamics(ws);
+  EvaluateVelocity(ws, req);
+  EvaluateDynamics(ws, req);
 }
 
-#define DAEDALUS_INSTANTIATE_STAGES(S)                             \
-  template void EvaluatePosition<S>(BasicWorkspace<S>*);           \
-  template void EvaluateVelocity<S>(BasicWorkspace<S>*);           \
-  template void EvaluateDynamics<S>(BasicWorkspace<S>*);           \
-  template void EvaluateAll<S>(BasicWorkspace<S>*);                \
-  template std::string DescribeState<S>(const BasicWorkspace<S>&); \
+#define DAEDALUS_INSTANTIATE_STAGES(S)                                       \
+  template void EvaluatePosition<S>(BasicWorkspace<S>*);                     \
+  template void EvaluateVelocity<S>(BasicWorkspace<S>*, const EvalRequest&); \
+  template void EvaluateDynamics<S>(BasicWorkspace<S>*, const EvalRequest&); \
+  template void EvaluateAll<S>(BasicWorkspace<S>*, const EvalRequest&);      \
+  template std::string DescribeState<S>(const BasicWorkspace<S>&);           \
   template S EnergyDerivativeAlongQ<S>(BasicWorkspace<S>*, const VecX<S>&);
 DAEDALUS_INSTANTIATE_STAGES(double)
 DAEDALUS_INSTANTIATE_STAGES(D1)

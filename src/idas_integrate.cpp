@@ -51,11 +51,17 @@ struct IdasRun : CallbackGuard {
   // perturbs (nullptr otherwise).
   const Eigen::VectorXd* dq_params = nullptr;
 
-  void Evaluate(double t, const double* y) {
+  void Evaluate(double t, const double* y, const EvalRequest& req = {}) {
     if (dq_params) ws.SetParameters(*dq_params);
     ws.SetState(t, Eigen::Map<const Eigen::VectorXd>(y + iq(), nq),
                 Eigen::Map<const Eigen::VectorXd>(y + iv(), nv));
-    EvaluateAll(&ws);
+    EvaluateAll(&ws, req);
+  }
+
+  // Only the index-1 residuals read the acceleration bias.
+  bool NeedsBias() const {
+    return opt.formulation != Formulation::kGgl &&
+           opt.formulation != Formulation::kIndex3;
   }
 
   // Multipliers inside a solver vector (a view, no copy).
@@ -87,8 +93,22 @@ struct IdasRun : CallbackGuard {
     const auto lambda = y.segment(il(), nc);
     const auto qp = yp.segment(iq(), nq);
     const auto vp = yp.segment(iv(), nv);
-    F.segment(iq(), nq) = qp - w.v + GtMu<S>(w, y);
-    F.segment(iv(), nv) = w.M * vp + w.h - w.Bu - w.J.transpose() * lambda;
+    // Written in place, without temporaries (this runs once per residual).
+    auto Fq = F.segment(iq(), nq);
+    Fq = qp - w.v;
+    if (opt.formulation == Formulation::kGgl)
+      for (int k = 0; k < nh; ++k)
+        Fq += w.J.row(hrows[k]).transpose() * y[im() + k];
+    auto Fv = F.segment(iv(), nv);
+    if constexpr (std::is_same_v<S, double>) {
+      // The value residual is evaluated with EvalRequest::kResidual, which
+      // gives M vdot + h in one sweep without forming M.
+      Fv = w.Mvdot_h - w.Bu;
+    } else {
+      Fv = w.h - w.Bu;
+      Fv.noalias() += w.M * vp;
+    }
+    Fv.noalias() -= w.J.transpose() * lambda;
     auto Fl = F.segment(il(), nc);
     switch (opt.formulation) {
       case Formulation::kGgl:
@@ -114,7 +134,11 @@ struct IdasRun : CallbackGuard {
   }
 
   void Residual(double t, const double* y, const double* yp, double* res) {
-    Evaluate(t, y);
+    EvalRequest req;
+    req.bias = NeedsBias();
+    req.dynamics = EvalRequest::Dynamics::kResidual;
+    req.vdot = yp + iv();
+    Evaluate(t, y, req);
     Eigen::Map<Eigen::VectorXd> F(res, size());
     Assemble<double>(ws, Eigen::Map<const Eigen::VectorXd>(y, size()),
                      Eigen::Map<const Eigen::VectorXd>(yp, size()), F);
@@ -136,7 +160,9 @@ struct IdasRun : CallbackGuard {
                 Eigen::Map<const Eigen::VectorXd>(y + iv(), nv));
     SeedTangent(ws, Eigen::Map<const Eigen::VectorXd>(dy + iq(), nq),
                 Eigen::Map<const Eigen::VectorXd>(dy + iv(), nv), dp, &tws);
-    EvaluateAll(&tws);
+    EvalRequest req;
+    req.bias = NeedsBias();
+    EvaluateAll(&tws, req);
   }
 
   // Tangent of F along (dy, dyp) with the tangent workspace already seeded
@@ -216,7 +242,14 @@ int QuadFn(realtype t, N_Vector y, N_Vector /*yp*/, N_Vector rq, void* ud) {
   auto* run = static_cast<IdasRun*>(ud);
   return run->Trap([&] {
     const double* yv = N_VGetArrayPointer(y);
-    run->Evaluate(t, yv);
+    // The power terms need forces, J, Phi_t and L_t; Baumgarte's ideal
+    // multipliers need the full dynamics.
+    EvalRequest req;
+    if (run->opt.formulation != Formulation::kBaumgarte || run->nc == 0) {
+      req.bias = false;
+      req.dynamics = EvalRequest::Dynamics::kForces;
+    }
+    run->Evaluate(t, yv, req);
     double stab = 0.0;
     if (run->opt.formulation == Formulation::kGgl && run->nh > 0) {
       // Power of the position correction qdot = v - G' mu.

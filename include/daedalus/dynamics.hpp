@@ -19,6 +19,26 @@ namespace daedalus {
 /// Stage the workspace last completed, in order.
 enum class Stage { kNone = 0, kPosition = 1, kVelocity = 2, kDynamics = 3 };
 
+/// What one evaluation must produce; the default is everything. A partial
+/// evaluation leaves what it skips NaN, and one that skips dynamics outputs
+/// leaves the workspace at Stage::kVelocity, so that consumers of the full
+/// dynamics (a KKT solve, a projection) refuse it.
+struct EvalRequest {
+  /// Stage 2's acceleration bias b (one second-order sweep per
+  /// constraint). The GGL and index-3 residuals and the power quadratures
+  /// do not read it; J v + Phi_t is always computed.
+  bool bias = true;
+  enum class Dynamics {
+    kFull,      ///< M, h, inertial, momenta, energies, forces
+    kResidual,  ///< Mvdot_h = M vdot + h for `vdot`, without forming M;
+                ///< momenta, energies, forces
+    kForces,    ///< energies, L_q, L_t and forces only
+  };
+  Dynamics dynamics = Dynamics::kFull;
+  /// nv accelerations for kResidual (not owned).
+  const double* vdot = nullptr;
+};
+
 /// Mutable scratch for one thread and one Model. Sized at construction; no
 /// allocation in the evaluation stages for models whose user functions do
 /// not allocate.
@@ -69,6 +89,7 @@ class BasicWorkspace {
   Mat D;               // nv x nv: damping matrix
   Vec Qr;              // nv: other loads
   Vec momentum;        // nv: p = dL/dv
+  Vec Mvdot_h;         // nv: M vdot + h (EvalRequest::Dynamics::kResidual)
   S lagrangian = 0.0;  // L
   S energy = 0.0;      // E = v'p - L
   S kinetic = 0.0;     // T (NaN when the model gives only L)
@@ -84,11 +105,6 @@ class BasicWorkspace {
 
   void MarkStage(Stage s) { stage_ = s; }
   void Require(Stage s, const char* who) const;
-
-  /// When set, EvaluateVelocity computes J v + Phi_t only and leaves the
-  /// acceleration bias NaN (its second-order sweep is skipped): for callers
-  /// that never read `bias`, such as the GGL and index-3 residuals.
-  bool skip_bias = false;
 
   // ---- AD scratch (internal use)
   VecX<T1> q1, v1, p1, out1;
@@ -117,13 +133,14 @@ template <class S>
 void EvaluatePosition(BasicWorkspace<S>* ws);
 /// Stage 2: J v + Phi_t and the acceleration bias b.
 template <class S>
-void EvaluateVelocity(BasicWorkspace<S>* ws);
+void EvaluateVelocity(BasicWorkspace<S>* ws, const EvalRequest& req = {});
 /// Stage 3: mass matrix, bias forces, inputs, damping, loads, energy.
+/// Partial requests (kResidual, kForces) are for the value workspace only.
 template <class S>
-void EvaluateDynamics(BasicWorkspace<S>* ws);
+void EvaluateDynamics(BasicWorkspace<S>* ws, const EvalRequest& req = {});
 /// All three stages.
 template <class S>
-void EvaluateAll(BasicWorkspace<S>* ws);
+void EvaluateAll(BasicWorkspace<S>* ws, const EvalRequest& req = {});
 
 /// Seeds a tangent workspace at the value state (t, q, v, p) of `ws` with
 /// tangents (dq, dv) and parameter tangent dp (np; empty for zero), dt = 0.
