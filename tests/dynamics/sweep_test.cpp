@@ -1,0 +1,175 @@
+// The value workspace evaluates gradients, Jacobians and mass-matrix
+// columns by multi-direction sweeps (kSweepWidth directions per call) and
+// serves partial requests (EvalRequest); the tangent workspace keeps the
+// single-direction path. Both must give the same numbers: checked on
+// models with holonomic, moving and nonholonomic constraints, a Lagrangian
+// given directly, inputs and damping, and more coordinates than one sweep
+// holds (chunking).
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "chain_reduced.hpp"
+#include "daedalus/dynamics.hpp"
+#include "daedalus/kkt.hpp"
+#include "double_pendulum.hpp"
+#include "golf_swing.hpp"
+#include "moving_support.hpp"
+#include "rolling_disk.hpp"
+#include "rotating_particle.hpp"
+#include "slider_crank.hpp"
+
+namespace daedalus {
+namespace {
+
+std::vector<Model> Models() {
+  return {problems::SliderCrankProblem().model,
+          problems::RollingDiskProblem().model,
+          problems::MovingSupportProblem().model,
+          problems::RotatingParticleProblem().model,
+          problems::DoublePendulumProblem().model,
+          problems::GolfSwingProblem().model,
+          problems::ChainReducedProblem(9).model};
+}
+
+struct State {
+  double t;
+  Eigen::VectorXd q, v, vdot;
+};
+
+State RandomState(const Model& m, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  State s{0.37 + 0.1 * seed, Eigen::VectorXd(m.nq()), Eigen::VectorXd(m.nv()),
+          Eigen::VectorXd(m.nv())};
+  for (int i = 0; i < m.nq(); ++i) s.q[i] = U(rng);
+  for (int i = 0; i < m.nv(); ++i) s.v[i] = U(rng), s.vdot[i] = U(rng);
+  return s;
+}
+
+// |a - b| within 1e-12 of the larger magnitude (plus 1e-12 absolute): the
+// two paths differ only in the order of floating-point operations.
+template <class A, class B>
+void ExpectClose(const A& a, const B& b, const std::string& what) {
+  ASSERT_EQ(a.rows(), b.rows()) << what;
+  ASSERT_EQ(a.cols(), b.cols()) << what;
+  if (a.size() == 0) return;
+  const double scale =
+      1.0 + std::max(a.cwiseAbs().maxCoeff(), b.cwiseAbs().maxCoeff());
+  EXPECT_LE((a - b).cwiseAbs().maxCoeff(), 1e-12 * scale) << what;
+}
+
+Eigen::MatrixXd Primal(const MatX<D1>& m) {
+  Eigen::MatrixXd r(m.rows(), m.cols());
+  for (Eigen::Index j = 0; j < m.cols(); ++j)
+    for (Eigen::Index i = 0; i < m.rows(); ++i) r(i, j) = m(i, j).v;
+  return r;
+}
+Eigen::VectorXd Primal(const VecX<D1>& m) {
+  Eigen::VectorXd r(m.size());
+  for (Eigen::Index i = 0; i < m.size(); ++i) r[i] = m[i].v;
+  return r;
+}
+Eigen::VectorXd Scalar1(double x) { return Eigen::VectorXd::Constant(1, x); }
+
+TEST(Sweeps, ValuePathEqualsTheSingleDirectionPath) {
+  for (const Model& m : Models()) {
+    for (unsigned seed = 1; seed <= 3; ++seed) {
+      const State s = RandomState(m, seed);
+      Workspace ws(m);
+      ws.SetState(s.t, s.q, s.v);
+      EvaluateAll(&ws);
+      // The tangent workspace with zero tangents runs the single-direction
+      // sweeps; its values are the reference.
+      TangentWorkspace tws(m);
+      const Eigen::VectorXd zq = Eigen::VectorXd::Zero(m.nq());
+      const Eigen::VectorXd zv = Eigen::VectorXd::Zero(m.nv());
+      SeedTangent(ws, zq, zv, Eigen::VectorXd(), &tws);
+      EvaluateAll(&tws);
+      const std::string at = m.name() + " seed " + std::to_string(seed);
+      ExpectClose(ws.phi, Primal(tws.phi), at + ": phi");
+      ExpectClose(ws.J, Primal(tws.J), at + ": J");
+      ExpectClose(ws.phi_t, Primal(tws.phi_t), at + ": phi_t");
+      ExpectClose(ws.vel_residual, Primal(tws.vel_residual), at + ": Jv+phi_t");
+      ExpectClose(ws.bias, Primal(tws.bias), at + ": bias");
+      ExpectClose(ws.M, Primal(tws.M), at + ": M");
+      ExpectClose(ws.h, Primal(tws.h), at + ": h");
+      ExpectClose(ws.momentum, Primal(tws.momentum), at + ": momentum");
+      ExpectClose(Scalar1(ws.energy), Scalar1(tws.energy.v), at + ": energy");
+      ExpectClose(Scalar1(ws.L_t), Scalar1(tws.L_t.v), at + ": L_t");
+      EXPECT_EQ(ws.stage(), Stage::kDynamics);
+    }
+  }
+}
+
+TEST(Sweeps, ResidualRequestGivesMassTimesAccelerationPlusBiasForces) {
+  for (const Model& m : Models()) {
+    const State s = RandomState(m, 7);
+    Workspace full(m);
+    full.SetState(s.t, s.q, s.v);
+    EvaluateAll(&full);
+    const Eigen::VectorXd expect = full.M * s.vdot + full.h;
+
+    Workspace ws(m);
+    ws.SetState(s.t, s.q, s.v);
+    EvalRequest req;
+    req.bias = false;
+    req.dynamics = EvalRequest::Dynamics::kResidual;
+    req.vdot = s.vdot.data();
+    EvaluateAll(&ws, req);
+    ExpectClose(ws.Mvdot_h, expect, m.name() + ": M vdot + h");
+    ExpectClose(ws.momentum, full.momentum, m.name() + ": momentum");
+    ExpectClose(ws.vel_residual, full.vel_residual, m.name() + ": Jv+phi_t");
+    ExpectClose(ws.Bu, full.Bu, m.name() + ": Bu");
+    // What was skipped is NaN and the workspace does not claim stage 3, so
+    // a KKT solve refuses it instead of reading a stale M.
+    EXPECT_TRUE(ws.M.array().isNaN().all()) << m.name();
+    if (m.nc() > 0) {
+      EXPECT_TRUE(ws.bias.array().isNaN().all()) << m.name();
+    }
+    EXPECT_EQ(ws.stage(), Stage::kVelocity);
+    KktSolver kkt(m, KktOptions{});
+    KktResult r;
+    EXPECT_THROW(kkt.Solve(ws, ws.vel_residual, &r), std::logic_error);
+  }
+}
+
+TEST(Sweeps, ForcesRequestGivesForcesAndExplicitTimeDerivative) {
+  for (const Model& m : Models()) {
+    const State s = RandomState(m, 11);
+    Workspace full(m);
+    full.SetState(s.t, s.q, s.v);
+    EvaluateAll(&full);
+    Workspace ws(m);
+    ws.SetState(s.t, s.q, s.v);
+    EvalRequest req;
+    req.bias = false;
+    req.dynamics = EvalRequest::Dynamics::kForces;
+    EvaluateAll(&ws, req);
+    ExpectClose(ws.Bu, full.Bu, m.name() + ": Bu");
+    ExpectClose(ws.Dv, full.Dv, m.name() + ": Dv");
+    ExpectClose(ws.Qr, full.Qr, m.name() + ": Qr");
+    ExpectClose(ws.J, full.J, m.name() + ": J");
+    ExpectClose(Scalar1(ws.L_t), Scalar1(full.L_t), m.name() + ": L_t");
+    ExpectClose(Scalar1(ws.lagrangian), Scalar1(full.lagrangian),
+                m.name() + ": L");
+    EXPECT_TRUE(ws.h.array().isNaN().all()) << m.name();
+  }
+}
+
+TEST(Sweeps, ResidualRequestWithoutAccelerationsIsALogicError) {
+  const Model m = problems::SliderCrankProblem().model;
+  Workspace ws(m);
+  ws.SetState(0.0, Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3));
+  EvalRequest req;
+  req.dynamics = EvalRequest::Dynamics::kResidual;
+  EXPECT_THROW(EvaluateAll(&ws, req), std::logic_error);
+}
+
+}  // namespace
+}  // namespace daedalus
