@@ -137,36 +137,74 @@ X EvalVelocityPart(const internal::ModelData& d, const Point<X>& x) {
 // a chunk starting at c0 seeds directions c0 .. c0 + kSweepWidth - 1.
 constexpr int kW = kSweepWidth;
 
+template <class S>
+using Sweep1 = typename BasicWorkspace<S>::W1;
+template <class S>
+using Sweep2 = typename BasicWorkspace<S>::W2;
+
 // y[i] = x[i] with a unit tangent in lane i - c0 when i is in the chunk.
-inline void SeedChunk(const Eigen::VectorXd& x, int c0, VecX<M1>& y) {
+template <class S>
+void SeedChunk(const VecX<S>& x, int c0, VecX<Sweep1<S>>& y) {
   for (Eigen::Index i = 0; i < x.size(); ++i) {
-    y[i] = M1(x[i]);
+    y[i] = Sweep1<S>(x[i]);
     const Eigen::Index k = i - c0;
-    if (k >= 0 && k < kW) y[i].d.c[k] = 1.0;
+    if (k >= 0 && k < kW) y[i].d.c[k] = S(1.0);
   }
 }
-inline void LiftM(const Eigen::VectorXd& x, VecX<M1>& y) {
-  for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = M1(x[i]);
+template <class S>
+void LiftM(const VecX<S>& x, VecX<Sweep1<S>>& y) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = Sweep1<S>(x[i]);
 }
 // Time with a unit tangent when its direction number `dir` is in the chunk.
-inline M1 SeedTime(double t, int dir, int c0) {
-  M1 r(t);
-  if (dir >= c0 && dir < c0 + kW) r.d.c[dir - c0] = 1.0;
+template <class S>
+Sweep1<S> SeedTime(const S& t, int dir, int c0) {
+  Sweep1<S> r(t);
+  if (dir >= c0 && dir < c0 + kW) r.d.c[dir - c0] = S(1.0);
   return r;
 }
 
-// Whether the model's energies carry the multi-direction instantiations
-// (functions built by MakeScalarFn3 do).
+// Whether a function carries the sweep instantiation at base S (functions
+// built by MakeScalarFn3 / MakeVectorFn do).
+template <class S>
+bool HasSweep1(const internal::ScalarFn& fn) {
+  if constexpr (std::is_same_v<S, double>) {
+    return static_cast<bool>(fn.m1);
+  } else {
+    return static_cast<bool>(fn.tm1);
+  }
+}
+template <class S>
+bool HasSweep2(const internal::ScalarFn& fn) {
+  if constexpr (std::is_same_v<S, double>) {
+    return static_cast<bool>(fn.m2);
+  } else {
+    return static_cast<bool>(fn.tm2);
+  }
+}
+template <class S>
+bool HasSweep1(const internal::VectorFn& fn) {
+  if constexpr (std::is_same_v<S, double>) {
+    return static_cast<bool>(fn.m1);
+  } else {
+    return static_cast<bool>(fn.tm1);
+  }
+}
+template <class S>
 bool HasSweeps(const internal::ModelData& d) {
-  if (d.energy_is_lagrangian) return d.lagrangian.m1 && d.lagrangian.m2;
-  return d.kinetic.m1 && d.kinetic.m2 && (!d.potential || d.potential.m1);
+  if (d.energy_is_lagrangian)
+    return HasSweep1<S>(d.lagrangian) && HasSweep2<S>(d.lagrangian);
+  return HasSweep1<S>(d.kinetic) && HasSweep2<S>(d.kinetic) &&
+         (!d.potential || HasSweep1<S>(d.potential));
 }
 
 // Energies, L_q, L_t, momenta, L_vq v + L_vt and M by multi-direction
 // sweeps: ceil((nq+1)/W) first-order sweeps of T and V, then ceil(nv/W)
 // second-order sweeps of T for the momenta and one per mass-matrix column
 // chunk on or below the diagonal.
-void EnergyDerivativesBySweeps(Workspace* ws, const EvalRequest& req) {
+template <class S>
+void EnergyDerivativesBySweeps(BasicWorkspace<S>* ws, const EvalRequest& req) {
+  using M1 = Sweep1<S>;
+  using M2 = Sweep2<S>;
   const auto& d = ws->model().data();
   const int nq = ws->model().nq(), nv = ws->model().nv();
   auto& Lq = ws->h;  // scratch for L_q
@@ -195,8 +233,8 @@ void EnergyDerivativesBySweeps(Workspace* ws, const EvalRequest& req) {
     }
   }
   if (d.energy_is_lagrangian) {
-    ws->kinetic = std::numeric_limits<double>::quiet_NaN();
-    ws->potential = std::numeric_limits<double>::quiet_NaN();
+    ws->kinetic = S(std::numeric_limits<double>::quiet_NaN());
+    ws->potential = S(std::numeric_limits<double>::quiet_NaN());
   }
   if (!Finite(ws->lagrangian)) {
     ThrowNonFinite(*ws, d.energy_is_lagrangian
@@ -212,12 +250,12 @@ void EnergyDerivativesBySweeps(Workspace* ws, const EvalRequest& req) {
   // L_vv vdot = M vdot: the residual's M vdot + h without forming M.
   const bool residual = req.dynamics == Dyn::kResidual;
   for (int j = 0; j < nq; ++j) ws->qm2[j] = M2(M1(ws->q[j]), M1(ws->v[j]));
-  const M2 t_out(M1(ws->t), M1(1.0));
+  const M2 t_out(M1(ws->t), M1(S(1.0)));
   for (int i0 = 0; i0 < nv; i0 += kW) {
     for (int j = 0; j < nv; ++j) {
       M1 inner(ws->v[j]);
-      if (j >= i0 && j < i0 + kW) inner.d.c[j - i0] = 1.0;
-      ws->vm2[j] = M2(inner, M1(residual ? req.vdot[j] : 0.0));
+      if (j >= i0 && j < i0 + kW) inner.d.c[j - i0] = S(1.0);
+      ws->vm2[j] = M2(inner, M1(S(residual ? req.vdot[j] : 0.0)));
     }
     const M2 r = Call(vel, Point<M2>{ws->qm2, ws->vm2, t_out, ws->pm2});
     for (int k = 0; k < kW && i0 + k < nv; ++k) {
@@ -234,8 +272,8 @@ void EnergyDerivativesBySweeps(Workspace* ws, const EvalRequest& req) {
     for (int i0 = (j / kW) * kW; i0 < nv; i0 += kW) {
       for (int k = 0; k < nv; ++k) {
         M1 inner(ws->v[k]);
-        if (k >= i0 && k < i0 + kW) inner.d.c[k - i0] = 1.0;
-        ws->vm2[k] = M2(inner, M1(k == j ? 1.0 : 0.0));
+        if (k >= i0 && k < i0 + kW) inner.d.c[k - i0] = S(1.0);
+        ws->vm2[k] = M2(inner, M1(S(k == j ? 1.0 : 0.0)));
       }
       const M2 r = Call(vel, Point<M2>{ws->qm2, ws->vm2, t_zero, ws->pm2});
       for (int k = 0; k < kW && i0 + k < nv; ++k) {
@@ -251,9 +289,11 @@ void EnergyDerivativesBySweeps(Workspace* ws, const EvalRequest& req) {
 // Phi, J and Phi_t of one holonomic or moving constraint (directions q_0
 // .. q_{nv-1}, then t), or psi and A of a nonholonomic one (directions v),
 // by multi-direction sweeps.
-void ConstraintBySweeps(Workspace* ws,
+template <class S>
+void ConstraintBySweeps(BasicWorkspace<S>* ws,
                         const internal::ConstraintDecl& c,
                         int r0) {
+  using M1 = Sweep1<S>;
   const int nv = ws->model().nv();
   const bool nonholonomic = c.kind == ConstraintKind::kNonholonomic;
   const int ndir = nonholonomic ? nv : nv + 1;
@@ -283,8 +323,8 @@ void ConstraintBySweeps(Workspace* ws,
   }
   if (nonholonomic) {
     for (int r = 0; r < c.rows; ++r) {
-      const double psi = ws->phi[r0 + r];
-      ws->phi[r0 + r] = 0.0;
+      const S psi = ws->phi[r0 + r];
+      ws->phi[r0 + r] = S(0.0);
       ws->phi_t[r0 + r] = psi - ws->J.row(r0 + r).dot(ws->v);
     }
   }
@@ -359,11 +399,9 @@ void BasicWorkspace<S>::SetParameters(const Eigen::Ref<const Vec>& params) {
   p = params;
   Lift(p, p1);
   Lift(p, p2);
-  if constexpr (std::is_same_v<S, double>) {
-    for (Eigen::Index i = 0; i < p.size(); ++i) {
-      pm1[i] = M1(p[i]);
-      pm2[i] = M2(M1(p[i]));
-    }
+  for (Eigen::Index i = 0; i < p.size(); ++i) {
+    pm1[i] = W1(p[i]);
+    pm2[i] = W2(W1(p[i]));
   }
   stage_ = Stage::kNone;
 }
@@ -415,6 +453,10 @@ void SeedTangent(const Workspace& ws,
     tws->p[i] = D1(ws.p[i], dp.size() ? dp[i] : 0.0);
   Lift(tws->p, tws->p1);
   Lift(tws->p, tws->p2);
+  for (Eigen::Index i = 0; i < np; ++i) {
+    tws->pm1[i] = TangentWorkspace::W1(tws->p[i]);
+    tws->pm2[i] = TangentWorkspace::W2(tws->pm1[i]);
+  }
   tws->MarkStage(Stage::kNone);
 }
 
@@ -434,12 +476,10 @@ void EvaluatePosition(BasicWorkspace<S>* ws) {
   for (int ci = 0; ci < model.num_constraints(); ++ci) {
     const auto& c = d.constraints[ci];
     const int r0 = d.constraint_rows[ci];
-    if constexpr (std::is_same_v<S, double>) {
-      if (c.fn.m1) {
-        ConstraintBySweeps(ws, c, r0);
-        if (c.kind == ConstraintKind::kHolonomic) CheckStationary(*ws, c, r0);
-        continue;
-      }
+    if (!ws->single_direction && HasSweep1<S>(c.fn)) {
+      ConstraintBySweeps(ws, c, r0);
+      if (c.kind == ConstraintKind::kHolonomic) CheckStationary(*ws, c, r0);
+      continue;
     }
     if (c.kind == ConstraintKind::kNonholonomic) {
       // A = d psi / d v, column by column; a = psi - A v.
@@ -622,18 +662,15 @@ void EvaluateDynamics(BasicWorkspace<S>* ws, const EvalRequest& req) {
   const Point<S> x0{ws->q, ws->v, ws->t, ws->p};
 
   using Dyn = EvalRequest::Dynamics;
+  if (req.dynamics == Dyn::kResidual && req.vdot == nullptr)
+    throw std::logic_error("EvaluateDynamics: kResidual needs vdot");
+  if (!std::is_same_v<S, double> && req.dynamics != Dyn::kFull)
+    throw std::logic_error(
+        "EvaluateDynamics: partial requests are for the value workspace");
   bool swept = false;
-  if constexpr (std::is_same_v<S, double>) {
-    if (req.dynamics == Dyn::kResidual && req.vdot == nullptr)
-      throw std::logic_error("EvaluateDynamics: kResidual needs vdot");
-    if (HasSweeps(d)) {
-      EnergyDerivativesBySweeps(ws, req);
-      swept = true;
-    }
-  } else {
-    if (req.dynamics != Dyn::kFull)
-      throw std::logic_error(
-          "EvaluateDynamics: partial requests are for the value workspace");
+  if (!ws->single_direction && HasSweeps<S>(d)) {
+    EnergyDerivativesBySweeps(ws, req);
+    swept = true;
   }
   // The single-direction path computes everything; a partial request then
   // gets the full set (and Mvdot_h from M).

@@ -232,6 +232,16 @@ internal::ScalarFn SumOfTerms(std::vector<internal::EnergyTerm> terms) {
     for (const auto& t : *shared) s += t.fn.m2(x);
     return s;
   };
+  fn.tm1 = [shared](const Point<TM1>& x) {
+    TM1 s = 0.0;
+    for (const auto& t : *shared) s += t.fn.tm1(x);
+    return s;
+  };
+  fn.tm2 = [shared](const Point<TM2>& x) {
+    TM2 s = 0.0;
+    for (const auto& t : *shared) s += t.fn.tm2(x);
+    return s;
+  };
   return fn;
 }
 

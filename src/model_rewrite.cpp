@@ -76,6 +76,17 @@ template <>
 struct Pick<M2> {
   static M2 Call(const ScalarFn& f, const Point<M2>& x) { return f.m2(x); }
 };
+template <>
+struct Pick<TM1> {
+  static TM1 Call(const ScalarFn& f, const Point<TM1>& x) { return f.tm1(x); }
+  static void Call(const VectorFn& f, const Point<TM1>& x, VecX<TM1>& out) {
+    f.tm1(x, out);
+  }
+};
+template <>
+struct Pick<TM2> {
+  static TM2 Call(const ScalarFn& f, const Point<TM2>& x) { return f.tm2(x); }
+};
 
 // The first n coordinates and velocities of x as a Point of the original
 // model (parameters and time unchanged: rewrites only append parameters).

@@ -43,12 +43,12 @@ using std::sqrt;
 using std::tan;
 using std::tanh;
 
-/// N directional derivatives of a plain value, stored inline: the tangent
-/// part of a multi-direction dual Dual<double, Tangent<N>>. A vector space
-/// over double (scaling, sums); unused directions are zero.
-template <int N>
+/// N directional derivatives stored inline: the tangent part of a
+/// multi-direction dual Dual<T, Tangent<N, T>>. A vector space over T
+/// (lanes scale by T or by double); unused directions are zero.
+template <int N, class T = double>
 struct Tangent {
-  double c[N]{};
+  T c[N]{};
 
   constexpr Tangent() = default;
   // Only zero converts (Dual's constant constructor writes d{}).
@@ -60,11 +60,16 @@ struct Tangent {
     for (int k = 0; k < N; ++k) c[k] -= o.c[k];
     return *this;
   }
-  Tangent& operator*=(double s) {
+  template <class U>
+  Tangent& operator*=(const U& s) {
     for (int k = 0; k < N; ++k) c[k] *= s;
     return *this;
   }
-  Tangent& operator/=(double s) { return *this *= 1.0 / s; }
+  template <class U>
+  Tangent& operator/=(const U& s) {
+    for (int k = 0; k < N; ++k) c[k] /= s;
+    return *this;
+  }
   friend Tangent operator+(const Tangent& a) { return a; }
   friend Tangent operator-(const Tangent& a) {
     Tangent r;
@@ -76,11 +81,25 @@ struct Tangent {
   friend Tangent operator*(Tangent a, double s) { return a *= s; }
   friend Tangent operator*(double s, Tangent a) { return a *= s; }
   friend Tangent operator/(Tangent a, double s) { return a /= s; }
+  // Scaling by the lane scalar when it is not double (a dual).
+  template <class U = T, std::enable_if_t<!std::is_same_v<U, double>, int> = 0>
+  friend Tangent operator*(Tangent a, const T& s) {
+    return a *= s;
+  }
+  template <class U = T, std::enable_if_t<!std::is_same_v<U, double>, int> = 0>
+  friend Tangent operator*(const T& s, Tangent a) {
+    return a *= s;
+  }
+  template <class U = T, std::enable_if_t<!std::is_same_v<U, double>, int> = 0>
+  friend Tangent operator/(Tangent a, const T& s) {
+    return a /= s;
+  }
 };
-template <int N>
-bool isfinite(const Tangent<N>& t) {
+template <int N, class T>
+bool isfinite(const Tangent<N, T>& t) {
+  using std::isfinite;
   for (int k = 0; k < N; ++k)
-    if (!std::isfinite(t.c[k])) return false;
+    if (!isfinite(t.c[k])) return false;
   return true;
 }
 
@@ -327,6 +346,9 @@ inline constexpr int kSweepWidth = 4;
 using M1 = Dual<double, Tangent<kSweepWidth>>;
 /// Second order: one direction over M1 (a column of second derivatives).
 using M2 = Dual<M1>;
+/// The same two over a D1 base (the tangent workspace's sweeps).
+using TM1 = Dual<D1, Tangent<kSweepWidth, D1>>;
+using TM2 = Dual<TM1>;
 
 }  // namespace daedalus
 

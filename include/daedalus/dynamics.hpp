@@ -106,12 +106,20 @@ class BasicWorkspace {
   void MarkStage(Stage s) { stage_ = s; }
   void Require(Stage s, const char* who) const;
 
+  /// Forces the single-direction sweeps (one structural direction per call
+  /// of a user function) instead of the multi-direction ones: the reference
+  /// path for tests and for debugging a model.
+  bool single_direction = false;
+
   // ---- AD scratch (internal use)
   VecX<T1> q1, v1, p1, out1;
   VecX<T2> q2, v2, p2, out2;
-  // Multi-direction sweeps (used when S is double; dual.hpp's M1, M2).
-  VecX<M1> qm1, vm1, pm1, outm1;
-  VecX<M2> qm2, vm2, pm2;
+  // Multi-direction sweeps: kSweepWidth structural directions over S
+  // (dual.hpp's M1, M2 for S = double; TM1, TM2 for S = D1).
+  using W1 = Dual<S, Tangent<kSweepWidth, S>>;
+  using W2 = Dual<W1>;
+  VecX<W1> qm1, vm1, pm1, outm1;
+  VecX<W2> qm2, vm2, pm2;
   Vec out0;
   Mat mat0;
 

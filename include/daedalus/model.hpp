@@ -64,6 +64,8 @@ struct ScalarFn {
   // kSweepWidth directions per call.
   std::function<M1(const Point<M1>&)> m1;
   std::function<M2(const Point<M2>&)> m2;
+  std::function<TM1(const Point<TM1>&)> tm1;  // the same over a D1 base
+  std::function<TM2(const Point<TM2>&)> tm2;
   explicit operator bool() const { return static_cast<bool>(f0); }
 };
 
@@ -77,6 +79,7 @@ struct VectorFn {
   // Multi-direction sweep (constraints): kSweepWidth Jacobian columns per
   // call.
   std::function<void(const Point<M1>&, VecX<M1>&)> m1;
+  std::function<void(const Point<TM1>&, VecX<TM1>&)> tm1;  // over D1
   explicit operator bool() const { return static_cast<bool>(f0); }
 };
 
@@ -101,9 +104,13 @@ X Invoke(const ScalarFn& fn, const Point<X>& x) {
     return fn.f3(x);
   } else if constexpr (std::is_same_v<X, M1>) {
     return fn.m1(x);
-  } else {
-    static_assert(std::is_same_v<X, M2>);
+  } else if constexpr (std::is_same_v<X, M2>) {
     return fn.m2(x);
+  } else if constexpr (std::is_same_v<X, TM1>) {
+    return fn.tm1(x);
+  } else {
+    static_assert(std::is_same_v<X, TM2>);
+    return fn.tm2(x);
   }
 }
 template <class X>
@@ -116,9 +123,11 @@ void Invoke(const VectorFn& fn, const Point<X>& x, VecX<X>& out) {
     fn.f2(x, out);
   } else if constexpr (std::is_same_v<X, D3>) {
     fn.f3(x, out);
-  } else {
-    static_assert(std::is_same_v<X, M1>);
+  } else if constexpr (std::is_same_v<X, M1>) {
     fn.m1(x, out);
+  } else {
+    static_assert(std::is_same_v<X, TM1>);
+    fn.tm1(x, out);
   }
 }
 
@@ -150,6 +159,8 @@ ScalarFn MakeScalarFn3(F f) {
   fn.f3 = [f](const Point<D3>& x) { return D3(f(x)); };
   fn.m1 = [f](const Point<M1>& x) { return M1(f(x)); };
   fn.m2 = [f](const Point<M2>& x) { return M2(f(x)); };
+  fn.tm1 = [f](const Point<TM1>& x) { return TM1(f(x)); };
+  fn.tm2 = [f](const Point<TM2>& x) { return TM2(f(x)); };
   return fn;
 }
 
@@ -163,6 +174,9 @@ VectorFn MakeVectorFn(F f) {
   fn.f2 = [f](const Point<D2>& x, VecX<D2>& out) { AssignRows<D2>(f(x), out); };
   fn.f3 = [f](const Point<D3>& x, VecX<D3>& out) { AssignRows<D3>(f(x), out); };
   fn.m1 = [f](const Point<M1>& x, VecX<M1>& out) { AssignRows<M1>(f(x), out); };
+  fn.tm1 = [f](const Point<TM1>& x, VecX<TM1>& out) {
+    AssignRows<TM1>(f(x), out);
+  };
   return fn;
 }
 

@@ -64,46 +64,67 @@ void ExpectClose(const A& a, const B& b, const std::string& what) {
   EXPECT_LE((a - b).cwiseAbs().maxCoeff(), 1e-12 * scale) << what;
 }
 
-Eigen::MatrixXd Primal(const MatX<D1>& m) {
-  Eigen::MatrixXd r(m.rows(), m.cols());
-  for (Eigen::Index j = 0; j < m.cols(); ++j)
-    for (Eigen::Index i = 0; i < m.rows(); ++i) r(i, j) = m(i, j).v;
-  return r;
-}
-Eigen::VectorXd Primal(const VecX<D1>& m) {
-  Eigen::VectorXd r(m.size());
-  for (Eigen::Index i = 0; i < m.size(); ++i) r[i] = m[i].v;
-  return r;
-}
 Eigen::VectorXd Scalar1(double x) { return Eigen::VectorXd::Constant(1, x); }
+
+// The compared quantities of a workspace, flattened; `part` picks the
+// value (0) or the tangent (1) of a D1 entry.
+template <class S>
+Eigen::VectorXd Flatten(const BasicWorkspace<S>& ws, int part) {
+  std::vector<double> out;
+  auto get = [&](const S& x) {
+    if constexpr (std::is_same_v<S, double>) {
+      return x;
+    } else {
+      return part == 0 ? x.v : x.d;
+    }
+  };
+  auto add = [&](const auto& m) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j)
+      for (Eigen::Index i = 0; i < m.rows(); ++i) out.push_back(get(m(i, j)));
+  };
+  add(ws.phi), add(ws.J), add(ws.phi_t), add(ws.vel_residual), add(ws.bias);
+  add(ws.M), add(ws.h), add(ws.Bu), add(ws.momentum);
+  out.push_back(get(ws.energy));
+  out.push_back(get(ws.L_t));
+  out.push_back(get(ws.lagrangian));
+  return Eigen::Map<Eigen::VectorXd>(out.data(), out.size());
+}
 
 TEST(Sweeps, ValuePathEqualsTheSingleDirectionPath) {
   for (const Model& m : Models()) {
     for (unsigned seed = 1; seed <= 3; ++seed) {
       const State s = RandomState(m, seed);
-      Workspace ws(m);
+      Workspace ws(m), ref(m);
+      ref.single_direction = true;
       ws.SetState(s.t, s.q, s.v);
+      ref.SetState(s.t, s.q, s.v);
       EvaluateAll(&ws);
-      // The tangent workspace with zero tangents runs the single-direction
-      // sweeps; its values are the reference.
-      TangentWorkspace tws(m);
-      const Eigen::VectorXd zq = Eigen::VectorXd::Zero(m.nq());
-      const Eigen::VectorXd zv = Eigen::VectorXd::Zero(m.nv());
-      SeedTangent(ws, zq, zv, Eigen::VectorXd(), &tws);
-      EvaluateAll(&tws);
+      EvaluateAll(&ref);
       const std::string at = m.name() + " seed " + std::to_string(seed);
-      ExpectClose(ws.phi, Primal(tws.phi), at + ": phi");
-      ExpectClose(ws.J, Primal(tws.J), at + ": J");
-      ExpectClose(ws.phi_t, Primal(tws.phi_t), at + ": phi_t");
-      ExpectClose(ws.vel_residual, Primal(tws.vel_residual), at + ": Jv+phi_t");
-      ExpectClose(ws.bias, Primal(tws.bias), at + ": bias");
-      ExpectClose(ws.M, Primal(tws.M), at + ": M");
-      ExpectClose(ws.h, Primal(tws.h), at + ": h");
-      ExpectClose(ws.momentum, Primal(tws.momentum), at + ": momentum");
-      ExpectClose(Scalar1(ws.energy), Scalar1(tws.energy.v), at + ": energy");
-      ExpectClose(Scalar1(ws.L_t), Scalar1(tws.L_t.v), at + ": L_t");
+      ExpectClose(Flatten(ws, 0), Flatten(ref, 0), at);
       EXPECT_EQ(ws.stage(), Stage::kDynamics);
     }
+  }
+}
+
+TEST(Sweeps, TangentPathEqualsTheSingleDirectionPath) {
+  // The tangent workspace sweeps over a D1 base: values and linearizations
+  // both equal the single-direction path's.
+  for (const Model& m : Models()) {
+    const State s = RandomState(m, 5);
+    const State dir = RandomState(m, 6);
+    Workspace ws(m);
+    ws.SetState(s.t, s.q, s.v);
+    Eigen::VectorXd dp = Eigen::VectorXd::Zero(m.num_parameters());
+    for (int i = 0; i < dp.size(); ++i) dp[i] = 0.1 * (i + 1);
+    TangentWorkspace tws(m), ref(m);
+    ref.single_direction = true;
+    SeedTangent(ws, dir.q, dir.v, dp, &tws);
+    SeedTangent(ws, dir.q, dir.v, dp, &ref);
+    EvaluateAll(&tws);
+    EvaluateAll(&ref);
+    ExpectClose(Flatten(tws, 0), Flatten(ref, 0), m.name() + " values");
+    ExpectClose(Flatten(tws, 1), Flatten(ref, 1), m.name() + " tangents");
   }
 }
 
