@@ -135,6 +135,74 @@ void SmallSolve(const double* L, int k, double* x) {
   }
 }
 
+// The same with the block size fixed at compile time when K > 0 (the loops
+// unroll; 3 for a planar body, 6 for a spatial one), from k when K = 0.
+template <int K>
+void SmallForwardK(const double* L, int k, double* x) {
+  const int n = K > 0 ? K : k;
+  for (int i = 0; i < n; ++i) {
+    double s = x[i];
+    for (int p = 0; p < i; ++p) s -= L[i * n + p] * x[p];
+    x[i] = s * L[i * n + i];
+  }
+}
+template <int K>
+void SmallSolveK(const double* L, int k, double* x) {
+  const int n = K > 0 ? K : k;
+  SmallForwardK<K>(L, n, x);
+  for (int i = n - 1; i >= 0; --i) {
+    double s = x[i];
+    for (int p = i + 1; p < n; ++p) s -= L[p * n + i] * x[p];
+    x[i] = s * L[i * n + i];
+  }
+}
+
+// One block of the Schur assembly: z_b = M_b^-1 f_b and S += W' W with W =
+// L^-1 J_b' (k x m, column c from row c of J_b; j_src maps it to J's
+// values, s_slot the m x m lower triangle of W' W to S's values).
+template <int K>
+void SchurBlock(const int* coords,
+                int k,
+                int m,
+                const double* L,
+                const int* j_src,
+                const int* s_slot,
+                const double* jv,
+                const double* f,
+                double* z,
+                double* Wd,
+                double* sv) {
+  const int n = K > 0 ? K : k;
+  double zb[kMaxSchurBlock];
+  for (int i = 0; i < n; ++i) zb[i] = f[coords[i]];
+  SmallSolveK<K>(L, n, zb);
+  for (int i = 0; i < n; ++i) z[coords[i]] = zb[i];
+  if (m == 0) return;
+  for (int e = 0; e < n * m; ++e) Wd[e] = j_src[e] >= 0 ? jv[j_src[e]] : 0.0;
+  for (int c = 0; c < m; ++c) SmallForwardK<K>(L, n, Wd + c * n);
+  for (int a = 0; a < m; ++a)
+    for (int c = 0; c <= a; ++c) {
+      double d = 0.0;
+      for (int i = 0; i < n; ++i) d += Wd[a * n + i] * Wd[c * n + i];
+      sv[s_slot[a * m + c]] += d;
+    }
+}
+
+// vdot_b = z_b + M_b^-1 y_b.
+template <int K>
+void BlockAccel(const int* coords,
+                int k,
+                const double* L,
+                const double* y,
+                const double* z,
+                double* vdot) {
+  const int n = K > 0 ? K : k;
+  double yb[kMaxSchurBlock];
+  for (int i = 0; i < n; ++i) yb[i] = y[coords[i]];
+  SmallSolveK<K>(L, n, yb);
+  for (int i = 0; i < n; ++i) vdot[coords[i]] = z[coords[i]] + yb[i];
+}
+
 SparseMatrixD SelectRows(const SparseMatrixD& J, const std::vector<int>& rows) {
   std::vector<int> map(static_cast<size_t>(J.rows()), -1);
   for (size_t i = 0; i < rows.size(); ++i) map[rows[i]] = static_cast<int>(i);
@@ -188,6 +256,7 @@ struct SparseKktSolver::Impl {
     std::vector<int> rows;    // m rows of J touching the block
     std::vector<int> m_src;   // k x k: index into M's values, or -1
     std::vector<int> s_slot;  // m x m (lower, i >= j): index into S's values
+    std::vector<int> j_src;   // m x k: index into J's values, or -1
     std::vector<double> L;    // k x k Cholesky factor, row-major lower
   };
   std::vector<Block> blocks;
@@ -195,8 +264,17 @@ struct SparseKktSolver::Impl {
   std::vector<int> j_local;                 // per J value: row in its block
   SparseMatrixD S;                          // nc x nc, lower triangle
   Cholmod chol_s;
+  // S permuted to CHOLMOD's fill-reducing order: Sp = P S P' (upper
+  // triangle), row k of Sp is row s_perm[k] of S; factored in place.
+  SparseMatrixD Sp;
+  std::vector<int> s_perm;
+  Cholmod chol_sp;
+  Eigen::VectorXd rp, lp;
   std::vector<double> W;  // k x m scratch, column c = L^-1 J(row c, block)'
   double mass_pivot_ratio = 1.0;
+  // M's values at the last block factorization: a constant mass matrix
+  // (ConstantBodyMass) is factored once, not per solve.
+  std::vector<double> m_factored;
 
   // ---- sparse-cholesky
   Cholmod chol_m;
@@ -376,7 +454,15 @@ void SparseKktSolver::Impl::AnalyzeSchur(const SparseMatrixD& M,
                                               J.innerIndexPtr()[e]) -
                              B.rows.begin());
     mmax = std::max(mmax, B.rows.size());
+    const int k = static_cast<int>(B.coords.size());
+    B.j_src.assign(B.rows.size() * B.coords.size(), -1);
+    for (int i = 0; i < k; ++i) {
+      const int c = B.coords[i];
+      for (int e = J.outerIndexPtr()[c]; e < J.outerIndexPtr()[c + 1]; ++e)
+        B.j_src[j_local[e] * k + i] = e;
+    }
   }
+  m_factored.clear();
   // Pattern of S: every pair of rows that share a block (lower triangle,
   // plus the whole diagonal so that CHOLMOD sees every row).
   std::vector<Eigen::Triplet<double, int>> t;
@@ -400,7 +486,39 @@ void SparseKktSolver::Impl::AnalyzeSchur(const SparseMatrixD& M,
       }
   }
   W.assign(kmax * mmax, 0.0);
-  if (nc > 0) chol_s.Analyze(S);
+  if (nc == 0) return;
+  // S is factored in CHOLMOD's fill-reducing order, applied here once:
+  // Sp = P S P' (upper triangle) with the natural ordering, so that a
+  // factorization reads Sp in place instead of permuting and transposing
+  // S every call. The block slots point into Sp.
+  s_perm = chol_s.Ordering(S);
+  std::vector<int> iperm(static_cast<size_t>(nc));
+  for (int k = 0; k < nc; ++k) iperm[s_perm[k]] = k;
+  t.clear();
+  for (int c = 0; c < nc; ++c)
+    for (int e = S.outerIndexPtr()[c]; e < S.outerIndexPtr()[c + 1]; ++e) {
+      const int a = iperm[S.innerIndexPtr()[e]], b = iperm[c];
+      t.emplace_back(std::min(a, b), std::max(a, b), 0.0);
+    }
+  Sp.resize(nc, nc);
+  Sp.setFromTriplets(t.begin(), t.end());
+  Sp.makeCompressed();
+  std::vector<int> to_sp(static_cast<size_t>(S.nonZeros()));
+  for (int c = 0; c < nc; ++c)
+    for (int e = S.outerIndexPtr()[c]; e < S.outerIndexPtr()[c + 1]; ++e) {
+      const int a = iperm[S.innerIndexPtr()[e]], b = iperm[c];
+      const int row = std::min(a, b), col = std::max(a, b);
+      const int* begin = Sp.innerIndexPtr() + Sp.outerIndexPtr()[col];
+      const int* end = Sp.innerIndexPtr() + Sp.outerIndexPtr()[col + 1];
+      to_sp[e] = static_cast<int>(std::lower_bound(begin, end, row) -
+                                  Sp.innerIndexPtr());
+    }
+  for (Block& B : blocks)
+    for (int& slot : B.s_slot)
+      if (slot >= 0) slot = to_sp[slot];
+  chol_sp.AnalyzeNaturalUpper(Sp);
+  rp.resize(nc);
+  lp.resize(nc);
 }
 
 void SparseKktSolver::Impl::AnalyzeLu(const SparseMatrixD& M,
@@ -459,64 +577,82 @@ bool SparseKktSolver::Impl::SolveSchur(
     Eigen::Ref<Eigen::VectorXd> lambda) {
   const double* mv = M.valuePtr();
   const double* jv = J.valuePtr();
-  std::fill(S.valuePtr(), S.valuePtr() + S.nonZeros(), 0.0);
-  double* sv = S.valuePtr();
+  std::fill(Sp.valuePtr(), Sp.valuePtr() + Sp.nonZeros(), 0.0);
+  double* sv = Sp.valuePtr();
   // Per block: L_b L_b' = M_b; W_b = L_b^-1 J_b'; S += W_b' W_b; and
   // z_b = M_b^-1 f_b. Blocks are small (3 x 3 for a planar body): plain
   // loops on preallocated storage.
-  double dmin = HUGE_VAL, dmax = 0.0;
-  for (Block& B : blocks) {
+  // The block factors are current when M has the values they were made
+  // from (always, for a constant mass matrix).
+  const bool refactor =
+      m_factored.size() != static_cast<size_t>(M.nonZeros()) ||
+      !std::equal(m_factored.begin(), m_factored.end(), mv);
+  if (refactor) {
+    double dmin = HUGE_VAL, dmax = 0.0;
+    for (Block& B : blocks) {
+      const int k = static_cast<int>(B.coords.size());
+      double* L = B.L.data();
+      for (int i = 0; i < k * k; ++i)
+        L[i] = B.m_src[i] >= 0 ? mv[B.m_src[i]] : 0.0;
+      double bmin = 0.0, bmax = 0.0;
+      if (!SmallCholesky(L, k, &bmin, &bmax) ||
+          !(bmin * bmin > opt.singular_tolerance * bmax * bmax)) {
+        m_factored.clear();
+        ThrowSingularMass(B.coords);
+      }
+      dmin = std::min(dmin, bmin);
+      dmax = std::max(dmax, bmax);
+    }
+    mass_pivot_ratio = dmax > 0.0 ? (dmin / dmax) * (dmin / dmax) : 0.0;
+    m_factored.assign(mv, mv + M.nonZeros());
+  }
+  for (const Block& B : blocks) {
     const int k = static_cast<int>(B.coords.size());
     const int m = static_cast<int>(B.rows.size());
-    double* L = B.L.data();
-    for (int i = 0; i < k * k; ++i)
-      L[i] = B.m_src[i] >= 0 ? mv[B.m_src[i]] : 0.0;
-    double bmin = 0.0, bmax = 0.0;
-    if (!SmallCholesky(L, k, &bmin, &bmax) ||
-        !(bmin * bmin > opt.singular_tolerance * bmax * bmax))
-      ThrowSingularMass(B.coords);
-    dmin = std::min(dmin, bmin);
-    dmax = std::max(dmax, bmax);
-    double zb[kMaxSchurBlock];
-    for (int i = 0; i < k; ++i) zb[i] = f[B.coords[i]];
-    SmallSolve(L, k, zb);
-    for (int i = 0; i < k; ++i) z[B.coords[i]] = zb[i];
-    if (m == 0) continue;
-    double* Wd = W.data();
-    std::fill(Wd, Wd + k * m, 0.0);
-    for (int i = 0; i < k; ++i) {
-      const int c = B.coords[i];
-      for (int e = J.outerIndexPtr()[c]; e < J.outerIndexPtr()[c + 1]; ++e)
-        Wd[j_local[e] * k + i] = jv[e];
+    auto run = [&](auto block) {
+      block(B.coords.data(), k, m, B.L.data(), B.j_src.data(),
+            B.s_slot.data(), jv, f.data(), z.data(), W.data(), sv);
+    };
+    switch (k) {
+      case 3:
+        run(SchurBlock<3>);
+        break;
+      case 6:
+        run(SchurBlock<6>);
+        break;
+      default:
+        run(SchurBlock<0>);
     }
-    for (int c = 0; c < m; ++c) SmallForward(L, k, Wd + c * k);
-    for (int a = 0; a < m; ++a)
-      for (int c = 0; c <= a; ++c) {
-        double d = 0.0;
-        for (int i = 0; i < k; ++i) d += Wd[a * k + i] * Wd[c * k + i];
-        sv[B.s_slot[a * m + c]] += d;
-      }
   }
-  mass_pivot_ratio = dmax > 0.0 ? (dmin / dmax) * (dmin / dmax) : 0.0;
   ++factorizations;
   if (nc == 0) {
     vdot = z;
     return true;
   }
-  if (!chol_s.Factorize(S) || !(chol_s.Rcond() > opt.singular_tolerance))
+  if (!chol_sp.Factorize(Sp) || !(chol_sp.Rcond() > opt.singular_tolerance))
     return false;
   // lambda = -S^-1 (b + J M^-1 f);  vdot = M^-1 (f + J' lambda).
   r.noalias() = J * z;
   r += bias;
-  r = -r;
-  chol_s.Solve(r, lambda);
+  for (int k = 0; k < nc; ++k) rp[k] = -r[s_perm[k]];
+  chol_sp.Solve(rp, lp);
+  for (int k = 0; k < nc; ++k) lambda[s_perm[k]] = lp[k];
   y.noalias() = J.transpose() * lambda;
-  for (Block& B : blocks) {
+  for (const Block& B : blocks) {
     const int k = static_cast<int>(B.coords.size());
-    double yb[kMaxSchurBlock];
-    for (int i = 0; i < k; ++i) yb[i] = y[B.coords[i]];
-    SmallSolve(B.L.data(), k, yb);
-    for (int i = 0; i < k; ++i) vdot[B.coords[i]] = z[B.coords[i]] + yb[i];
+    switch (k) {
+      case 3:
+        BlockAccel<3>(B.coords.data(), k, B.L.data(), y.data(), z.data(),
+                      vdot.data());
+        break;
+      case 6:
+        BlockAccel<6>(B.coords.data(), k, B.L.data(), y.data(), z.data(),
+                      vdot.data());
+        break;
+      default:
+        BlockAccel<0>(B.coords.data(), k, B.L.data(), y.data(), z.data(),
+                      vdot.data());
+    }
   }
   return true;
 }

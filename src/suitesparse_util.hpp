@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "daedalus/sparse_dynamics.hpp"
 
@@ -65,15 +66,51 @@ class Cholmod {
   void Analyze(const SparseMatrixD& lower) {
     Free();
     n_ = static_cast<size_t>(lower.rows());
+    stype_ = -1;
     cholmod_sparse a = CholmodView(lower, -1);
     L_ = cholmod_analyze(&a, &c_);
     if (L_ == nullptr)
       throw std::runtime_error("CHOLMOD symbolic analysis failed (status " +
                                std::to_string(c_.status) + ")");
   }
-  /// False when the matrix is not positive definite.
-  bool Factorize(const SparseMatrixD& lower) {
-    cholmod_sparse a = CholmodView(lower, -1);
+  /// The fill-reducing permutation CHOLMOD's analysis chooses for a matrix
+  /// given by its lower triangle (perm[k] = original index of row k).
+  std::vector<int> Ordering(const SparseMatrixD& lower) {
+    Analyze(lower);
+    const auto* p = static_cast<const int*>(L_->Perm);
+    std::vector<int> perm(p, p + n_);
+    Free();
+    return perm;
+  }
+  /// Analysis of a matrix given by its upper triangle and already in a
+  /// fill-reducing order (see Ordering): natural ordering, no postorder, so
+  /// that each factorization reads the matrix in place (a lower triangle or
+  /// a permutation would cost CHOLMOD a transposed copy per factorization).
+  void AnalyzeNaturalUpper(const SparseMatrixD& upper) {
+    Free();
+    n_ = static_cast<size_t>(upper.rows());
+    stype_ = 1;
+    const int nmethods = c_.nmethods, ordering = c_.method[0].ordering;
+    const int postorder = c_.postorder;
+    c_.nmethods = 1;
+    c_.method[0].ordering = CHOLMOD_NATURAL;
+    c_.postorder = 0;
+    cholmod_sparse a = CholmodView(upper, 1);
+    L_ = cholmod_analyze(&a, &c_);
+    c_.nmethods = nmethods;
+    c_.method[0].ordering = ordering;
+    c_.postorder = postorder;
+    if (L_ == nullptr)
+      throw std::runtime_error("CHOLMOD symbolic analysis failed (status " +
+                               std::to_string(c_.status) + ")");
+    if (L_->ordering != CHOLMOD_NATURAL)
+      throw std::logic_error("CHOLMOD did not keep the natural ordering");
+  }
+  /// False when the matrix is not positive definite. The matrix is the
+  /// triangle the analysis was given (lower for Analyze, upper for
+  /// AnalyzeNaturalUpper).
+  bool Factorize(const SparseMatrixD& triangle) {
+    cholmod_sparse a = CholmodView(triangle, stype_);
     const int ok = cholmod_factorize(&a, L_, &c_);
     return ok && c_.status == CHOLMOD_OK && L_->minor == L_->n;
   }
@@ -81,8 +118,8 @@ class Cholmod {
   double Rcond() { return cholmod_rcond(L_, &c_); }
   void Solve(const Eigen::Ref<const Eigen::VectorXd>& b,
              Eigen::Ref<Eigen::VectorXd> x) {
-    const Eigen::VectorXd bb = b;  // contiguous copy
-    cholmod_dense B = CholmodDenseView(bb.data(), n_);
+    bb_ = b;  // contiguous copy (storage reused across solves)
+    cholmod_dense B = CholmodDenseView(bb_.data(), n_);
     if (!cholmod_solve2(CHOLMOD_A, L_, &B, nullptr, &X_, nullptr, &Y_, &E_,
                         &c_))
       throw std::runtime_error("CHOLMOD solve failed");
@@ -115,7 +152,9 @@ class Cholmod {
   cholmod_common c_{};
   cholmod_factor* L_ = nullptr;
   cholmod_dense *X_ = nullptr, *Y_ = nullptr, *E_ = nullptr;
+  Eigen::VectorXd bb_;
   size_t n_ = 0;
+  int stype_ = -1;
 };
 
 /// Sparse LU (KLU) of a square unsymmetric matrix: Analyze once per
