@@ -203,6 +203,105 @@ void BlockAccel(const int* coords,
   for (int i = 0; i < n; ++i) vdot[coords[i]] = z[coords[i]] + yb[i];
 }
 
+// Sparse L D L' of a symmetric matrix given by its upper triangle (CSC, rows
+// sorted), in the order given (the caller applies a fill-reducing
+// permutation once): symbolic analysis once per pattern, then an
+// up-looking numeric factorization per call that reads the values in place
+// (T. Davis's LDL algorithm, ACM TOMS 2005). Used for the Schur complement,
+// whose per-call factorization CHOLMOD's general interface made a large
+// share of a chain right-hand side.
+class UpLookingLdl {
+ public:
+  void Analyze(const SparseMatrixD& A) {
+    n_ = static_cast<int>(A.cols());
+    const int* Ap = A.outerIndexPtr();
+    const int* Ai = A.innerIndexPtr();
+    parent_.assign(n_, -1);
+    std::vector<int> lnz(n_, 0), flag(n_, 0);
+    for (int k = 0; k < n_; ++k) {
+      flag[k] = k;
+      for (int p = Ap[k]; p < Ap[k + 1]; ++p) {
+        for (int i = Ai[p]; i < k && flag[i] != k; i = parent_[i]) {
+          if (parent_[i] == -1) parent_[i] = k;
+          ++lnz[i];
+          flag[i] = k;
+        }
+      }
+    }
+    lp_.assign(n_ + 1, 0);
+    for (int k = 0; k < n_; ++k) lp_[k + 1] = lp_[k] + lnz[k];
+    li_.assign(lp_[n_], 0);
+    lx_.assign(lp_[n_], 0.0);
+    d_.assign(n_, 0.0);
+    y_.assign(n_, 0.0);
+    pattern_.assign(n_, 0);
+    flag_.assign(n_, 0);
+    lnz_.assign(n_, 0);
+  }
+  /// False unless every pivot is positive (the matrix is positive definite
+  /// to working precision).
+  bool Factorize(const SparseMatrixD& A) {
+    const int* Ap = A.outerIndexPtr();
+    const int* Ai = A.innerIndexPtr();
+    const double* Ax = A.valuePtr();
+    for (int k = 0; k < n_; ++k) {
+      y_[k] = 0.0;
+      int top = n_;
+      flag_[k] = k;
+      lnz_[k] = 0;
+      for (int p = Ap[k]; p < Ap[k + 1]; ++p) {
+        int i = Ai[p];
+        if (i > k) continue;
+        y_[i] += Ax[p];
+        int len = 0;
+        for (; flag_[i] != k; i = parent_[i]) {
+          pattern_[len++] = i;
+          flag_[i] = k;
+        }
+        while (len > 0) pattern_[--top] = pattern_[--len];
+      }
+      double dk = y_[k];
+      y_[k] = 0.0;
+      for (; top < n_; ++top) {
+        const int i = pattern_[top];
+        const double yi = y_[i];
+        y_[i] = 0.0;
+        const int p2 = lp_[i] + lnz_[i];
+        int p = lp_[i];
+        for (; p < p2; ++p) y_[li_[p]] -= lx_[p] * yi;
+        const double lki = yi / d_[i];
+        dk -= lki * yi;
+        li_[p] = k;
+        lx_[p] = lki;
+        ++lnz_[i];
+      }
+      if (!(dk > 0.0)) return false;
+      d_[k] = dk;
+    }
+    return true;
+  }
+  /// min D / max D (CHOLMOD's estimate for L D L').
+  double Rcond() const {
+    if (n_ == 0) return 1.0;
+    const auto [lo, hi] = std::minmax_element(d_.begin(), d_.end());
+    return *hi > 0.0 ? *lo / *hi : 0.0;
+  }
+  /// x <- A^-1 x.
+  void Solve(double* x) const {
+    for (int j = 0; j < n_; ++j)
+      for (int p = lp_[j]; p < lp_[j + 1]; ++p) x[li_[p]] -= lx_[p] * x[j];
+    for (int j = 0; j < n_; ++j) x[j] /= d_[j];
+    for (int j = n_ - 1; j >= 0; --j)
+      for (int p = lp_[j]; p < lp_[j + 1]; ++p) x[j] -= lx_[p] * x[li_[p]];
+  }
+  long factor_nonzeros() const { return lp_.empty() ? 0 : lp_[n_]; }
+
+ private:
+  int n_ = 0;
+  std::vector<int> parent_, lp_, li_, pattern_, flag_, lnz_;
+  std::vector<double> lx_, d_, y_;
+};
+
 SparseMatrixD SelectRows(const SparseMatrixD& J, const std::vector<int>& rows) {
   std::vector<int> map(static_cast<size_t>(J.rows()), -1);
   for (size_t i = 0; i < rows.size(); ++i) map[rows[i]] = static_cast<int>(i);
@@ -265,11 +364,12 @@ struct SparseKktSolver::Impl {
   SparseMatrixD S;                          // nc x nc, lower triangle
   Cholmod chol_s;
   // S permuted to CHOLMOD's fill-reducing order: Sp = P S P' (upper
-  // triangle), row k of Sp is row s_perm[k] of S; factored in place.
+  // triangle), row k of Sp is row s_perm[k] of S; factored in place by
+  // ldl_sp.
   SparseMatrixD Sp;
   std::vector<int> s_perm;
-  Cholmod chol_sp;
-  Eigen::VectorXd rp, lp;
+  UpLookingLdl ldl_sp;
+  Eigen::VectorXd rp;
   std::vector<double> W;  // k x m scratch, column c = L^-1 J(row c, block)'
   double mass_pivot_ratio = 1.0;
   // M's values at the last block factorization: a constant mass matrix
@@ -488,9 +588,10 @@ void SparseKktSolver::Impl::AnalyzeSchur(const SparseMatrixD& M,
   W.assign(kmax * mmax, 0.0);
   if (nc == 0) return;
   // S is factored in CHOLMOD's fill-reducing order, applied here once:
-  // Sp = P S P' (upper triangle) with the natural ordering, so that a
-  // factorization reads Sp in place instead of permuting and transposing
-  // S every call. The block slots point into Sp.
+  // the blocks assemble Sp = P S P' (upper triangle) directly, and an
+  // up-looking L D L' with a fixed symbolic structure factors it in place
+  // (no permuted or transposed copy per call). The block slots point into
+  // Sp.
   s_perm = chol_s.Ordering(S);
   std::vector<int> iperm(static_cast<size_t>(nc));
   for (int k = 0; k < nc; ++k) iperm[s_perm[k]] = k;
@@ -516,9 +617,8 @@ void SparseKktSolver::Impl::AnalyzeSchur(const SparseMatrixD& M,
   for (Block& B : blocks)
     for (int& slot : B.s_slot)
       if (slot >= 0) slot = to_sp[slot];
-  chol_sp.AnalyzeNaturalUpper(Sp);
+  ldl_sp.Analyze(Sp);
   rp.resize(nc);
-  lp.resize(nc);
 }
 
 void SparseKktSolver::Impl::AnalyzeLu(const SparseMatrixD& M,
@@ -629,14 +729,14 @@ bool SparseKktSolver::Impl::SolveSchur(
     vdot = z;
     return true;
   }
-  if (!chol_sp.Factorize(Sp) || !(chol_sp.Rcond() > opt.singular_tolerance))
+  if (!ldl_sp.Factorize(Sp) || !(ldl_sp.Rcond() > opt.singular_tolerance))
     return false;
   // lambda = -S^-1 (b + J M^-1 f);  vdot = M^-1 (f + J' lambda).
   r.noalias() = J * z;
   r += bias;
   for (int k = 0; k < nc; ++k) rp[k] = -r[s_perm[k]];
-  chol_sp.Solve(rp, lp);
-  for (int k = 0; k < nc; ++k) lambda[s_perm[k]] = lp[k];
+  ldl_sp.Solve(rp.data());
+  for (int k = 0; k < nc; ++k) lambda[s_perm[k]] = rp[k];
   y.noalias() = J.transpose() * lambda;
   for (const Block& B : blocks) {
     const int k = static_cast<int>(B.coords.size());

@@ -66,7 +66,6 @@ class Cholmod {
   void Analyze(const SparseMatrixD& lower) {
     Free();
     n_ = static_cast<size_t>(lower.rows());
-    stype_ = -1;
     cholmod_sparse a = CholmodView(lower, -1);
     L_ = cholmod_analyze(&a, &c_);
     if (L_ == nullptr)
@@ -82,35 +81,9 @@ class Cholmod {
     Free();
     return perm;
   }
-  /// Analysis of a matrix given by its upper triangle and already in a
-  /// fill-reducing order (see Ordering): natural ordering, no postorder, so
-  /// that each factorization reads the matrix in place (a lower triangle or
-  /// a permutation would cost CHOLMOD a transposed copy per factorization).
-  void AnalyzeNaturalUpper(const SparseMatrixD& upper) {
-    Free();
-    n_ = static_cast<size_t>(upper.rows());
-    stype_ = 1;
-    const int nmethods = c_.nmethods, ordering = c_.method[0].ordering;
-    const int postorder = c_.postorder;
-    c_.nmethods = 1;
-    c_.method[0].ordering = CHOLMOD_NATURAL;
-    c_.postorder = 0;
-    cholmod_sparse a = CholmodView(upper, 1);
-    L_ = cholmod_analyze(&a, &c_);
-    c_.nmethods = nmethods;
-    c_.method[0].ordering = ordering;
-    c_.postorder = postorder;
-    if (L_ == nullptr)
-      throw std::runtime_error("CHOLMOD symbolic analysis failed (status " +
-                               std::to_string(c_.status) + ")");
-    if (L_->ordering != CHOLMOD_NATURAL)
-      throw std::logic_error("CHOLMOD did not keep the natural ordering");
-  }
-  /// False when the matrix is not positive definite. The matrix is the
-  /// triangle the analysis was given (lower for Analyze, upper for
-  /// AnalyzeNaturalUpper).
-  bool Factorize(const SparseMatrixD& triangle) {
-    cholmod_sparse a = CholmodView(triangle, stype_);
+  /// False when the matrix is not positive definite.
+  bool Factorize(const SparseMatrixD& lower) {
+    cholmod_sparse a = CholmodView(lower, -1);
     const int ok = cholmod_factorize(&a, L_, &c_);
     return ok && c_.status == CHOLMOD_OK && L_->minor == L_->n;
   }
@@ -154,7 +127,6 @@ class Cholmod {
   cholmod_dense *X_ = nullptr, *Y_ = nullptr, *E_ = nullptr;
   Eigen::VectorXd bb_;
   size_t n_ = 0;
-  int stype_ = -1;
 };
 
 /// Sparse LU (KLU) of a square unsymmetric matrix: Analyze once per
