@@ -394,6 +394,7 @@ struct SparseKktSolver::Impl {
   std::string report;
 
   Eigen::VectorXd z, r, y, w, rhs, sol;
+  Eigen::VectorXd f_ws, jv_ws;  // Solve(ws): f = Bu - h and J v
 
   std::string RowName(int i) const {
     return names ? names(i) : "row " + std::to_string(i);
@@ -710,8 +711,8 @@ bool SparseKktSolver::Impl::SolveSchur(
     const int k = static_cast<int>(B.coords.size());
     const int m = static_cast<int>(B.rows.size());
     auto run = [&](auto block) {
-      block(B.coords.data(), k, m, B.L.data(), B.j_src.data(),
-            B.s_slot.data(), jv, f.data(), z.data(), W.data(), sv);
+      block(B.coords.data(), k, m, B.L.data(), B.j_src.data(), B.s_slot.data(),
+            jv, f.data(), z.data(), W.data(), sv);
     };
     switch (k) {
       case 3:
@@ -1062,11 +1063,11 @@ void SparseKktSolver::Solve(const SparseWorkspace& ws,
   out->vdot.resize(nv);
   out->lambda.resize(nc);
   Impl& im = *impl_;
-  im.w = ws.Bu - ws.h;  // f; w is scratch until the solve
-  const Eigen::VectorXd f = im.w;
-  Solve(ws.M, ws.J, f, bias, out->vdot, out->lambda);
+  im.f_ws = ws.Bu - ws.h;
+  Solve(ws.M, ws.J, im.f_ws, bias, out->vdot, out->lambda);
   out->reaction.noalias() = ws.J.transpose() * out->lambda;
-  out->power = out->lambda.cwiseProduct(ws.J * ws.v);
+  im.jv_ws.noalias() = ws.J * ws.v;
+  out->power = out->lambda.cwiseProduct(im.jv_ws);
   out->health.dependent_rows = im.dependent;
 }
 
