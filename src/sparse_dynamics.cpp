@@ -563,19 +563,10 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
     ws->kinetic = std::numeric_limits<double>::quiet_NaN();
     ws->potential = std::numeric_limits<double>::quiet_NaN();
   } else if (!d.kinetic_terms.empty()) {
+    // Constant body masses add v'M_k v / 2 in the term loop below.
     double t = 0.0;
-    for (const SparseWorkspace::Term& tm : ws->terms_) {
-      if (!tm.velocity_part) continue;
-      if (tm.mconst.empty()) {
-        t += tm.fn->f0(x0);
-        continue;
-      }
-      const size_t k = tm.coords.size();
-      for (size_t a = 0; a < k; ++a)
-        for (size_t b = 0; b < k; ++b)
-          t += 0.5 * ws->v[tm.coords[a]] * tm.mconst[a * k + b] *
-               ws->v[tm.coords[b]];
-    }
+    for (const SparseWorkspace::Term& tm : ws->terms_)
+      if (tm.velocity_part && tm.mconst.empty()) t += tm.fn->f0(x0);
     ws->kinetic = t;
   } else {
     ws->kinetic = d.kinetic.f0(x0);
@@ -588,7 +579,7 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
     potential_by_terms = potential_by_terms && static_cast<bool>(pt.fn.m1);
   if (!d.energy_is_lagrangian && !potential_by_terms)
     ws->potential = d.potential ? d.potential.f0(x0) : 0.0;
-  double potential_sum = 0.0;
+  double potential_sum = 0.0, kinetic_const = 0.0;
 
   // Per term, along its own coordinates only: L_q (first order), momenta
   // and L_vq v + L_vt (inner tangent e_i on v, outer (qdot = v, tdot = 1)),
@@ -606,12 +597,18 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
     if (!tm.mconst.empty()) {
       // T_k = v'M_k v / 2 with M_k constant: no q or t dependence, so
       // L_q, L_t and L_vq v + L_vt vanish; p = M_k v.
-      for (int a = 0; a < k; ++a)
+      double tk = 0.0;
+      for (int a = 0; a < k; ++a) {
+        double pa = 0.0;
         for (int b = 0; b < k; ++b) {
           const double m = tm.mconst[a * k + b];
           mv[tm.m_slot[a * k + b]] += m;
-          ws->momentum[cc[a]] += m * ws->v[cc[b]];
+          pa += m * ws->v[cc[b]];
         }
+        ws->momentum[cc[a]] += pa;
+        tk += ws->v[cc[a]] * pa;
+      }
+      kinetic_const += 0.5 * tk;
       continue;
     }
     if (tm.fn->m1) {
@@ -667,6 +664,7 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
     }
   }
   ws->inertial -= ws->lq_;
+  if (!d.energy_is_lagrangian) ws->kinetic += kinetic_const;
   if (potential_by_terms) ws->potential = potential_sum;
   if (!d.energy_is_lagrangian) ws->lagrangian = ws->kinetic - ws->potential;
   if (!std::isfinite(ws->lagrangian)) {

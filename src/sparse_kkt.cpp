@@ -212,21 +212,24 @@ void BlockAccel(const int* coords,
 // share of a chain right-hand side.
 class UpLookingLdl {
  public:
+  // The symbolic pass runs the numeric algorithm's pattern logic once and
+  // records, for each row k, the columns i of L that row k reaches (in the
+  // order the elimination needs them) with the slot of L(k, i); the
+  // numeric pass then replays that schedule without walking the
+  // elimination tree.
   void Analyze(const SparseMatrixD& A) {
     n_ = static_cast<int>(A.cols());
     const int* Ap = A.outerIndexPtr();
     const int* Ai = A.innerIndexPtr();
-    parent_.assign(n_, -1);
-    std::vector<int> lnz(n_, 0), flag(n_, 0);
+    std::vector<int> parent(n_, -1), lnz(n_, 0), flag(n_, -1);
     for (int k = 0; k < n_; ++k) {
       flag[k] = k;
-      for (int p = Ap[k]; p < Ap[k + 1]; ++p) {
-        for (int i = Ai[p]; i < k && flag[i] != k; i = parent_[i]) {
-          if (parent_[i] == -1) parent_[i] = k;
+      for (int p = Ap[k]; p < Ap[k + 1]; ++p)
+        for (int i = Ai[p]; i < k && flag[i] != k; i = parent[i]) {
+          if (parent[i] == -1) parent[i] = k;
           ++lnz[i];
           flag[i] = k;
         }
-      }
     }
     lp_.assign(n_ + 1, 0);
     for (int k = 0; k < n_; ++k) lp_[k + 1] = lp_[k] + lnz[k];
@@ -234,9 +237,33 @@ class UpLookingLdl {
     lx_.assign(lp_[n_], 0.0);
     d_.assign(n_, 0.0);
     y_.assign(n_, 0.0);
-    pattern_.assign(n_, 0);
-    flag_.assign(n_, 0);
-    lnz_.assign(n_, 0);
+    sched_begin_.assign(n_ + 1, 0);
+    sched_col_.clear();
+    sched_slot_.clear();
+    std::vector<int> pattern(n_), filled(n_, 0);
+    std::fill(flag.begin(), flag.end(), -1);
+    for (int k = 0; k < n_; ++k) {
+      int top = n_;
+      flag[k] = k;
+      for (int p = Ap[k]; p < Ap[k + 1]; ++p) {
+        int i = Ai[p];
+        if (i > k) continue;
+        int len = 0;
+        for (; flag[i] != k; i = parent[i]) {
+          pattern[len++] = i;
+          flag[i] = k;
+        }
+        while (len > 0) pattern[--top] = pattern[--len];
+      }
+      for (; top < n_; ++top) {
+        const int i = pattern[top];
+        const int slot = lp_[i] + filled[i]++;
+        li_[slot] = k;
+        sched_col_.push_back(i);
+        sched_slot_.push_back(slot);
+      }
+      sched_begin_[k + 1] = static_cast<int>(sched_col_.size());
+    }
   }
   /// False unless every pivot is positive (the matrix is positive definite
   /// to working precision).
@@ -244,38 +271,25 @@ class UpLookingLdl {
     const int* Ap = A.outerIndexPtr();
     const int* Ai = A.innerIndexPtr();
     const double* Ax = A.valuePtr();
+    double* y = y_.data();
     for (int k = 0; k < n_; ++k) {
-      y_[k] = 0.0;
-      int top = n_;
-      flag_[k] = k;
-      lnz_[k] = 0;
-      for (int p = Ap[k]; p < Ap[k + 1]; ++p) {
-        int i = Ai[p];
-        if (i > k) continue;
-        y_[i] += Ax[p];
-        int len = 0;
-        for (; flag_[i] != k; i = parent_[i]) {
-          pattern_[len++] = i;
-          flag_[i] = k;
-        }
-        while (len > 0) pattern_[--top] = pattern_[--len];
-      }
-      double dk = y_[k];
-      y_[k] = 0.0;
-      for (; top < n_; ++top) {
-        const int i = pattern_[top];
-        const double yi = y_[i];
-        y_[i] = 0.0;
-        const int p2 = lp_[i] + lnz_[i];
-        int p = lp_[i];
-        for (; p < p2; ++p) y_[li_[p]] -= lx_[p] * yi;
+      for (int p = Ap[k]; p < Ap[k + 1]; ++p)
+        if (Ai[p] <= k) y[Ai[p]] += Ax[p];
+      double dk = y[k];
+      y[k] = 0.0;
+      for (int s = sched_begin_[k]; s < sched_begin_[k + 1]; ++s) {
+        const int i = sched_col_[s], slot = sched_slot_[s];
+        const double yi = y[i];
+        y[i] = 0.0;
+        for (int p = lp_[i]; p < slot; ++p) y[li_[p]] -= lx_[p] * yi;
         const double lki = yi / d_[i];
         dk -= lki * yi;
-        li_[p] = k;
-        lx_[p] = lki;
-        ++lnz_[i];
+        lx_[slot] = lki;
       }
-      if (!(dk > 0.0)) return false;
+      if (!(dk > 0.0)) {
+        std::fill(y_.begin(), y_.end(), 0.0);
+        return false;
+      }
       d_[k] = dk;
     }
     return true;
@@ -294,11 +308,10 @@ class UpLookingLdl {
     for (int j = n_ - 1; j >= 0; --j)
       for (int p = lp_[j]; p < lp_[j + 1]; ++p) x[j] -= lx_[p] * x[li_[p]];
   }
-  long factor_nonzeros() const { return lp_.empty() ? 0 : lp_[n_]; }
 
  private:
   int n_ = 0;
-  std::vector<int> parent_, lp_, li_, pattern_, flag_, lnz_;
+  std::vector<int> lp_, li_, sched_begin_, sched_col_, sched_slot_;
   std::vector<double> lx_, d_, y_;
 };
 
@@ -375,6 +388,8 @@ struct SparseKktSolver::Impl {
   // M's values at the last block factorization: a constant mass matrix
   // (ConstantBodyMass) is factored once, not per solve.
   std::vector<double> m_factored;
+  // True when the last solve was a successful Schur solve: y = J' lambda.
+  bool y_is_reaction = false;
 
   // ---- sparse-cholesky
   Cholmod chol_m;
@@ -739,6 +754,7 @@ bool SparseKktSolver::Impl::SolveSchur(
   ldl_sp.Solve(rp.data());
   for (int k = 0; k < nc; ++k) lambda[s_perm[k]] = rp[k];
   y.noalias() = J.transpose() * lambda;
+  y_is_reaction = true;
   for (const Block& B : blocks) {
     const int k = static_cast<int>(B.coords.size());
     switch (k) {
@@ -1064,8 +1080,12 @@ void SparseKktSolver::Solve(const SparseWorkspace& ws,
   out->lambda.resize(nc);
   Impl& im = *impl_;
   im.f_ws = ws.Bu - ws.h;
+  im.y_is_reaction = false;
   Solve(ws.M, ws.J, im.f_ws, bias, out->vdot, out->lambda);
-  out->reaction.noalias() = ws.J.transpose() * out->lambda;
+  if (im.y_is_reaction)
+    out->reaction = im.y;  // the Schur solve formed J' lambda already
+  else
+    out->reaction.noalias() = ws.J.transpose() * out->lambda;
   im.jv_ws.noalias() = ws.J * ws.v;
   out->power = out->lambda.cwiseProduct(im.jv_ws);
   out->health.dependent_rows = im.dependent;

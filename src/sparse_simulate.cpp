@@ -365,9 +365,7 @@ void LinearSum(realtype a, N_Vector x, realtype b, N_Vector y, N_Vector z) {
   // Elementwise: z may be x or y.
   View(z) = a * ConstView(x) + b * ConstView(y);
 }
-void Scale(realtype c, N_Vector x, N_Vector z) {
-  View(z) = c * ConstView(x);
-}
+void Scale(realtype c, N_Vector x, N_Vector z) { View(z) = c * ConstView(x); }
 void UseFastVectorOps(N_Vector v) {
   v->ops->nvwrmsnorm = WrmsNorm;
   v->ops->nvlinearsum = LinearSum;
