@@ -197,12 +197,22 @@ void SparseWorkspace::SetState(double time,
   v = v_in;
   // Duals with zero tangents (kept zero: each evaluation seeds its own
   // coordinates and restores them), so only the values change.
-  SetValues(q, q1);
-  SetValues(v, v1);
-  SetValues(q, q2);
-  SetValues(v, v2);
-  SetValues(q, qm1);
-  SetValues(v, vm1);
+  if (tangents_clean_) {
+    SetValues(q, q1);
+    SetValues(v, v1);
+    SetValues(q, q2);
+    SetValues(v, v2);
+    SetValues(q, qm1);
+    SetValues(v, vm1);
+  } else {
+    Lift(q, q1);
+    Lift(v, v1);
+    Lift(q, q2);
+    Lift(v, v2);
+    Lift(q, qm1);
+    Lift(v, vm1);
+    tangents_clean_ = true;
+  }
   stage_ = Stage::kNone;
 }
 
@@ -443,6 +453,7 @@ void SweepConstraint(SparseWorkspace* ws, int ci) {
 
 void EvaluateSparsePosition(SparseWorkspace* ws) {
   if (!ws->sparsity_checked()) CheckDeclaredSparsity(ws);
+  ws->tangents_clean_ = false;  // until the stage completes
   const Model& model = ws->model();
   const auto& d = model.data();
   double* jv = ws->J.valuePtr();
@@ -502,11 +513,13 @@ void EvaluateSparsePosition(SparseWorkspace* ws) {
         ThrowNonFinite(*ws, "constraint '" + d.constraints[ci].name + "'");
     }
   }
+  ws->tangents_clean_ = true;
   ws->MarkStage(Stage::kPosition);
 }
 
 void EvaluateSparseVelocity(SparseWorkspace* ws) {
   ws->Require(Stage::kPosition, "EvaluateSparseVelocity");
+  ws->tangents_clean_ = false;  // until the stage completes
   const Model& model = ws->model();
   const auto& d = model.data();
   for (int ci = 0; ci < model.num_constraints(); ++ci) {
@@ -546,11 +559,13 @@ void EvaluateSparseVelocity(SparseWorkspace* ws) {
                                 "' (velocity or acceleration level)");
     }
   }
+  ws->tangents_clean_ = true;
   ws->MarkStage(Stage::kVelocity);
 }
 
 void EvaluateSparseDynamics(SparseWorkspace* ws) {
   ws->Require(Stage::kVelocity, "EvaluateSparseDynamics");
+  ws->tangents_clean_ = false;  // until the stage completes
   const Model& model = ws->model();
   const auto& d = model.data();
   const int nv = model.nv();
@@ -730,6 +745,7 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
   }
   ws->h = ws->inertial + ws->Dv - ws->Qr;
   ws->energy = ws->v.dot(ws->momentum) - ws->lagrangian;
+  ws->tangents_clean_ = true;
   ws->MarkStage(Stage::kDynamics);
 }
 

@@ -106,6 +106,11 @@ class SparseWorkspace {
   MatX<double> mat0;
   Eigen::VectorXd lq_;  // nv scratch: L_q
   bool checked_ = false;
+  // The dual copies of q and v carry zero tangents between evaluations
+  // (each sweep clears what it seeds), so SetState updates their values
+  // only; a stage that did not finish (an exception from a user function)
+  // may leave seeds behind, and the next SetState then rebuilds them.
+  bool tangents_clean_ = true;
 
  private:
   Model model_;

@@ -143,6 +143,48 @@ TEST(SparseEvaluation, CostIsLinearInTheNumberOfBodies) {
   }
 }
 
+TEST(SparseEvaluation, AFailedEvaluationLeavesNoTangentsBehind) {
+  // The workspace updates only the values of its dual copies of the state
+  // between evaluations; a user function that throws mid-sweep must not
+  // leave a seed that corrupts the next evaluation.
+  ModelBuilder b("throws");
+  b.Coordinates({"x0", "y0", "x1", "y1"});
+  b.ConstantBodyMass(Touches{{0, 1}}, [](const Eigen::VectorXd&) {
+    return Eigen::Matrix2d::Identity().eval();
+  });
+  b.ConstantBodyMass(Touches{{2, 3}}, [](const Eigen::VectorXd&) {
+    return Eigen::Matrix2d::Identity().eval();
+  });
+  // Throws in the middle of its sweep (coordinates 1 and 3 seeded) at
+  // y0 > 5; the rod's next sweep seeds other lanes on the same coordinates.
+  b.PotentialEnergyTerm(Touches{{1, 3}}, [](const auto& s) {
+    if (Value(s.q[1]) > 5.0) throw std::runtime_error("out of range");
+    return 9.81 * (s.q[1] + s.q[3]);
+  });
+  b.Holonomic("rod", Touches{{0, 1, 2, 3}}, [](const auto& s) {
+    const auto dx = s.q[2] - s.q[0], dy = s.q[3] - s.q[1];
+    return dx * dx + dy * dy - 1.0;
+  });
+  b.Holonomic("pin", Touches{{0, 1}},
+              [](const auto& s) { return s.q[0] * s.q[0] + s.q[1] * s.q[1]; });
+  const Model model = std::move(b).Build();
+  SparseWorkspace ws(model), fresh(model);
+  const Eigen::Vector4d good(0.3, -0.2, 0.9, -0.7), v(0.1, 0.2, -0.3, 0.4);
+  ws.SetState(0.0, good, v);
+  EvaluateSparseAll(&ws);
+  ws.SetState(0.0, Eigen::Vector4d(0.3, 6.0, 0.9, 6.5), v);
+  EXPECT_THROW(EvaluateSparseAll(&ws), std::runtime_error);
+  ws.SetState(0.0, good, v);
+  fresh.SetState(0.0, good, v);
+  EvaluateSparseAll(&ws);
+  EvaluateSparseAll(&fresh);
+  EXPECT_EQ(Eigen::MatrixXd(ws.J), Eigen::MatrixXd(fresh.J));
+  EXPECT_EQ(ws.phi, fresh.phi);
+  EXPECT_EQ(ws.bias, fresh.bias);
+  EXPECT_EQ(ws.h, fresh.h);
+  EXPECT_EQ(ws.phi_t, fresh.phi_t);
+}
+
 TEST(SparseEvaluation, UndeclaredCoordinateIsCaughtWithItsName) {
   ModelBuilder b("bad_declaration");
   b.Coordinates({"x0", "y0", "x1", "y1"});
