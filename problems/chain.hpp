@@ -73,7 +73,9 @@ inline Problem ChainProblem(int n) {
         using S = Scalar<decltype(s)>;
         const S h = 0.5 * s.p[len] / nd;
         Eigen::Matrix<S, 2, 1> r;
-        r << s.q[0] - h * sin(s.q[2]), s.q[1] + h * cos(s.q[2]);
+        S sn, cs;
+        SinCos(s.q[2], &sn, &cs);  // one sincos for both
+        r << s.q[0] - h * sn, s.q[1] + h * cs;
         return r;
       },
       2);
@@ -85,9 +87,11 @@ inline Problem ChainProblem(int n) {
           using S = Scalar<decltype(s)>;
           const S h = 0.5 * s.p[len] / nd;
           Eigen::Matrix<S, 2, 1> r;
-          r << (s.q[a] + h * sin(s.q[a + 2])) - (s.q[c] - h * sin(s.q[c + 2])),
-              (s.q[a + 1] - h * cos(s.q[a + 2])) -
-                  (s.q[c + 1] + h * cos(s.q[c + 2]));
+          S sa, ca, sc, cc;
+          SinCos(s.q[a + 2], &sa, &ca);
+          SinCos(s.q[c + 2], &sc, &cc);
+          r << (s.q[a] + h * sa) - (s.q[c] - h * sc),
+              (s.q[a + 1] - h * ca) - (s.q[c + 1] + h * cc);
           return r;
         },
         2);

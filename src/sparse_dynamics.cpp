@@ -28,6 +28,24 @@ int Slot(const SparseMatrixD& A, int r, int c) {
   return static_cast<int>(it - A.innerIndexPtr());
 }
 
+constexpr int kW = kSweepWidth;
+
+// Values of x into duals whose tangents are zero (the workspace keeps every
+// tangent zero between evaluations: each sweep seeds its own coordinates
+// and clears them), so that a state change writes the values only.
+void SetValues(const Eigen::VectorXd& x, VecX<D1>& y) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) y[i].v = x[i];
+}
+void SetValues(const Eigen::VectorXd& x, VecX<D2>& y) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) y[i].v.v = x[i];
+}
+void SetValues(const Eigen::VectorXd& x, VecX<M1>& y) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) y[i].v = x[i];
+}
+
+void Lift(const Eigen::VectorXd& x, VecX<M1>& y) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = M1(x[i]);
+}
 void Lift(const Eigen::VectorXd& x, VecX<D1>& y) {
   for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = D1(x[i], 0.0);
 }
@@ -95,6 +113,15 @@ SparseWorkspace::SparseWorkspace(const Model& model) : model_(model) {
   q2.resize(nq);
   v2.resize(nv);
   p2.resize(np);
+  qm1.resize(nq);
+  vm1.resize(nv);
+  pm1.resize(np);
+  Lift(q, q1);
+  Lift(v, v1);
+  Lift(q, q2);
+  Lift(v, v2);
+  Lift(q, qm1);
+  Lift(v, vm1);
 
   // ---- Jacobian pattern: each constraint row in its declared columns.
   std::vector<Eigen::Triplet<double, int>> trip;
@@ -168,12 +195,24 @@ void SparseWorkspace::SetState(double time,
   t = time;
   q = q_in;
   v = v_in;
-  // Duals with zero tangents; each evaluation seeds its own coordinates and
-  // restores them.
-  Lift(q, q1);
-  Lift(v, v1);
-  Lift(q, q2);
-  Lift(v, v2);
+  // Duals with zero tangents (kept zero: each evaluation seeds its own
+  // coordinates and restores them), so only the values change.
+  if (tangents_clean_) {
+    SetValues(q, q1);
+    SetValues(v, v1);
+    SetValues(q, q2);
+    SetValues(v, v2);
+    SetValues(q, qm1);
+    SetValues(v, vm1);
+  } else {
+    Lift(q, q1);
+    Lift(v, v1);
+    Lift(q, q2);
+    Lift(v, v2);
+    Lift(q, qm1);
+    Lift(v, vm1);
+    tangents_clean_ = true;
+  }
   stage_ = Stage::kNone;
 }
 
@@ -188,6 +227,7 @@ void SparseWorkspace::SetParameters(
   p = params;
   Lift(p, p1);
   Lift(p, p2);
+  Lift(p, pm1);
   // Constant body masses depend on the parameters only: evaluate them here.
   for (Term& tm : terms_) {
     if (tm.decl == nullptr || !tm.decl->constant_mass) continue;
@@ -349,8 +389,71 @@ void CheckDeclaredSparsity(SparseWorkspace* ws) {
 
 // --------------------------------------------------------------- stages
 
+namespace {
+
+[[noreturn]] void ThrowTimeDependent(const SparseWorkspace& ws,
+                                     const internal::ConstraintDecl& c,
+                                     double phi_t) {
+  std::ostringstream os;
+  os << "model '" << ws.model().name() << "': constraint '" << c.name
+     << "' is declared stationary (Holonomic) but depends on time "
+        "(Phi_t = "
+     << phi_t << " at " << DescribeState(ws) << "); declare it with Moving()";
+  throw std::invalid_argument(os.str());
+}
+
+// Stage 1 for constraint ci by multi-direction sweeps: the directions are
+// its declared coordinates (on q; on v for a nonholonomic constraint: A =
+// d psi / d v) and, for a holonomic or moving one, time last; kW of them
+// per call. Two calls for a revolute joint between two planar bodies (six
+// coordinates and time), one for a joint to the ground.
+void SweepConstraint(SparseWorkspace* ws, int ci) {
+  const auto& d = ws->model().data();
+  const auto& c = d.constraints[ci];
+  const std::vector<int>& cc = ws->ccoords_[ci];
+  const std::vector<int>& slot = ws->j_slot_[ci];
+  const int r0 = d.constraint_rows[ci], k = static_cast<int>(cc.size());
+  const bool nonholonomic = c.kind == ConstraintKind::kNonholonomic;
+  VecX<M1>& seeded = nonholonomic ? ws->vm1 : ws->qm1;
+  const int ndir = nonholonomic ? k : k + 1;
+  double* jv = ws->J.valuePtr();
+  for (int c0 = 0; c0 == 0 || c0 < ndir; c0 += kW) {
+    const int end = std::min(c0 + kW, k);
+    for (int m = c0; m < end; ++m) seeded[cc[m]].d.c[m - c0] = 1.0;
+    M1 tm(ws->t);
+    if (!nonholonomic && k >= c0 && k < c0 + kW) tm.d.c[k - c0] = 1.0;
+    c.fn.m1(Point<M1>{ws->qm1, ws->vm1, tm, ws->pm1}, ws->outm1);
+    for (int m = c0; m < end; ++m) seeded[cc[m]].d.c[m - c0] = 0.0;
+    CheckRows(*ws, c, ws->outm1.size());
+    for (int r = 0; r < c.rows; ++r) {
+      const M1& o = ws->outm1[r];
+      if (c0 == 0) ws->phi[r0 + r] = o.v;
+      for (int m = c0; m < end; ++m) jv[slot[r * k + m]] = o.d.c[m - c0];
+      if (!nonholonomic && k >= c0 && k < c0 + kW)
+        ws->phi_t[r0 + r] = o.d.c[k - c0];
+    }
+  }
+  if (nonholonomic) {
+    // a = psi - A v.
+    for (int r = 0; r < c.rows; ++r) {
+      double av = 0.0;
+      for (int m = 0; m < k; ++m) av += jv[slot[r * k + m]] * ws->v[cc[m]];
+      ws->phi_t[r0 + r] = ws->phi[r0 + r] - av;
+      ws->phi[r0 + r] = 0.0;
+    }
+    return;
+  }
+  if (c.kind == ConstraintKind::kHolonomic)
+    for (int r = 0; r < c.rows; ++r)
+      if (ws->phi_t[r0 + r] != 0.0)
+        ThrowTimeDependent(*ws, c, ws->phi_t[r0 + r]);
+}
+
+}  // namespace
+
 void EvaluateSparsePosition(SparseWorkspace* ws) {
   if (!ws->sparsity_checked()) CheckDeclaredSparsity(ws);
+  ws->tangents_clean_ = false;  // until the stage completes
   const Model& model = ws->model();
   const auto& d = model.data();
   double* jv = ws->J.valuePtr();
@@ -361,6 +464,10 @@ void EvaluateSparsePosition(SparseWorkspace* ws) {
     const std::vector<int>& slot = ws->j_slot_[ci];
     const int r0 = d.constraint_rows[ci], k = static_cast<int>(cc.size());
     const bool nonholonomic = c.kind == ConstraintKind::kNonholonomic;
+    if (c.fn.m1) {
+      SweepConstraint(ws, ci);
+      continue;
+    }
     // J column m from the tangent along e_cc[m] (on v for nonholonomic
     // rows: A = d psi / d v).
     VecX<D1>& seeded = nonholonomic ? ws->v1 : ws->q1;
@@ -390,15 +497,8 @@ void EvaluateSparsePosition(SparseWorkspace* ws) {
     for (int r = 0; r < c.rows; ++r) {
       ws->phi[r0 + r] = ws->out1[r].v;
       ws->phi_t[r0 + r] = ws->out1[r].d;
-      if (c.kind == ConstraintKind::kHolonomic && ws->out1[r].d != 0.0) {
-        std::ostringstream os;
-        os << "model '" << model.name() << "': constraint '" << c.name
-           << "' is declared stationary (Holonomic) but depends on time "
-              "(Phi_t = "
-           << ws->out1[r].d << " at " << DescribeState(*ws)
-           << "); declare it with Moving()";
-        throw std::invalid_argument(os.str());
-      }
+      if (c.kind == ConstraintKind::kHolonomic && ws->out1[r].d != 0.0)
+        ThrowTimeDependent(*ws, c, ws->out1[r].d);
     }
   }
   const Eigen::Map<const Eigen::VectorXd> jvals(ws->J.valuePtr(),
@@ -413,11 +513,13 @@ void EvaluateSparsePosition(SparseWorkspace* ws) {
         ThrowNonFinite(*ws, "constraint '" + d.constraints[ci].name + "'");
     }
   }
+  ws->tangents_clean_ = true;
   ws->MarkStage(Stage::kPosition);
 }
 
 void EvaluateSparseVelocity(SparseWorkspace* ws) {
   ws->Require(Stage::kPosition, "EvaluateSparseVelocity");
+  ws->tangents_clean_ = false;  // until the stage completes
   const Model& model = ws->model();
   const auto& d = model.data();
   for (int ci = 0; ci < model.num_constraints(); ++ci) {
@@ -457,11 +559,13 @@ void EvaluateSparseVelocity(SparseWorkspace* ws) {
                                 "' (velocity or acceleration level)");
     }
   }
+  ws->tangents_clean_ = true;
   ws->MarkStage(Stage::kVelocity);
 }
 
 void EvaluateSparseDynamics(SparseWorkspace* ws) {
   ws->Require(Stage::kVelocity, "EvaluateSparseDynamics");
+  ws->tangents_clean_ = false;  // until the stage completes
   const Model& model = ws->model();
   const auto& d = model.data();
   const int nv = model.nv();
@@ -474,32 +578,23 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
     ws->kinetic = std::numeric_limits<double>::quiet_NaN();
     ws->potential = std::numeric_limits<double>::quiet_NaN();
   } else if (!d.kinetic_terms.empty()) {
+    // Constant body masses add v'M_k v / 2 in the term loop below.
     double t = 0.0;
-    for (const SparseWorkspace::Term& tm : ws->terms_) {
-      if (!tm.velocity_part) continue;
-      if (tm.mconst.empty()) {
-        t += tm.fn->f0(x0);
-        continue;
-      }
-      const size_t k = tm.coords.size();
-      for (size_t a = 0; a < k; ++a)
-        for (size_t b = 0; b < k; ++b)
-          t += 0.5 * ws->v[tm.coords[a]] * tm.mconst[a * k + b] *
-               ws->v[tm.coords[b]];
-    }
+    for (const SparseWorkspace::Term& tm : ws->terms_)
+      if (tm.velocity_part && tm.mconst.empty()) t += tm.fn->f0(x0);
     ws->kinetic = t;
-    ws->potential = d.potential ? d.potential.f0(x0) : 0.0;
-    ws->lagrangian = ws->kinetic - ws->potential;
   } else {
     ws->kinetic = d.kinetic.f0(x0);
+  }
+  // A potential declared as terms is the sum of their values, which the
+  // multi-direction sweeps below return with the derivatives.
+  bool potential_by_terms =
+      !d.energy_is_lagrangian && !d.potential_terms.empty();
+  for (const auto& pt : d.potential_terms)
+    potential_by_terms = potential_by_terms && static_cast<bool>(pt.fn.m1);
+  if (!d.energy_is_lagrangian && !potential_by_terms)
     ws->potential = d.potential ? d.potential.f0(x0) : 0.0;
-    ws->lagrangian = ws->kinetic - ws->potential;
-  }
-  if (!std::isfinite(ws->lagrangian)) {
-    ThrowNonFinite(*ws, d.energy_is_lagrangian
-                            ? "the Lagrangian"
-                            : "the kinetic or potential energy");
-  }
+  double potential_sum = 0.0, kinetic_const = 0.0;
 
   // Per term, along its own coordinates only: L_q (first order), momenta
   // and L_vq v + L_vt (inner tangent e_i on v, outer (qdot = v, tdot = 1)),
@@ -517,23 +612,47 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
     if (!tm.mconst.empty()) {
       // T_k = v'M_k v / 2 with M_k constant: no q or t dependence, so
       // L_q, L_t and L_vq v + L_vt vanish; p = M_k v.
-      for (int a = 0; a < k; ++a)
+      double tk = 0.0;
+      for (int a = 0; a < k; ++a) {
+        double pa = 0.0;
         for (int b = 0; b < k; ++b) {
           const double m = tm.mconst[a * k + b];
           mv[tm.m_slot[a * k + b]] += m;
-          ws->momentum[cc[a]] += m * ws->v[cc[b]];
+          pa += m * ws->v[cc[b]];
         }
+        ws->momentum[cc[a]] += pa;
+        tk += ws->v[cc[a]] * pa;
+      }
+      kinetic_const += 0.5 * tk;
       continue;
     }
-    for (int j : cc) {
-      ws->q1[j].d = 1.0;
-      ws->lq_[j] +=
-          tm.sign * EvalTerm1(tm, Point<D1>{ws->q1, ws->v1, t1, ws->p1}).d;
-      ws->q1[j].d = 0.0;
+    if (tm.fn->m1) {
+      // L_q and L_t by multi-direction sweeps: the term's coordinates, then
+      // time, kW directions per call (one call for a term of up to three
+      // coordinates).
+      for (int c0 = 0; c0 <= k; c0 += kW) {
+        const int end = std::min(c0 + kW, k);
+        for (int m = c0; m < end; ++m) ws->qm1[cc[m]].d.c[m - c0] = 1.0;
+        M1 tt(ws->t);
+        if (k < c0 + kW) tt.d.c[k - c0] = 1.0;
+        const M1 r = tm.fn->m1(Point<M1>{ws->qm1, ws->vm1, tt, ws->pm1});
+        for (int m = c0; m < end; ++m) ws->qm1[cc[m]].d.c[m - c0] = 0.0;
+        if (c0 == 0 && !tm.velocity_part) potential_sum += r.v;
+        for (int m = c0; m < end; ++m)
+          ws->lq_[cc[m]] += tm.sign * r.d.c[m - c0];
+        if (k < c0 + kW) ws->L_t += tm.sign * r.d.c[k - c0];
+      }
+    } else {
+      for (int j : cc) {
+        ws->q1[j].d = 1.0;
+        ws->lq_[j] +=
+            tm.sign * EvalTerm1(tm, Point<D1>{ws->q1, ws->v1, t1, ws->p1}).d;
+        ws->q1[j].d = 0.0;
+      }
+      ws->L_t +=
+          tm.sign *
+          EvalTerm1(tm, Point<D1>{ws->q1, ws->v1, D1(ws->t, 1.0), ws->p1}).d;
     }
-    ws->L_t +=
-        tm.sign *
-        EvalTerm1(tm, Point<D1>{ws->q1, ws->v1, D1(ws->t, 1.0), ws->p1}).d;
     if (!tm.velocity_part) continue;
     for (int j : cc) ws->q2[j] = D2(D1(ws->q[j], 0.0), D1(ws->v[j], 0.0));
     const D2 t2(D1(ws->t, 0.0), D1(1.0, 0.0));
@@ -560,6 +679,14 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
     }
   }
   ws->inertial -= ws->lq_;
+  if (!d.energy_is_lagrangian) ws->kinetic += kinetic_const;
+  if (potential_by_terms) ws->potential = potential_sum;
+  if (!d.energy_is_lagrangian) ws->lagrangian = ws->kinetic - ws->potential;
+  if (!std::isfinite(ws->lagrangian)) {
+    ThrowNonFinite(*ws, d.energy_is_lagrangian
+                            ? "the Lagrangian"
+                            : "the kinetic or potential energy");
+  }
 
   // Forces at double.
   ws->Bu.setZero();
@@ -618,6 +745,7 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
   }
   ws->h = ws->inertial + ws->Dv - ws->Qr;
   ws->energy = ws->v.dot(ws->momentum) - ws->lagrangian;
+  ws->tangents_clean_ = true;
   ws->MarkStage(Stage::kDynamics);
 }
 

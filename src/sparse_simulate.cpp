@@ -79,6 +79,14 @@ struct SparseRun : CallbackGuard {
   std::vector<std::pair<double, double>> projection_jumps;
   int nq = 0, nv = 0, nc = 0, nquad = 0;
   const QuadLayout* layout = nullptr;
+  // The energy-balance components carried in the ODE state, as positions
+  // in the layout: those whose integrand can be nonzero (a stationary
+  // holonomic row does no ideal work, Phi_t = 0 being checked at every
+  // evaluation; absent damping and loads do none; the stabilization work
+  // of the sparse path comes from projection jumps only). The others stay
+  // exactly zero without being integrated.
+  std::vector<int> live_quads;
+  Eigen::VectorXd quad_full;  // layout.size() scratch
 
   std::unique_ptr<SparseNewtonPreconditioner> newton;
 
@@ -182,7 +190,7 @@ struct SparseRun : CallbackGuard {
 };
 
 void Integrands(const SparseRun& run,
-                const Eigen::VectorXd& lambda,
+                const KktResult& r,
                 Eigen::Ref<Eigen::VectorXd> out);
 
 // The state is y = (q, v, w): the energy-balance quadratures w ride along
@@ -197,22 +205,25 @@ int RhsFn(realtype t, N_Vector y, N_Vector ydot, void* ud) {
     auto yd = View(ydot);
     yd.head(run->nq) = run->ws.v;
     yd.segment(run->nq, run->nv) = run->r.vdot;
-    Integrands(*run, run->r.lambda, yd.tail(run->nquad));
+    Integrands(*run, run->r, run->quad_full);
+    for (int j = 0; j < run->nquad; ++j)
+      yd[run->nq + run->nv + j] = run->quad_full[run->live_quads[j]];
   });
 }
 
-// Quadrature integrands (cf. QuadratureIntegrands; J v by the sparse J).
+// Quadrature integrands (cf. QuadratureIntegrands): the constraint power
+// lambda_i (J v)_i is the KKT solve's `power`.
 void Integrands(const SparseRun& run,
-                const Eigen::VectorXd& lambda,
+                const KktResult& r,
                 Eigen::Ref<Eigen::VectorXd> out) {
   const QuadLayout& L = *run.layout;
   const SparseWorkspace& ws = run.ws;
+  const Eigen::VectorXd& lambda = r.lambda;
   for (int i = 0; i < L.nu; ++i) out[i] = ws.v.dot(ws.B.col(i)) * ws.u[i];
   out[L.damping()] = ws.v.dot(ws.Dv);
   out[L.other()] = ws.v.dot(ws.Qr);
-  const Eigen::VectorXd jv = ws.J * ws.v;
   for (int i = 0; i < L.nc; ++i) {
-    out[L.constraint() + i] = lambda[i] * jv[i];
+    out[L.constraint() + i] = r.power[i];
     out[L.ideal() + i] = -lambda[i] * ws.phi_t[i];
   }
   out[L.time()] = -ws.L_t;
@@ -327,6 +338,40 @@ int ProjFn(realtype t,
   });
 }
 
+// Faster versions of the vector operations CVODES spends most of its time
+// in on a large sparse model (its weighted norms and linear sums are then
+// a large share of a step): the serial library's weighted sum of squares
+// is one dependent chain of additions; four partial sums let the
+// additions overlap, and Eigen's expressions vectorize the elementwise
+// operations. Same arithmetic up to the order of the norm's additions.
+realtype WrmsNorm(N_Vector x, N_Vector w) {
+  const sunindextype n = N_VGetLength_Serial(x);
+  const double* a = N_VGetArrayPointer(x);
+  const double* b = N_VGetArrayPointer(w);
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  sunindextype i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const double p0 = a[i] * b[i], p1 = a[i + 1] * b[i + 1];
+    const double p2 = a[i + 2] * b[i + 2], p3 = a[i + 3] * b[i + 3];
+    s0 += p0 * p0;
+    s1 += p1 * p1;
+    s2 += p2 * p2;
+    s3 += p3 * p3;
+  }
+  for (; i < n; ++i) s0 += (a[i] * b[i]) * (a[i] * b[i]);
+  return std::sqrt(((s0 + s1) + (s2 + s3)) / static_cast<double>(n));
+}
+void LinearSum(realtype a, N_Vector x, realtype b, N_Vector y, N_Vector z) {
+  // Elementwise: z may be x or y.
+  View(z) = a * ConstView(x) + b * ConstView(y);
+}
+void Scale(realtype c, N_Vector x, N_Vector z) { View(z) = c * ConstView(x); }
+void UseFastVectorOps(N_Vector v) {
+  v->ops->nvwrmsnorm = WrmsNorm;
+  v->ops->nvlinearsum = LinearSum;
+  v->ops->nvscale = Scale;
+}
+
 struct NlsDeleter {
   void operator()(SUNNonlinearSolver s) const { SUNNonlinSolFree(s); }
 };
@@ -405,9 +450,28 @@ SimulationSummary SimulateSparse(const Model& model,
 
   // ---- CVODES set-up
   auto ctx = MakeContext();
-  run.nquad = layout.size();
+  {
+    const auto& d = model.data();
+    std::vector<bool> stationary(static_cast<size_t>(run.nc), false);
+    for (int ci = 0; ci < model.num_constraints(); ++ci)
+      if (d.constraints[ci].kind == ConstraintKind::kHolonomic)
+        for (int r = 0; r < d.constraints[ci].rows; ++r)
+          stationary[model.constraint_row(ci) + r] = true;
+    for (int i = 0; i < layout.size(); ++i) {
+      const bool dead =
+          (i == layout.damping() && !d.damping) ||
+          (i == layout.other() && !d.other_loads) ||
+          (i >= layout.ideal() && i < layout.ideal() + layout.nc &&
+           stationary[i - layout.ideal()]) ||
+          i == layout.stabilization();
+      if (!dead) run.live_quads.push_back(i);
+    }
+    run.quad_full = Eigen::VectorXd::Zero(layout.size());
+  }
+  run.nquad = static_cast<int>(run.live_quads.size());
   const long n = run.nq + run.nv + run.nquad;
   auto y = MakeVector(n, ctx.get());
+  UseFastVectorOps(y.get());  // before CVodeInit: its clones copy the ops
   View(y.get()).head(run.nq) = q;
   View(y.get()).segment(run.nq, run.nv) = v;
   View(y.get()).tail(run.nquad).setZero();
@@ -450,7 +514,9 @@ SimulationSummary SimulateSparse(const Model& model,
     run.Accelerations(t, ConstView(yy).data());
     const SparseWorkspace& ws = run.ws;
     Eigen::VectorXd w = Eigen::VectorXd::Zero(layout.size());
-    if (!first) w = ConstView(yy).tail(run.nquad);
+    if (!first)
+      for (int j = 0; j < run.nquad; ++j)
+        w[run.live_quads[j]] = ConstView(yy)[run.nq + run.nv + j];
     double stab = 0.0;
     for (const auto& j : run.projection_jumps)
       if (j.first <= t) stab += j.second;

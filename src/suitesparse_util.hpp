@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "daedalus/sparse_dynamics.hpp"
 
@@ -71,6 +72,15 @@ class Cholmod {
       throw std::runtime_error("CHOLMOD symbolic analysis failed (status " +
                                std::to_string(c_.status) + ")");
   }
+  /// The fill-reducing permutation CHOLMOD's analysis chooses for a matrix
+  /// given by its lower triangle (perm[k] = original index of row k).
+  std::vector<int> Ordering(const SparseMatrixD& lower) {
+    Analyze(lower);
+    const auto* p = static_cast<const int*>(L_->Perm);
+    std::vector<int> perm(p, p + n_);
+    Free();
+    return perm;
+  }
   /// False when the matrix is not positive definite.
   bool Factorize(const SparseMatrixD& lower) {
     cholmod_sparse a = CholmodView(lower, -1);
@@ -81,8 +91,8 @@ class Cholmod {
   double Rcond() { return cholmod_rcond(L_, &c_); }
   void Solve(const Eigen::Ref<const Eigen::VectorXd>& b,
              Eigen::Ref<Eigen::VectorXd> x) {
-    const Eigen::VectorXd bb = b;  // contiguous copy
-    cholmod_dense B = CholmodDenseView(bb.data(), n_);
+    bb_ = b;  // contiguous copy (storage reused across solves)
+    cholmod_dense B = CholmodDenseView(bb_.data(), n_);
     if (!cholmod_solve2(CHOLMOD_A, L_, &B, nullptr, &X_, nullptr, &Y_, &E_,
                         &c_))
       throw std::runtime_error("CHOLMOD solve failed");
@@ -115,6 +125,7 @@ class Cholmod {
   cholmod_common c_{};
   cholmod_factor* L_ = nullptr;
   cholmod_dense *X_ = nullptr, *Y_ = nullptr, *E_ = nullptr;
+  Eigen::VectorXd bb_;
   size_t n_ = 0;
 };
 

@@ -6,8 +6,10 @@
 // workspace is built, from the sparsity the model declares:
 //   - a constraint given with Touches{coords} has Jacobian entries in those
 //     columns only, and its derivatives are seeded along those coordinates
-//     only (a revolute joint between two planar bodies costs six first-order
-//     evaluations, whatever the size of the model);
+//     only, kSweepWidth directions per multi-direction (M1) sweep: a
+//     revolute joint between two planar bodies costs two first-order sweeps
+//     for Phi, its six Jacobian columns and Phi_t, whatever the size of the
+//     model;
 //   - a kinetic energy given as KineticEnergyTerm/BodyMassMatrix terms gives
 //     M one (possibly overlapping) block per term; PotentialEnergyTerm terms
 //     are differentiated along their own coordinates.
@@ -99,10 +101,16 @@ class SparseWorkspace {
   std::vector<Term> terms_;
   VecX<D1> q1, v1, p1, out1;
   VecX<D2> q2, v2, p2, out2;
+  VecX<M1> qm1, vm1, pm1, outm1;
   VecX<double> out0;
   MatX<double> mat0;
   Eigen::VectorXd lq_;  // nv scratch: L_q
   bool checked_ = false;
+  // The dual copies of q and v carry zero tangents between evaluations
+  // (each sweep clears what it seeds), so SetState updates their values
+  // only; a stage that did not finish (an exception from a user function)
+  // may leave seeds behind, and the next SetState then rebuilds them.
+  bool tangents_clean_ = true;
 
  private:
   Model model_;

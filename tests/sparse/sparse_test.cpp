@@ -113,8 +113,9 @@ TEST(SparseEvaluation, PatternsFollowTheDeclaration) {
 
 TEST(SparseEvaluation, CostIsLinearInTheNumberOfBodies) {
   // Count the calls of one joint function per evaluation: the sparse path
-  // seeds only the joint's own six coordinates (6 Jacobian columns, one
-  // Phi/Phi_t sweep, one bias sweep), whatever the size of the model.
+  // seeds only the joint's own six coordinates, four directions per
+  // multi-direction sweep (two sweeps for Phi, the six Jacobian columns and
+  // Phi_t), plus one bias sweep, whatever the size of the model.
   for (int n : {4, 40}) {
     ModelBuilder b("counted");
     std::vector<std::string> names;
@@ -138,8 +139,50 @@ TEST(SparseEvaluation, CostIsLinearInTheNumberOfBodies) {
     EvaluateSparseAll(&ws);  // includes the one-time sparsity check
     *calls = 0;
     EvaluateSparseAll(&ws);
-    EXPECT_EQ(*calls, 6 + 1 + 1) << "n = " << n;
+    EXPECT_EQ(*calls, 2 + 1) << "n = " << n;
   }
+}
+
+TEST(SparseEvaluation, AFailedEvaluationLeavesNoTangentsBehind) {
+  // The workspace updates only the values of its dual copies of the state
+  // between evaluations; a user function that throws mid-sweep must not
+  // leave a seed that corrupts the next evaluation.
+  ModelBuilder b("throws");
+  b.Coordinates({"x0", "y0", "x1", "y1"});
+  b.ConstantBodyMass(Touches{{0, 1}}, [](const Eigen::VectorXd&) {
+    return Eigen::Matrix2d::Identity().eval();
+  });
+  b.ConstantBodyMass(Touches{{2, 3}}, [](const Eigen::VectorXd&) {
+    return Eigen::Matrix2d::Identity().eval();
+  });
+  // Throws in the middle of its sweep (coordinates 1 and 3 seeded) at
+  // y0 > 5; the rod's next sweep seeds other lanes on the same coordinates.
+  b.PotentialEnergyTerm(Touches{{1, 3}}, [](const auto& s) {
+    if (Value(s.q[1]) > 5.0) throw std::runtime_error("out of range");
+    return 9.81 * (s.q[1] + s.q[3]);
+  });
+  b.Holonomic("rod", Touches{{0, 1, 2, 3}}, [](const auto& s) {
+    const auto dx = s.q[2] - s.q[0], dy = s.q[3] - s.q[1];
+    return dx * dx + dy * dy - 1.0;
+  });
+  b.Holonomic("pin", Touches{{0, 1}},
+              [](const auto& s) { return s.q[0] * s.q[0] + s.q[1] * s.q[1]; });
+  const Model model = std::move(b).Build();
+  SparseWorkspace ws(model), fresh(model);
+  const Eigen::Vector4d good(0.3, -0.2, 0.9, -0.7), v(0.1, 0.2, -0.3, 0.4);
+  ws.SetState(0.0, good, v);
+  EvaluateSparseAll(&ws);
+  ws.SetState(0.0, Eigen::Vector4d(0.3, 6.0, 0.9, 6.5), v);
+  EXPECT_THROW(EvaluateSparseAll(&ws), std::runtime_error);
+  ws.SetState(0.0, good, v);
+  fresh.SetState(0.0, good, v);
+  EvaluateSparseAll(&ws);
+  EvaluateSparseAll(&fresh);
+  EXPECT_EQ(Eigen::MatrixXd(ws.J), Eigen::MatrixXd(fresh.J));
+  EXPECT_EQ(ws.phi, fresh.phi);
+  EXPECT_EQ(ws.bias, fresh.bias);
+  EXPECT_EQ(ws.h, fresh.h);
+  EXPECT_EQ(ws.phi_t, fresh.phi_t);
 }
 
 TEST(SparseEvaluation, UndeclaredCoordinateIsCaughtWithItsName) {
@@ -224,6 +267,58 @@ TEST(SparseKkt, EverySolverAgreesWithTheDenseSolver) {
                           dw.Bu - dw.h, kSolverAgreement));
       EXPECT_TRUE(NearRel(dw.J * s.vdot, -dw.bias, kSolverAgreement));
     }
+  }
+}
+
+TEST(SparseKkt, SchurSolverFollowsMassAndJacobianChangesBetweenSolves) {
+  // One solver object over a sequence of states and parameters: the block
+  // factors of M are reused only while M is unchanged, and the Schur
+  // complement is refactored every call. Every solve must equal a fresh
+  // dense solve (q-dependent M: the sled's bead; a constant M that changes
+  // with a parameter: the chain's mass).
+  struct Case {
+    Model model;
+    int mass_param;  // parameter index to vary, or -1
+  };
+  const Problem chain = problems::ChainProblem(7);
+  for (const Case& c :
+       {Case{SledAndSupport(), -1},
+        Case{chain.model,
+             static_cast<int>(chain.model.ParameterIndex("mass"))}}) {
+    const Model& model = c.model;
+    Workspace dw(model);
+    SparseWorkspace sw(model);
+    KktOptions o;
+    o.method = KktMethod::kSparseSchur;
+    SparseKktSolver solver(o);
+    std::mt19937 gen{21};
+    for (int trial = 0; trial < 6; ++trial) {
+      Eigen::VectorXd p = model.default_parameters();
+      if (c.mass_param >= 0) p[c.mass_param] *= 1.0 + 0.5 * (trial % 3);
+      dw.SetParameters(p);
+      sw.SetParameters(p);
+      // Repeat each state once: the second solve reuses the block factors.
+      const Eigen::VectorXd q = testing::RandomVector(gen, model.nq(), -1, 1);
+      const Eigen::VectorXd v = testing::RandomVector(gen, model.nv(), -2, 2);
+      for (int again = 0; again < 2; ++again) {
+        dw.SetState(0.1 * trial, q, v);
+        sw.SetState(0.1 * trial, q, v);
+        EvaluateAll(&dw);
+        EvaluateSparseAll(&sw);
+        KktSolver dense(model, KktOptions{KktMethod::kSchur});
+        KktResult ref, got;
+        dense.Solve(dw, dw.bias, &ref);
+        solver.Solve(sw, sw.bias, &got);
+        ASSERT_GT(ref.lambda.norm(), 1e-6);
+        EXPECT_TRUE(NearRel(got.vdot, ref.vdot, kSolverAgreement))
+            << model.name() << " trial " << trial;
+        EXPECT_TRUE(NearRel(got.lambda, ref.lambda, kSolverAgreement))
+            << model.name() << " trial " << trial;
+        EXPECT_TRUE(NearRel(got.power, ref.lambda.cwiseProduct(dw.J * dw.v),
+                            kSolverAgreement));
+      }
+    }
+    EXPECT_EQ(solver.num_analyses(), 1);
   }
 }
 
@@ -588,6 +683,54 @@ TEST(SparseSimulation, SparseAndDensePathsGiveTheSameRun) {
   EXPECT_TRUE(NearRel(s.final.lambda, d.final.lambda, 1e-6));
   EXPECT_LT(s.drift_position_max, 1e-12);  // projection to round-off
   EXPECT_GT(s.stats.projections, 0);
+}
+
+TEST(SparseSimulation, EnergyBookkeepingMatchesTheDensePath) {
+  // The sparse path integrates only the work components that can be
+  // nonzero (no ideal work on stationary rows): the per-row constraint and
+  // ideal work must still equal the dense path's, which integrates all of
+  // them, and the energy balance must close. The sled has a moving row
+  // (ideal work of the lift) and a nonholonomic one.
+  const Model model = SledAndSupport();
+  InitialState x0;
+  x0.q = Eigen::Vector4d(0.2, -0.1, 0.4, 0.1);
+  x0.v = Eigen::Vector4d(0.5 * std::cos(0.4), 0.5 * std::sin(0.4), 1.0, 0.3);
+  SimulationOptions o;
+  o.t_end = 0.5;
+  o.output_step = 0.1;
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  o.formulation = Formulation::kBaumgarte;
+  o.integrator = Integrator::kCvodesAdams;
+  const Eigen::VectorXd params = model.default_parameters();
+  o.kkt.method = KktMethod::kSchur;
+  const SimulationSummary d = Simulate(model, x0, params, o);
+  o.kkt.method = KktMethod::kSparseSchur;
+  const SimulationSummary s = Simulate(model, x0, params, o);
+  ASSERT_TRUE(d.ok) << d.error;
+  ASSERT_TRUE(s.ok) << s.error;
+  const int lift = model.constraint_row(1);
+  ASSERT_GT(std::abs(d.final.ideal_constraint_work[lift]), 1e-3);
+  // Independent step sequences at rtol 1e-10.
+  EXPECT_TRUE(NearRel(s.final.ideal_constraint_work,
+                      d.final.ideal_constraint_work, 1e-7));
+  EXPECT_TRUE(NearRel(s.final.constraint_work, d.final.constraint_work, 1e-7));
+  EXPECT_NEAR(s.final.explicit_time_work, d.final.explicit_time_work, 1e-9);
+  EXPECT_LT(s.energy_residual_max, 1e-8);
+  EXPECT_LT(d.energy_residual_max, 1e-8);
+
+  // A stationary chain does no ideal work: exactly zero on both paths.
+  const Problem chain = problems::ChainProblem(5);
+  const Eigen::VectorXd cp = chain.model.default_parameters();
+  o.rtol = 1e-8;
+  o.atol = 1e-10;
+  o.kkt.method = KktMethod::kSparseSchur;
+  const SimulationSummary c = Simulate(chain.model, chain.initial(cp), cp, o);
+  ASSERT_TRUE(c.ok) << c.error;
+  EXPECT_EQ(c.final.ideal_constraint_work.cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_EQ(c.final.constraint_work.size(), chain.model.nc());
+  EXPECT_GT(c.final.constraint_work.cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_LT(c.energy_residual_max, 1e-8);
 }
 
 TEST(SparseSimulation, RedundantParallelogramMovesLikeThePlainOne) {
