@@ -20,6 +20,15 @@
 #include <cmath>
 #include <type_traits>
 
+// Dual-number operators are small but nest deeply (a second-order
+// multi-direction value is 80 bytes); compilers stop inlining them at
+// depth, which costs more than the arithmetic (bench/README.md). Force it.
+#if defined(__GNUC__) || defined(__clang__)
+#define DAEDALUS_AD_INLINE [[gnu::always_inline]] inline
+#else
+#define DAEDALUS_AD_INLINE inline
+#endif
+
 namespace daedalus {
 
 // Unqualified calls such as `sin(x)` inside namespace daedalus (and in
@@ -52,46 +61,56 @@ struct Tangent {
 
   constexpr Tangent() = default;
   // Only zero converts (Dual's constant constructor writes d{}).
-  Tangent& operator+=(const Tangent& o) {
+  DAEDALUS_AD_INLINE Tangent& operator+=(const Tangent& o) {
     for (int k = 0; k < N; ++k) c[k] += o.c[k];
     return *this;
   }
-  Tangent& operator-=(const Tangent& o) {
+  DAEDALUS_AD_INLINE Tangent& operator-=(const Tangent& o) {
     for (int k = 0; k < N; ++k) c[k] -= o.c[k];
     return *this;
   }
   template <class U>
-  Tangent& operator*=(const U& s) {
+  DAEDALUS_AD_INLINE Tangent& operator*=(const U& s) {
     for (int k = 0; k < N; ++k) c[k] *= s;
     return *this;
   }
   template <class U>
-  Tangent& operator/=(const U& s) {
+  DAEDALUS_AD_INLINE Tangent& operator/=(const U& s) {
     for (int k = 0; k < N; ++k) c[k] /= s;
     return *this;
   }
-  friend Tangent operator+(const Tangent& a) { return a; }
-  friend Tangent operator-(const Tangent& a) {
+  DAEDALUS_AD_INLINE friend Tangent operator+(const Tangent& a) { return a; }
+  DAEDALUS_AD_INLINE friend Tangent operator-(const Tangent& a) {
     Tangent r;
     for (int k = 0; k < N; ++k) r.c[k] = -a.c[k];
     return r;
   }
-  friend Tangent operator+(Tangent a, const Tangent& b) { return a += b; }
-  friend Tangent operator-(Tangent a, const Tangent& b) { return a -= b; }
-  friend Tangent operator*(Tangent a, double s) { return a *= s; }
-  friend Tangent operator*(double s, Tangent a) { return a *= s; }
-  friend Tangent operator/(Tangent a, double s) { return a /= s; }
+  DAEDALUS_AD_INLINE friend Tangent operator+(Tangent a, const Tangent& b) {
+    return a += b;
+  }
+  DAEDALUS_AD_INLINE friend Tangent operator-(Tangent a, const Tangent& b) {
+    return a -= b;
+  }
+  DAEDALUS_AD_INLINE friend Tangent operator*(Tangent a, double s) {
+    return a *= s;
+  }
+  DAEDALUS_AD_INLINE friend Tangent operator*(double s, Tangent a) {
+    return a *= s;
+  }
+  DAEDALUS_AD_INLINE friend Tangent operator/(Tangent a, double s) {
+    return a /= s;
+  }
   // Scaling by the lane scalar when it is not double (a dual).
   template <class U = T, std::enable_if_t<!std::is_same_v<U, double>, int> = 0>
-  friend Tangent operator*(Tangent a, const T& s) {
+  DAEDALUS_AD_INLINE friend Tangent operator*(Tangent a, const T& s) {
     return a *= s;
   }
   template <class U = T, std::enable_if_t<!std::is_same_v<U, double>, int> = 0>
-  friend Tangent operator*(const T& s, Tangent a) {
+  DAEDALUS_AD_INLINE friend Tangent operator*(const T& s, Tangent a) {
     return a *= s;
   }
   template <class U = T, std::enable_if_t<!std::is_same_v<U, double>, int> = 0>
-  friend Tangent operator/(Tangent a, const T& s) {
+  DAEDALUS_AD_INLINE friend Tangent operator/(Tangent a, const T& s) {
     return a /= s;
   }
 };
@@ -119,91 +138,121 @@ struct Dual {
   constexpr Dual(const T& value, const G& derivative)
       : v(value), d(derivative) {}
 
-  Dual& operator+=(const Dual& o) {
+  DAEDALUS_AD_INLINE Dual& operator+=(const Dual& o) {
     v += o.v;
     d += o.d;
     return *this;
   }
-  Dual& operator-=(const Dual& o) {
+  DAEDALUS_AD_INLINE Dual& operator-=(const Dual& o) {
     v -= o.v;
     d -= o.d;
     return *this;
   }
-  Dual& operator*=(const Dual& o) {
+  DAEDALUS_AD_INLINE Dual& operator*=(const Dual& o) {
     d = d * o.v + v * o.d;
     v *= o.v;
     return *this;
   }
-  Dual& operator/=(const Dual& o) {
+  DAEDALUS_AD_INLINE Dual& operator/=(const Dual& o) {
     *this = *this / o;
     return *this;
   }
-  Dual& operator+=(double o) {
+  DAEDALUS_AD_INLINE Dual& operator+=(double o) {
     v += o;
     return *this;
   }
-  Dual& operator-=(double o) {
+  DAEDALUS_AD_INLINE Dual& operator-=(double o) {
     v -= o;
     return *this;
   }
-  Dual& operator*=(double o) {
+  DAEDALUS_AD_INLINE Dual& operator*=(double o) {
     v *= o;
     d *= o;
     return *this;
   }
-  Dual& operator/=(double o) {
+  DAEDALUS_AD_INLINE Dual& operator/=(double o) {
     v /= o;
     d /= o;
     return *this;
   }
 
-  friend Dual operator+(const Dual& a) { return a; }
-  friend Dual operator-(const Dual& a) { return Dual(-a.v, -a.d); }
+  DAEDALUS_AD_INLINE friend Dual operator+(const Dual& a) { return a; }
+  DAEDALUS_AD_INLINE friend Dual operator-(const Dual& a) {
+    return Dual(-a.v, -a.d);
+  }
 
-  friend Dual operator+(const Dual& a, const Dual& b) {
+  DAEDALUS_AD_INLINE friend Dual operator+(const Dual& a, const Dual& b) {
     return Dual(a.v + b.v, a.d + b.d);
   }
-  friend Dual operator-(const Dual& a, const Dual& b) {
+  DAEDALUS_AD_INLINE friend Dual operator-(const Dual& a, const Dual& b) {
     return Dual(a.v - b.v, a.d - b.d);
   }
-  friend Dual operator*(const Dual& a, const Dual& b) {
+  DAEDALUS_AD_INLINE friend Dual operator*(const Dual& a, const Dual& b) {
     return Dual(a.v * b.v, a.d * b.v + a.v * b.d);
   }
-  friend Dual operator/(const Dual& a, const Dual& b) {
+  DAEDALUS_AD_INLINE friend Dual operator/(const Dual& a, const Dual& b) {
     const T inv = T(1.0) / b.v;
     const T q = a.v * inv;
     return Dual(q, (a.d - q * b.d) * inv);
   }
-  friend Dual operator+(const Dual& a, double b) { return Dual(a.v + b, a.d); }
-  friend Dual operator+(double a, const Dual& b) { return Dual(a + b.v, b.d); }
-  friend Dual operator-(const Dual& a, double b) { return Dual(a.v - b, a.d); }
-  friend Dual operator-(double a, const Dual& b) { return Dual(a - b.v, -b.d); }
-  friend Dual operator*(const Dual& a, double b) {
+  DAEDALUS_AD_INLINE friend Dual operator+(const Dual& a, double b) {
+    return Dual(a.v + b, a.d);
+  }
+  DAEDALUS_AD_INLINE friend Dual operator+(double a, const Dual& b) {
+    return Dual(a + b.v, b.d);
+  }
+  DAEDALUS_AD_INLINE friend Dual operator-(const Dual& a, double b) {
+    return Dual(a.v - b, a.d);
+  }
+  DAEDALUS_AD_INLINE friend Dual operator-(double a, const Dual& b) {
+    return Dual(a - b.v, -b.d);
+  }
+  DAEDALUS_AD_INLINE friend Dual operator*(const Dual& a, double b) {
     return Dual(a.v * b, a.d * b);
   }
-  friend Dual operator*(double a, const Dual& b) {
+  DAEDALUS_AD_INLINE friend Dual operator*(double a, const Dual& b) {
     return Dual(a * b.v, a * b.d);
   }
-  friend Dual operator/(const Dual& a, double b) {
+  DAEDALUS_AD_INLINE friend Dual operator/(const Dual& a, double b) {
     return Dual(a.v / b, a.d / b);
   }
-  friend Dual operator/(double a, const Dual& b) {
+  DAEDALUS_AD_INLINE friend Dual operator/(double a, const Dual& b) {
     const T q = a / b.v;
     return Dual(q, -q * b.d / b.v);
   }
 
   // Comparisons look at the value only (branching on a value is allowed; the
   // derivative is that of the branch taken).
-  friend bool operator<(const Dual& a, const Dual& b) { return a.v < b.v; }
-  friend bool operator>(const Dual& a, const Dual& b) { return a.v > b.v; }
-  friend bool operator<=(const Dual& a, const Dual& b) { return a.v <= b.v; }
-  friend bool operator>=(const Dual& a, const Dual& b) { return a.v >= b.v; }
-  friend bool operator==(const Dual& a, const Dual& b) { return a.v == b.v; }
-  friend bool operator!=(const Dual& a, const Dual& b) { return a.v != b.v; }
-  friend bool operator<(const Dual& a, double b) { return a.v < b; }
-  friend bool operator>(const Dual& a, double b) { return a.v > b; }
-  friend bool operator<(double a, const Dual& b) { return a < b.v; }
-  friend bool operator>(double a, const Dual& b) { return a > b.v; }
+  DAEDALUS_AD_INLINE friend bool operator<(const Dual& a, const Dual& b) {
+    return a.v < b.v;
+  }
+  DAEDALUS_AD_INLINE friend bool operator>(const Dual& a, const Dual& b) {
+    return a.v > b.v;
+  }
+  DAEDALUS_AD_INLINE friend bool operator<=(const Dual& a, const Dual& b) {
+    return a.v <= b.v;
+  }
+  DAEDALUS_AD_INLINE friend bool operator>=(const Dual& a, const Dual& b) {
+    return a.v >= b.v;
+  }
+  DAEDALUS_AD_INLINE friend bool operator==(const Dual& a, const Dual& b) {
+    return a.v == b.v;
+  }
+  DAEDALUS_AD_INLINE friend bool operator!=(const Dual& a, const Dual& b) {
+    return a.v != b.v;
+  }
+  DAEDALUS_AD_INLINE friend bool operator<(const Dual& a, double b) {
+    return a.v < b;
+  }
+  DAEDALUS_AD_INLINE friend bool operator>(const Dual& a, double b) {
+    return a.v > b;
+  }
+  DAEDALUS_AD_INLINE friend bool operator<(double a, const Dual& b) {
+    return a < b.v;
+  }
+  DAEDALUS_AD_INLINE friend bool operator>(double a, const Dual& b) {
+    return a > b.v;
+  }
 };
 
 /// The plain value of a (possibly nested) dual number.
@@ -218,108 +267,110 @@ double Value(const Dual<T, G>& x) {
 
 /// Sine and cosine together: one sincos of the plain value at any nesting
 /// depth (sin of a Dual<Dual<double>> would otherwise evaluate four).
-inline void SinCos(double x, double* s, double* c) {
+DAEDALUS_AD_INLINE void SinCos(double x, double* s, double* c) {
   *s = std::sin(x);  // GCC and clang fuse the pair into one sincos call
   *c = std::cos(x);
 }
 template <class T, class G>
-void SinCos(const Dual<T, G>& x, Dual<T, G>* s, Dual<T, G>* c) {
+DAEDALUS_AD_INLINE void SinCos(const Dual<T, G>& x,
+                               Dual<T, G>* s,
+                               Dual<T, G>* c) {
   T si, co;
   SinCos(x.v, &si, &co);
   *s = Dual<T, G>(si, co * x.d);
   *c = Dual<T, G>(co, -si * x.d);
 }
 template <class T, class G>
-Dual<T, G> sin(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> sin(const Dual<T, G>& x) {
   Dual<T, G> s, c;
   SinCos(x, &s, &c);
   return s;
 }
 template <class T, class G>
-Dual<T, G> cos(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> cos(const Dual<T, G>& x) {
   Dual<T, G> s, c;
   SinCos(x, &s, &c);
   return c;
 }
 template <class T, class G>
-Dual<T, G> tan(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> tan(const Dual<T, G>& x) {
   using std::tan;
   const T t = tan(x.v);
   return Dual<T, G>(t, (1.0 + t * t) * x.d);
 }
 template <class T, class G>
-Dual<T, G> exp(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> exp(const Dual<T, G>& x) {
   using std::exp;
   const T e = exp(x.v);
   return Dual<T, G>(e, e * x.d);
 }
 template <class T, class G>
-Dual<T, G> log(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> log(const Dual<T, G>& x) {
   using std::log;
   return Dual<T, G>(log(x.v), x.d / x.v);
 }
 template <class T, class G>
-Dual<T, G> sqrt(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> sqrt(const Dual<T, G>& x) {
   using std::sqrt;
   const T s = sqrt(x.v);
   return Dual<T, G>(s, x.d / (2.0 * s));
 }
 template <class T, class G>
-Dual<T, G> pow(const Dual<T, G>& x, double p) {
+DAEDALUS_AD_INLINE Dual<T, G> pow(const Dual<T, G>& x, double p) {
   using std::pow;
   return Dual<T, G>(pow(x.v, p), p * pow(x.v, p - 1.0) * x.d);
 }
 template <class T, class G>
-Dual<T, G> sinh(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> sinh(const Dual<T, G>& x) {
   using std::cosh;
   using std::sinh;
   return Dual<T, G>(sinh(x.v), cosh(x.v) * x.d);
 }
 template <class T, class G>
-Dual<T, G> cosh(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> cosh(const Dual<T, G>& x) {
   using std::cosh;
   using std::sinh;
   return Dual<T, G>(cosh(x.v), sinh(x.v) * x.d);
 }
 template <class T, class G>
-Dual<T, G> tanh(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> tanh(const Dual<T, G>& x) {
   using std::tanh;
   const T t = tanh(x.v);
   return Dual<T, G>(t, (1.0 - t * t) * x.d);
 }
 template <class T, class G>
-Dual<T, G> asin(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> asin(const Dual<T, G>& x) {
   using std::asin;
   using std::sqrt;
   return Dual<T, G>(asin(x.v), x.d / sqrt(1.0 - x.v * x.v));
 }
 template <class T, class G>
-Dual<T, G> acos(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> acos(const Dual<T, G>& x) {
   using std::acos;
   using std::sqrt;
   return Dual<T, G>(acos(x.v), -x.d / sqrt(1.0 - x.v * x.v));
 }
 template <class T, class G>
-Dual<T, G> atan(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> atan(const Dual<T, G>& x) {
   using std::atan;
   return Dual<T, G>(atan(x.v), x.d / (1.0 + x.v * x.v));
 }
 template <class T, class G>
-Dual<T, G> atan2(const Dual<T, G>& y, const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> atan2(const Dual<T, G>& y, const Dual<T, G>& x) {
   using std::atan2;
   const T r2 = x.v * x.v + y.v * y.v;
   return Dual<T, G>(atan2(y.v, x.v), (x.v * y.d - y.v * x.d) / r2);
 }
 template <class T, class G>
-Dual<T, G> abs(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> abs(const Dual<T, G>& x) {
   return x.v < 0.0 ? -x : x;
 }
 template <class T, class G>
-Dual<T, G> fabs(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> fabs(const Dual<T, G>& x) {
   return abs(x);
 }
 template <class T, class G>
-Dual<T, G> abs2(const Dual<T, G>& x) {
+DAEDALUS_AD_INLINE Dual<T, G> abs2(const Dual<T, G>& x) {
   return x * x;
 }
 template <class T, class G>
