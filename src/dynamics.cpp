@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "compiled_model.hpp"
+
 namespace daedalus {
 
 namespace {
@@ -105,7 +107,10 @@ void CheckStationary(const BasicWorkspace<S>& ws,
                      const internal::ConstraintDecl& c,
                      int r0) {
   for (int r = 0; r < c.rows; ++r) {
-    if (Primal(ws.phi_t[r0 + r]) == 0.0) continue;
+    // A non-finite Phi_t is a domain error, which the stage's finite check
+    // reports as such (not as a time dependence).
+    const double pt = Primal(ws.phi_t[r0 + r]);
+    if (pt == 0.0 || !std::isfinite(pt)) continue;
     std::ostringstream os;
     os << "model '" << ws.model().name() << "': constraint '" << c.name
        << "' is declared stationary (Holonomic) but depends on time (Phi_t = "
@@ -466,8 +471,25 @@ void SeedTangent(const Workspace& ws,
 // two orders above the base scalar S; with S = D1 the base tangent rides
 // along and every result is linearized exactly.
 
+// The compiled programs of the model, when the workspace may use them
+// (value workspaces only), else nullptr.
+template <class S>
+const internal::CompiledModel* Compiled(const BasicWorkspace<S>& ws) {
+  if constexpr (std::is_same_v<S, double>) {
+    if (ws.use_compiled && !ws.single_direction)
+      return internal::GetCompiled(ws.model());
+  }
+  return nullptr;
+}
+
 template <class S>
 void EvaluatePosition(BasicWorkspace<S>* ws) {
+  if constexpr (std::is_same_v<S, double>) {
+    if (const internal::CompiledModel* cm = Compiled(*ws)) {
+      if (internal::EvaluateCompiled(*cm, internal::kPositionVariant, {}, ws))
+        return;
+    }
+  }
   using T1 = Dual<S>;
   const Model& model = ws->model();
   const auto& d = model.data();
@@ -774,8 +796,20 @@ S EnergyDerivativeAlongQ(BasicWorkspace<S>* ws, const VecX<S>& dq) {
   return r.d.d - r.d.v;
 }
 
+bool IsCompiled(const Model& model, std::string* why_not) {
+  return internal::GetCompiled(model, why_not) != nullptr;
+}
+
 template <class S>
 void EvaluateAll(BasicWorkspace<S>* ws, const EvalRequest& req) {
+  if constexpr (std::is_same_v<S, double>) {
+    if (const internal::CompiledModel* cm = Compiled(*ws)) {
+      // A non-finite output falls through to the dual-number path, whose
+      // checks name the function at fault.
+      if (internal::EvaluateCompiled(*cm, internal::StageVariant(req), req, ws))
+        return;
+    }
+  }
   EvaluatePosition(ws);
   EvaluateVelocity(ws, req);
   EvaluateDynamics(ws, req);

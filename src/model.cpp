@@ -242,6 +242,11 @@ internal::ScalarFn SumOfTerms(std::vector<internal::EnergyTerm> terms) {
     for (const auto& t : *shared) s += t.fn.tm2(x);
     return s;
   };
+  fn.fs = [shared](const Point<Sym>& x) {
+    Sym s = 0.0;
+    for (const auto& t : *shared) s += internal::Invoke(t.fn, x);
+    return s;
+  };
   return fn;
 }
 

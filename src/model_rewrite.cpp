@@ -87,6 +87,20 @@ template <>
 struct Pick<TM2> {
   static TM2 Call(const ScalarFn& f, const Point<TM2>& x) { return f.tm2(x); }
 };
+// Recording (sym.hpp): every kind of function.
+template <>
+struct Pick<Sym> {
+  static Sym Call(const ScalarFn& f, const Point<Sym>& x) {
+    return internal::Invoke(f, x);
+  }
+  static void Call(const VectorFn& f, const Point<Sym>& x, VecX<Sym>& out) {
+    internal::Invoke(f, x, out);
+  }
+  static void Call(const MatrixFn& f, const Point<Sym>& x, MatX<Sym>& out) {
+    if (!f.fs) throw NotTraceable("a function without a recording form");
+    f.fs(x, out);
+  }
+};
 
 // The first n coordinates and velocities of x as a Point of the original
 // model (parameters and time unchanged: rewrites only append parameters).

@@ -10,11 +10,17 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <array>
 #include <string>
+#include <vector>
 
 #include "daedalus/model.hpp"
 
 namespace daedalus {
+
+namespace internal {
+struct StageProgram;  // src/compiled_model.hpp
+}
 
 /// Stage the workspace last completed, in order.
 enum class Stage { kNone = 0, kPosition = 1, kVelocity = 2, kDynamics = 3 };
@@ -111,6 +117,12 @@ class BasicWorkspace {
   /// path for tests and for debugging a model.
   bool single_direction = false;
 
+  /// Evaluates with the model's compiled programs when it has them (value
+  /// workspace only; sym.hpp, docs/conventions.md "Compiled evaluation");
+  /// false forces the dual-number path. Both give the same numbers to
+  /// round-off.
+  bool use_compiled = true;
+
   // ---- AD scratch (internal use)
   VecX<T1> q1, v1, p1, out1;
   VecX<T2> q2, v2, p2, out2;
@@ -122,6 +134,11 @@ class BasicWorkspace {
   VecX<W2> qm2, vm2, pm2;
   Vec out0;
   Mat mat0;
+  // Compiled evaluation: the stage programs this workspace has used (owned
+  // by the model), their scratch arrays, and the input/output buffers.
+  std::array<const internal::StageProgram*, 7> compiled_stage{};
+  std::array<std::vector<double>, 7> compiled_scratch;
+  std::vector<double> compiled_in, compiled_out;
 
  private:
   Model model_;
@@ -163,6 +180,12 @@ void SeedTangent(const Workspace& ws,
 /// the power of the GGL position correction qdot = v - G' mu.
 template <class S>
 S EnergyDerivativeAlongQ(BasicWorkspace<S>* ws, const VecX<S>& dq);
+
+/// Whether `model` is evaluated by compiled programs (sym.hpp): its
+/// functions were recorded as one expression graph. When not, `why_not`
+/// says why (a function that branches on a value, reads a parameter's
+/// value, or a graph too large). Records the model on first call.
+bool IsCompiled(const Model& model, std::string* why_not = nullptr);
 
 /// Describes the workspace state for error messages: "t=0.5, q=(..), v=(..)".
 template <class S>

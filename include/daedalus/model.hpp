@@ -11,12 +11,14 @@
 #include <Eigen/Core>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "daedalus/dual.hpp"
+#include "daedalus/sym.hpp"
 
 namespace daedalus {
 
@@ -66,6 +68,8 @@ struct ScalarFn {
   std::function<M2(const Point<M2>&)> m2;
   std::function<TM1(const Point<TM1>&)> tm1;  // the same over a D1 base
   std::function<TM2(const Point<TM2>&)> tm2;
+  // Recording into an expression graph (sym.hpp): every function has it.
+  std::function<Sym(const Point<Sym>&)> fs;
   explicit operator bool() const { return static_cast<bool>(f0); }
 };
 
@@ -80,6 +84,7 @@ struct VectorFn {
   // call.
   std::function<void(const Point<M1>&, VecX<M1>&)> m1;
   std::function<void(const Point<TM1>&, VecX<TM1>&)> tm1;  // over D1
+  std::function<void(const Point<Sym>&, VecX<Sym>&)> fs;   // recording
   explicit operator bool() const { return static_cast<bool>(f0); }
 };
 
@@ -87,6 +92,7 @@ struct VectorFn {
 struct MatrixFn {
   std::function<void(const Point<double>&, MatX<double>&)> f0;
   std::function<void(const Point<D1>&, MatX<D1>&)> f1;
+  std::function<void(const Point<Sym>&, MatX<Sym>&)> fs;  // recording
   explicit operator bool() const { return static_cast<bool>(f0); }
 };
 
@@ -108,6 +114,9 @@ X Invoke(const ScalarFn& fn, const Point<X>& x) {
     return fn.m2(x);
   } else if constexpr (std::is_same_v<X, TM1>) {
     return fn.tm1(x);
+  } else if constexpr (std::is_same_v<X, Sym>) {
+    if (!fn.fs) throw NotTraceable("a function without a recording form");
+    return fn.fs(x);
   } else {
     static_assert(std::is_same_v<X, TM2>);
     return fn.tm2(x);
@@ -125,6 +134,9 @@ void Invoke(const VectorFn& fn, const Point<X>& x, VecX<X>& out) {
     fn.f3(x, out);
   } else if constexpr (std::is_same_v<X, M1>) {
     fn.m1(x, out);
+  } else if constexpr (std::is_same_v<X, Sym>) {
+    if (!fn.fs) throw NotTraceable("a function without a recording form");
+    fn.fs(x, out);
   } else {
     static_assert(std::is_same_v<X, TM1>);
     fn.tm1(x, out);
@@ -148,6 +160,7 @@ ScalarFn MakeScalarFn(F f) {
   fn.f0 = [f](const Point<double>& x) { return double(f(x)); };
   fn.f1 = [f](const Point<D1>& x) { return D1(f(x)); };
   fn.f2 = [f](const Point<D2>& x) { return D2(f(x)); };
+  fn.fs = [f](const Point<Sym>& x) { return Sym(f(x)); };
   return fn;
 }
 
@@ -177,6 +190,9 @@ VectorFn MakeVectorFn(F f) {
   fn.tm1 = [f](const Point<TM1>& x, VecX<TM1>& out) {
     AssignRows<TM1>(f(x), out);
   };
+  fn.fs = [f](const Point<Sym>& x, VecX<Sym>& out) {
+    AssignRows<Sym>(f(x), out);
+  };
   return fn;
 }
 
@@ -189,6 +205,9 @@ VectorFn MakeVectorFn1(F f) {
     AssignRows<double>(f(x), out);
   };
   fn.f1 = [f](const Point<D1>& x, VecX<D1>& out) { AssignRows<D1>(f(x), out); };
+  fn.fs = [f](const Point<Sym>& x, VecX<Sym>& out) {
+    AssignRows<Sym>(f(x), out);
+  };
   return fn;
 }
 
@@ -197,6 +216,7 @@ MatrixFn MakeMatrixFn(F f) {
   MatrixFn fn;
   fn.f0 = [f](const Point<double>& x, MatX<double>& out) { out = f(x); };
   fn.f1 = [f](const Point<D1>& x, MatX<D1>& out) { out = f(x); };
+  fn.fs = [f](const Point<Sym>& x, MatX<Sym>& out) { out = f(x); };
   return fn;
 }
 
@@ -238,6 +258,20 @@ struct FrictionConeDecl {
 };
 
 struct ModelData;
+class CompiledModel;  // src/compiled_model.hpp
+
+/// A model's compiled evaluator (sym.hpp), recorded and compiled on first
+/// use. A copy starts empty: a rewritten model has other functions.
+class CompiledCache {
+ public:
+  CompiledCache() = default;
+  CompiledCache(const CompiledCache& /*other*/) {}
+  CompiledCache& operator=(const CompiledCache&) = delete;
+
+  mutable std::once_flag once;
+  mutable std::shared_ptr<CompiledModel> compiled;  // null: not compilable
+  mutable std::string why_not;                      // the reason, if null
+};
 
 }  // namespace internal
 
@@ -604,6 +638,7 @@ struct ModelData {
   std::vector<std::string> unilateral_names;  // from Unilateral(), for Build
   std::vector<FrictionConeDecl> friction_cones;
   int nc = 0;
+  CompiledCache compiled;
 };
 
 }  // namespace internal

@@ -95,6 +95,7 @@ TEST(Sweeps, ValuePathEqualsTheSingleDirectionPath) {
     for (unsigned seed = 1; seed <= 3; ++seed) {
       const State s = RandomState(m, seed);
       Workspace ws(m), ref(m);
+      ws.use_compiled = false;  // the sweeps (compiled_test.cpp: programs)
       ref.single_direction = true;
       ws.SetState(s.t, s.q, s.v);
       ref.SetState(s.t, s.q, s.v);
@@ -137,6 +138,7 @@ TEST(Sweeps, ResidualRequestGivesMassTimesAccelerationPlusBiasForces) {
     const Eigen::VectorXd expect = full.M * s.vdot + full.h;
 
     Workspace ws(m);
+    ws.use_compiled = false;
     ws.SetState(s.t, s.q, s.v);
     EvalRequest req;
     req.bias = false;
@@ -167,6 +169,7 @@ TEST(Sweeps, ForcesRequestGivesForcesAndExplicitTimeDerivative) {
     full.SetState(s.t, s.q, s.v);
     EvaluateAll(&full);
     Workspace ws(m);
+    ws.use_compiled = false;
     ws.SetState(s.t, s.q, s.v);
     EvalRequest req;
     req.bias = false;

@@ -1,0 +1,140 @@
+// Expression graphs recorded from user functions evaluated with Sym
+// (include/daedalus/sym.hpp), their exact derivatives, and a reference
+// evaluator. ExprProgram (expr_program.hpp) turns a set of outputs into a
+// straight-line program.
+//
+// Nodes are created after their operands, so node ids are a topological
+// order. Identical nodes are shared (hash-consing) and trivial identities
+// are applied as nodes are made (constant folding, x + 0, x * 1, x * 0,
+// x - x, double negation), so derivative graphs stay small: a derivative
+// that is structurally zero is the constant node 0.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "daedalus/sym.hpp"
+
+namespace daedalus::internal {
+
+enum class Op : std::uint8_t {
+  kConst,  // value
+  kInput,  // input number `value`
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kNeg,
+  kSin,
+  kCos,
+  kTan,
+  kExp,
+  kLog,
+  kSqrt,
+  kPow,  // a^b
+  kSinh,
+  kCosh,
+  kTanh,
+  kAsin,
+  kAcos,
+  kAtan,
+  kAtan2,  // atan2(a, b)
+  kAbs,
+  kSign,  // -1 for a < 0, else 1 (the derivative of |a|, as dual.hpp)
+};
+const char* ToString(Op op);
+
+struct ExprNode {
+  Op op = Op::kConst;
+  std::int32_t a = -1, b = -1;
+  double value = 0.0;  // kConst: the constant; kInput: the input number
+};
+
+class ExprGraph {
+ public:
+  /// Node 0 is the constant 0, node 1 the constant 1.
+  ExprGraph();
+
+  /// Upper bound on the number of nodes; making more throws
+  /// std::length_error (the caller falls back to the dual-number path).
+  static constexpr int kMaxNodes = 400000;
+
+  int size() const { return static_cast<int>(nodes_.size()); }
+  const ExprNode& node(int id) const { return nodes_[id]; }
+
+  int Constant(double c);
+  /// The node of input number k (one per k).
+  int Input(int k);
+  int num_inputs() const { return static_cast<int>(input_nodes_.size()); }
+  /// The node of input number k, or -1 when it was never made.
+  int InputNode(int k) const {
+    return k >= 0 && k < num_inputs() ? input_nodes_[k] : -1;
+  }
+
+  int Add(int a, int b);
+  int Sub(int a, int b);
+  int Mul(int a, int b);
+  int Div(int a, int b);
+  int Neg(int a);
+  /// Elementary functions of one argument (kSin ... kSign).
+  int Unary(Op op, int a);
+  /// kPow, kAtan2 (and the arithmetic operators).
+  int Binary(Op op, int a, int b);
+
+  bool IsConstant(int id) const { return nodes_[id].op == Op::kConst; }
+  bool IsZero(int id) const {
+    return IsConstant(id) && nodes_[id].value == 0.0;
+  }
+  bool IsOne(int id) const { return IsConstant(id) && nodes_[id].value == 1.0; }
+
+  /// Forward-mode derivatives of `outputs` along a direction in input
+  /// space: seed[k] is the node of the derivative of input k (0 for none;
+  /// inputs beyond seed.size() have zero derivative). Seeds may be any
+  /// nodes, so directional derivatives along symbolic directions work.
+  std::vector<int> Derivative(const std::vector<int>& outputs,
+                              const std::vector<int>& seed);
+
+  /// Every node's value for the given input values (reference evaluator
+  /// for tests; inputs beyond `inputs` are NaN).
+  std::vector<double> Evaluate(const std::vector<double>& inputs) const;
+
+ private:
+  struct Key {
+    Op op;
+    std::int32_t a, b;
+    std::uint64_t bits;
+    bool operator==(const Key& o) const {
+      return op == o.op && a == o.a && b == o.b && bits == o.bits;
+    }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const;
+  };
+  int Make(Op op, int a, int b, double value);
+  int Rule(int id, const std::vector<int>& d, const std::vector<int>& seed);
+
+  std::vector<ExprNode> nodes_;
+  std::unordered_map<Key, int, KeyHash> cse_;
+  std::vector<int> input_nodes_;
+};
+
+/// Makes `g` the graph that Sym operations on this thread record into, for
+/// the lifetime of the scope (scopes nest).
+class TraceScope {
+ public:
+  explicit TraceScope(ExprGraph* g);
+  ~TraceScope();
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  ExprGraph* previous_;
+};
+
+/// The graph Sym operations record into on this thread; throws
+/// std::logic_error when there is none.
+ExprGraph& ActiveGraph();
+
+}  // namespace daedalus::internal
