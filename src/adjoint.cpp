@@ -29,7 +29,9 @@ namespace {
 
 struct AdjointRun : CallbackGuard {
   AdjointRun(const Model& m, const SimulationOptions& o)
-      : model(m), ws(m), tws(m), kkt(m, o.kkt), opt(o) {}
+      : model(m), ws(m), tws(m), kkt(m, o.kkt), opt(o) {
+    ws.use_compiled = o.compiled;
+  }
   const Model& model;
   Workspace ws;
   TangentWorkspace tws;

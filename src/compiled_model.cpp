@@ -390,6 +390,11 @@ const StageProgram& CompiledModel::Stage(int variant) const {
 const CompiledModel* GetCompiled(const Model& model, std::string* why_not) {
   const CompiledCache& cache = model.data().compiled;
   std::call_once(cache.once, [&] {
+    if (model.nq() > kMaxCompiledCoordinates) {
+      cache.why_not = "more than " + std::to_string(kMaxCompiledCoordinates) +
+                      " coordinates (the dense stage programs grow like nq^2)";
+      return;
+    }
     cache.compiled = CompiledModel::Make(model, &cache.why_not);
   });
   if (why_not) *why_not = cache.why_not;

@@ -141,6 +141,10 @@ class CompiledModel {
   mutable std::array<std::unique_ptr<StageProgram>, kStageVariants> stages_;
 };
 
+/// Larger models keep the dual-number path: the mass matrix alone is nq^2
+/// expressions (maximal-coordinate chains take the sparse path).
+inline constexpr int kMaxCompiledCoordinates = 60;
+
 /// The compiled evaluator of `model`, made on first use; nullptr when the
 /// model cannot be compiled (then `why_not`, if given, says why).
 const CompiledModel* GetCompiled(const Model& model,

@@ -1,5 +1,7 @@
 // IDAS adapter: GGL index-2, direct index-3, and index-1 (unstabilized or
 // Baumgarte) DAE forms of a constrained model (docs/formulations.md).
+#include "idas_integrate.hpp"
+
 #include <idas/idas.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunlinsol/sunlinsol_klu.h>
@@ -13,6 +15,7 @@
 #include <memory>
 #include <sstream>
 
+#include "compiled_model.hpp"
 #include "daedalus/kkt.hpp"
 #include "daedalus/simulate.hpp"
 #include "integrator_common.hpp"
@@ -70,8 +73,9 @@ struct IdasRun : CallbackGuard {
   }
 
   // G' mu for the GGL correction (zero for other forms).
-  template <class S, class VY>
-  VecX<S> GtMu(const BasicWorkspace<S>& w, const VY& y) const {
+  template <class W, class VY>
+  VecX<typename W::Scalar> GtMu(const W& w, const VY& y) const {
+    using S = typename W::Scalar;
     VecX<S> r = VecX<S>::Zero(nv);
     if (opt.formulation != Formulation::kGgl) return r;
     for (int k = 0; k < nh; ++k)
@@ -79,17 +83,16 @@ struct IdasRun : CallbackGuard {
     return r;
   }
   Eigen::VectorXd GtMu(const double* y) const {
-    return GtMu<double>(ws, Eigen::Map<const Eigen::VectorXd>(y, size()));
+    return GtMu(ws, Eigen::Map<const Eigen::VectorXd>(y, size()));
   }
 
   // The DAE residual F(t, y, yp) from a workspace evaluated at (t, q, v).
-  // Templated on the base scalar so that the tangent workspace gives its
-  // exact linearization (Jacobian columns, sensitivity residuals).
-  template <class S, class VY, class VF>
-  void Assemble(const BasicWorkspace<S>& w,
-                const VY& y,
-                const VY& yp,
-                VF& F) const {
+  // Templated on the workspace: the tangent workspace gives its exact
+  // linearization (Jacobian columns, sensitivity residuals), the symbolic
+  // model its expression (the compiled programs below).
+  template <class W, class VY, class VF>
+  void Assemble(const W& w, const VY& y, const VY& yp, VF& F) const {
+    using S = typename W::Scalar;
     const auto lambda = y.segment(il(), nc);
     const auto qp = yp.segment(iq(), nq);
     const auto vp = yp.segment(iv(), nv);
@@ -100,9 +103,10 @@ struct IdasRun : CallbackGuard {
       for (int k = 0; k < nh; ++k)
         Fq += w.J.row(hrows[k]).transpose() * y[im() + k];
     auto Fv = F.segment(iv(), nv);
-    if constexpr (std::is_same_v<S, double>) {
+    if constexpr (!std::is_same_v<S, D1>) {
       // The value residual is evaluated with EvalRequest::kResidual, which
-      // gives M vdot + h in one sweep without forming M.
+      // gives M vdot + h in one sweep without forming M; the symbolic
+      // model's M vdot + h reads the inputs that BuildPrograms makes vp.
       Fv = w.Mvdot_h - w.Bu;
     } else {
       Fv = w.h - w.Bu;
@@ -134,14 +138,15 @@ struct IdasRun : CallbackGuard {
   }
 
   void Residual(double t, const double* y, const double* yp, double* res) {
+    if (prog && prog->Residual(t, y, yp, CurrentParameters(), res)) return;
     EvalRequest req;
     req.bias = NeedsBias();
     req.dynamics = EvalRequest::Dynamics::kResidual;
     req.vdot = yp + iv();
     Evaluate(t, y, req);
     Eigen::Map<Eigen::VectorXd> F(res, size());
-    Assemble<double>(ws, Eigen::Map<const Eigen::VectorXd>(y, size()),
-                     Eigen::Map<const Eigen::VectorXd>(yp, size()), F);
+    Assemble(ws, Eigen::Map<const Eigen::VectorXd>(y, size()),
+             Eigen::Map<const Eigen::VectorXd>(yp, size()), F);
   }
 
   // ---- exact linearization
@@ -178,7 +183,7 @@ struct IdasRun : CallbackGuard {
       Y1[j] = D1(y[j], dy[j]);
       YP1[j] = D1(yp[j], dyp[j]);
     }
-    Assemble<D1>(tws, Y1, YP1, F1);
+    Assemble(tws, Y1, YP1, F1);
     for (int j = 0; j < n; ++j) out[j] = F1[j].d;
   }
 
@@ -208,6 +213,12 @@ struct IdasRun : CallbackGuard {
   void BuildPattern() {
     const int n = size(), nd = nq + nv;
     pattern.assign(n, {});
+    if (prog) {
+      // The compiled Jacobian's structural nonzeros (exact zeros elsewhere
+      // at every state).
+      for (const auto& [i, j] : prog->jac_entries) pattern[j].push_back(i);
+      return;
+    }
     for (int j = 0; j < n; ++j) {
       for (int i = 0; i < n; ++i) {
         // The multiplier rows and columns couple to the multipliers only
@@ -215,6 +226,221 @@ struct IdasRun : CallbackGuard {
         if (i >= nd && j >= nd) continue;
         // lambda and mu enter only the q and v rows (G' mu, J' lambda).
         pattern[j].push_back(i);
+      }
+    }
+  }
+
+  // ---- compiled programs (compiled_model.hpp): the residual, its exact
+  // Jacobian dF/dy + cj dF/dyp and the quadrature integrands, each one
+  // straight-line program over the inputs [t | y | yp | p | cj].
+  struct Programs {
+    ExprProgram res, jac, quad;
+    bool has_quad = false;
+    int n = 0, np = 0;
+    // (row, column) of each Jacobian output: its structural nonzeros,
+    // column by column.
+    std::vector<std::pair<int, int>> jac_entries;
+    std::vector<double> in, s_res, s_jac, s_quad, jac_values;
+
+    void Fill(double t,
+              const double* y,
+              const double* yp,
+              const Eigen::VectorXd& p,
+              double cj) {
+      in[0] = t;
+      std::copy_n(y, n, &in[1]);
+      std::copy_n(yp, n, &in[1 + n]);
+      std::copy_n(p.data(), np, &in[1 + 2 * n]);
+      in[1 + 2 * n + np] = cj;
+    }
+    static bool Finite(const double* x, int m) {
+      double z = 0.0;
+      for (int i = 0; i < m; ++i) z += x[i] * 0.0;
+      return z == 0.0;
+    }
+    // Each returns false (the caller then takes the dual-number path, which
+    // names the function at fault) when an output is not finite.
+    bool Residual(double t,
+                  const double* y,
+                  const double* yp,
+                  const Eigen::VectorXd& p,
+                  double* res) {
+      Fill(t, y, yp, p, 0.0);
+      this->res.Run(in.data(), res, s_res.data());
+      return Finite(res, n);
+    }
+    bool Jacobian(double t,
+                  double cj,
+                  const double* y,
+                  const double* yp,
+                  const Eigen::VectorXd& p) {
+      Fill(t, y, yp, p, cj);
+      jac.Run(in.data(), jac_values.data(), s_jac.data());
+      return Finite(jac_values.data(), jac.num_outputs());
+    }
+    bool Quadratures(double t,
+                     const double* y,
+                     const Eigen::VectorXd& p,
+                     double* out) {
+      Fill(t, y, y, p, 0.0);
+      quad.Run(in.data(), out, s_quad.data());
+      return Finite(out, quad.num_outputs());
+    }
+  };
+  std::unique_ptr<Programs> prog;
+
+  const Eigen::VectorXd& CurrentParameters() const {
+    return dq_params ? *dq_params : ws.p;
+  }
+
+  // Builds the programs from the symbolic model: the same Assemble and
+  // QuadratureIntegrands as the numeric path, on symbols.
+  void BuildPrograms(const CompiledModel& cm) {
+    auto p = std::make_unique<Programs>();
+    cm.WithSymbolic([&](SymbolicModel& sm) {
+      const int n = size(), np = model.num_parameters();
+      VecX<Sym> Y(n), YP(n);
+      Y.segment(iq(), nq) = sm.q;
+      Y.segment(iv(), nv) = sm.v;
+      Y.segment(il(), nc) = sm.NamedInputSyms("lambda", nc);
+      if (opt.formulation == Formulation::kGgl)
+        Y.segment(im(), nh) = sm.NamedInputSyms("mu", nh);
+      YP.segment(iq(), nq) = sm.NamedInputSyms("qdot", nq);
+      YP.segment(iv(), nv) = sm.vdot;  // what sm.Mvdot_h is built on
+      YP.segment(il(), nc) = sm.NamedInputSyms("lambda'", nc);
+      if (opt.formulation == Formulation::kGgl)
+        YP.segment(im(), nh) = sm.NamedInputSyms("mu'", nh);
+      const Sym cj = sm.NamedInputSyms("cj", 1)[0];
+      auto number = [&](const Sym& x) {
+        return static_cast<int>(sm.graph.node(x.node()).value);
+      };
+      std::vector<int> inputs = {0};
+      for (int j = 0; j < n; ++j) inputs.push_back(number(Y[j]));
+      for (int j = 0; j < n; ++j) inputs.push_back(number(YP[j]));
+      for (int k = 0; k < np; ++k) inputs.push_back(sm.p_input(k));
+      inputs.push_back(number(cj));
+
+      VecX<Sym> F = VecX<Sym>::Zero(n);
+      Assemble(sm, Y, YP, F);
+      std::vector<int> f(n);
+      for (int i = 0; i < n; ++i) f[i] = F[i].node();
+      p->res = ExprProgram(sm.graph, inputs, f);
+
+      // Column j: the derivative of F along y_j = 1, yp_j = cj.
+      std::vector<int> entries;
+      for (int j = 0; j < n; ++j) {
+        std::vector<int> seed(static_cast<std::size_t>(sm.graph.num_inputs()),
+                              0);
+        seed[number(Y[j])] = 1;
+        seed[number(YP[j])] = cj.node();
+        const std::vector<int> col = sm.graph.Derivative(f, seed);
+        for (int i = 0; i < n; ++i) {
+          if (sm.graph.IsZero(col[i])) continue;
+          p->jac_entries.emplace_back(i, j);
+          entries.push_back(col[i]);
+        }
+      }
+      p->jac = ExprProgram(sm.graph, inputs, entries);
+
+      // Baumgarte's quadratures need the ideal multipliers (a KKT solve).
+      if (opt.formulation != Formulation::kBaumgarte || nc == 0) {
+        Sym stab = 0.0;
+        if (opt.formulation == Formulation::kGgl && nh > 0)
+          stab = sm.EnergyAlongQ(-GtMu(sm, Y));
+        VecX<Sym> out = VecX<Sym>::Zero(layout.size());
+        QuadratureIntegrands(layout, sm, Y.segment(il(), nc), stab, out);
+        std::vector<int> o(static_cast<std::size_t>(out.size()));
+        for (Eigen::Index k = 0; k < out.size(); ++k) o[k] = out[k].node();
+        p->quad = ExprProgram(sm.graph, inputs, o);
+        p->has_quad = true;
+      }
+      p->n = n;
+      p->np = np;
+    });
+    p->in.assign(static_cast<std::size_t>(p->res.num_inputs()), 0.0);
+    p->res.InitScratch(&p->s_res);
+    p->jac.InitScratch(&p->s_jac);
+    if (p->has_quad) p->quad.InitScratch(&p->s_quad);
+    p->jac_values.assign(p->jac_entries.size(), 0.0);
+    prog = std::move(p);
+  }
+
+  // Quadrature integrands (QuadLayout) at (t, y).
+  void Quadratures(double t, const double* yv, double* rq) {
+    if (prog && prog->has_quad &&
+        prog->Quadratures(t, yv, CurrentParameters(), rq))
+      return;
+    Eigen::Map<Eigen::VectorXd> out(rq, layout.size());
+    // The power terms need forces, J, Phi_t and L_t; Baumgarte's ideal
+    // multipliers need the full dynamics.
+    EvalRequest req;
+    if (opt.formulation != Formulation::kBaumgarte || nc == 0) {
+      req.bias = false;
+      req.dynamics = EvalRequest::Dynamics::kForces;
+    }
+    Evaluate(t, yv, req);
+    double stab = 0.0;
+    if (opt.formulation == Formulation::kGgl && nh > 0) {
+      // Power of the position correction qdot = v - G' mu.
+      const Eigen::VectorXd dq = -GtMu(yv);
+      stab = EnergyDerivativeAlongQ(&ws, dq);
+    }
+    if (opt.formulation == Formulation::kBaumgarte && nc > 0) {
+      // Baumgarte's share of lambda is stabilization, not constraint work.
+      IdealMultipliers(ws, &kkt, &reported);
+      stab = StabilizationPower(ws, Lambda(yv), reported.lambda);
+      QuadratureIntegrands(layout, ws, reported.lambda, stab, out);
+      return;
+    }
+    QuadratureIntegrands(layout, ws, Lambda(yv), stab, out);
+  }
+
+  // The Jacobian dF/dy + cj dF/dyp into a dense column-major n x n array.
+  void DenseJacobian(
+      double t, double cj, const double* y, const double* yp, double* a) {
+    const int n = size();
+    if (prog && prog->Jacobian(t, cj, y, yp, CurrentParameters())) {
+      std::fill_n(a, static_cast<std::size_t>(n) * n, 0.0);
+      for (std::size_t k = 0; k < prog->jac_entries.size(); ++k) {
+        const auto [i, j] = prog->jac_entries[k];
+        a[static_cast<std::size_t>(j) * n + i] = prog->jac_values[k];
+      }
+      return;
+    }
+    Jacobian(t, cj, y, yp);
+    for (int j = 0; j < n; ++j)
+      std::copy_n(jac.col(j).data(), n, a + static_cast<std::size_t>(j) * n);
+  }
+
+  // Sizes and constraint bookkeeping, the parameters, and the compiled
+  // programs when the options and the model allow them.
+  void Setup(const Eigen::VectorXd& params, SimulationSummary* sum) {
+    ws.SetParameters(params);
+    nq = model.nq();
+    nv = model.nv();
+    nc = model.nc();
+    holonomic.assign(nc, true);
+    for (int ci = 0; ci < model.num_constraints(); ++ci) {
+      const auto& c = model.constraints()[ci];
+      for (int r = 0; r < c.rows; ++r) {
+        const int row = model.constraint_row(ci) + r;
+        if (c.kind == ConstraintKind::kNonholonomic)
+          holonomic[row] = false;
+        else
+          hrows.push_back(row);
+      }
+    }
+    nh = static_cast<int>(hrows.size());
+    ws.use_compiled = opt.compiled;
+    if (const CompiledModel* cm = ActiveCompiled(model, opt, sum)) {
+      try {
+        BuildPrograms(*cm);
+      } catch (const std::length_error& e) {
+        // The residual's graph outgrew ExprGraph::kMaxNodes: the stages
+        // stay compiled, the residual and Jacobian take the dual-number
+        // path.
+        sum->evaluator +=
+            std::string(" (IDAS residual on dual numbers: ") + e.what() + ")";
       }
     }
   }
@@ -241,30 +467,7 @@ int ResFn(realtype t, N_Vector y, N_Vector yp, N_Vector rr, void* ud) {
 int QuadFn(realtype t, N_Vector y, N_Vector /*yp*/, N_Vector rq, void* ud) {
   auto* run = static_cast<IdasRun*>(ud);
   return run->Trap([&] {
-    const double* yv = N_VGetArrayPointer(y);
-    // The power terms need forces, J, Phi_t and L_t; Baumgarte's ideal
-    // multipliers need the full dynamics.
-    EvalRequest req;
-    if (run->opt.formulation != Formulation::kBaumgarte || run->nc == 0) {
-      req.bias = false;
-      req.dynamics = EvalRequest::Dynamics::kForces;
-    }
-    run->Evaluate(t, yv, req);
-    double stab = 0.0;
-    if (run->opt.formulation == Formulation::kGgl && run->nh > 0) {
-      // Power of the position correction qdot = v - G' mu.
-      const Eigen::VectorXd dq = -run->GtMu(yv);
-      stab = EnergyDerivativeAlongQ(&run->ws, dq);
-    }
-    if (run->opt.formulation == Formulation::kBaumgarte && run->nc > 0) {
-      // Baumgarte's share of lambda is stabilization, not constraint work.
-      IdealMultipliers(run->ws, &run->kkt, &run->reported);
-      stab = StabilizationPower(run->ws, run->Lambda(yv), run->reported.lambda);
-      QuadratureIntegrands(run->layout, run->ws, run->reported.lambda, stab,
-                           View(rq));
-      return;
-    }
-    QuadratureIntegrands(run->layout, run->ws, run->Lambda(yv), stab, View(rq));
+    run->Quadratures(t, N_VGetArrayPointer(y), N_VGetArrayPointer(rq));
   });
 }
 
@@ -293,13 +496,33 @@ int JacFn(realtype t,
           N_Vector) {
   auto* run = static_cast<IdasRun*>(ud);
   return run->Trap([&] {
-    run->Jacobian(t, cj, N_VGetArrayPointer(y), N_VGetArrayPointer(yp));
     const int n = run->size();
     if (SUNMatGetID(Jac) == SUNMATRIX_DENSE) {
-      for (int j = 0; j < n; ++j)
-        std::copy_n(run->jac.col(j).data(), n, SM_COLUMN_D(Jac, j));
+      run->DenseJacobian(t, cj, N_VGetArrayPointer(y), N_VGetArrayPointer(yp),
+                         SM_DATA_D(Jac));
       return;
     }
+    IdasRun::Programs* prog = run->prog.get();
+    if (prog &&
+        prog->Jacobian(t, cj, N_VGetArrayPointer(y), N_VGetArrayPointer(yp),
+                       run->CurrentParameters())) {
+      // Structural nonzeros only: the pattern, in the same column-major
+      // order.
+      const std::size_t m = prog->jac_entries.size();
+      {
+        sunindextype* colptr = SM_INDEXPTRS_S(Jac);
+        sunindextype* rowval = SM_INDEXVALS_S(Jac);
+        sunindextype k = 0;
+        for (int j = 0; j < n; ++j) {
+          colptr[j] = k;
+          for (int i : run->pattern[j]) rowval[k++] = i;
+        }
+        colptr[n] = k;
+        std::copy_n(prog->jac_values.data(), m, SM_DATA_S(Jac));
+      }
+      return;
+    }
+    run->Jacobian(t, cj, N_VGetArrayPointer(y), N_VGetArrayPointer(yp));
     sunindextype* colptr = SM_INDEXPTRS_S(Jac);
     sunindextype* rowval = SM_INDEXVALS_S(Jac);
     realtype* val = SM_DATA_S(Jac);
@@ -365,7 +588,7 @@ int QuadSensFn(int ns,
       for (int j = 0; j < n; ++j) Y[j] = D1(yv[j], si[j]);
       D1 stab(0.0);
       if (run->opt.formulation == Formulation::kGgl && run->nh > 0) {
-        const VecX<D1> dq = -run->GtMu<D1>(run->tws, Y);
+        const VecX<D1> dq = -run->GtMu(run->tws, Y);
         stab = EnergyDerivativeAlongQ(&run->tws, dq);
       }
       QuadratureIntegrands(run->layout, run->tws, Y.segment(run->il(), run->nc),
@@ -421,22 +644,7 @@ SimulationSummary SimulateIdas(const Model& model,
   }
 
   IdasRun run(model, options);
-  run.ws.SetParameters(params);
-  run.nq = model.nq();
-  run.nv = model.nv();
-  run.nc = model.nc();
-  run.holonomic.assign(run.nc, true);
-  for (int ci = 0; ci < model.num_constraints(); ++ci) {
-    const auto& c = model.constraints()[ci];
-    for (int r = 0; r < c.rows; ++r) {
-      const int row = model.constraint_row(ci) + r;
-      if (c.kind == ConstraintKind::kNonholonomic)
-        run.holonomic[row] = false;
-      else
-        run.hrows.push_back(row);
-    }
-  }
-  run.nh = static_cast<int>(run.hrows.size());
+  run.Setup(params, &sum);
   Recorder recorder(model, &sum, observer);
 
   // ---- consistent initialization: project, then vdot0 and lambda0 from
@@ -695,6 +903,31 @@ SimulationSummary SimulateIdas(const Model& model,
   }
   sum.ok = true;
   return sum;
+}
+
+IdasProbe ProbeIdas(const Model& model,
+                    const SimulationOptions& options,
+                    const Eigen::VectorXd& params,
+                    double t,
+                    const Eigen::VectorXd& y,
+                    const Eigen::VectorXd& yp,
+                    double cj) {
+  IdasRun run(model, options);
+  SimulationSummary sum;
+  run.Setup(params, &sum);
+  const int n = run.size();
+  if (y.size() != n || yp.size() != n)
+    throw std::invalid_argument("ProbeIdas: y and yp must have " +
+                                std::to_string(n) + " entries");
+  IdasProbe r;
+  r.compiled = run.prog != nullptr;
+  r.residual.resize(n);
+  run.Residual(t, y.data(), yp.data(), r.residual.data());
+  r.jacobian.resize(n, n);
+  run.DenseJacobian(t, cj, y.data(), yp.data(), r.jacobian.data());
+  r.quadratures.resize(run.layout.size());
+  run.Quadratures(t, y.data(), r.quadratures.data());
+  return r;
 }
 
 }  // namespace daedalus::internal

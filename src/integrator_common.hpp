@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "compiled_model.hpp"
 #include "daedalus/dynamics.hpp"
 #include "daedalus/kkt.hpp"
 #include "daedalus/projection.hpp"
@@ -79,8 +80,23 @@ inline void SundialsErrHandler(int error_code,
   static_cast<CallbackGuard*>(guard)->sundials_message = os.str();
 }
 
+/// The compiled evaluator a run uses (nullptr: the dual-number path), and
+/// the summary's record of which one and why.
+inline const CompiledModel* ActiveCompiled(const Model& model,
+                                           const SimulationOptions& options,
+                                           SimulationSummary* sum) {
+  if (!options.compiled) {
+    sum->evaluator = "dual numbers (--evaluator ad)";
+    return nullptr;
+  }
+  std::string why;
+  const CompiledModel* cm = GetCompiled(model, &why);
+  sum->evaluator = cm ? "compiled" : "dual numbers: " + why;
+  return cm;
+}
+
 /// A summary with the run's identity filled in (problem, formulation,
-/// integrator, tolerances, start time, energy kind), not yet ok.
+/// integrator, tolerances, start time, energy kind, evaluator), not yet ok.
 inline SimulationSummary StartSummary(const Model& model,
                                       const SimulationOptions& options) {
   SimulationSummary sum;
@@ -93,6 +109,7 @@ inline SimulationSummary StartSummary(const Model& model,
   sum.drift_tol = options.drift_tol;
   sum.energy_kind =
       model.data().energy_is_lagrangian ? "energy function v'p - L" : "T+V";
+  ActiveCompiled(model, options, &sum);
   return sum;
 }
 
@@ -115,14 +132,16 @@ struct QuadLayout {
 };
 
 /// Integrands at the workspace state (stages through dynamics evaluated).
-/// Templated on the base scalar: with the tangent workspace (S = D1) the
-/// result is the exact tangent used for quadrature sensitivities.
-template <class S, class VL, class VO>
+/// Templated on the workspace: with the tangent workspace (scalar D1) the
+/// result is the exact tangent used for quadrature sensitivities, with the
+/// symbolic model (compiled_model.hpp) its expression.
+template <class W, class VL, class VO>
 inline void QuadratureIntegrands(const QuadLayout& L,
-                                 const BasicWorkspace<S>& ws,
+                                 const W& ws,
                                  const VL& lambda,
-                                 const S& stabilization_power,
+                                 const typename W::Scalar& stabilization_power,
                                  VO&& out) {
+  using S = typename W::Scalar;
   for (int i = 0; i < L.nu; ++i) out[i] = ws.v.dot(ws.B.col(i)) * ws.u[i];
   out[L.damping()] = ws.v.dot(ws.Dv);
   out[L.other()] = ws.v.dot(ws.Qr);
@@ -135,16 +154,13 @@ inline void QuadratureIntegrands(const QuadLayout& L,
   const auto& quads = ws.model().data().quadratures;
   const Point<S> x{ws.q, ws.v, ws.t, ws.p};
   for (int k = 0; k < L.nuq; ++k) {
-    S g;
-    if constexpr (std::is_same_v<S, double>) {
-      g = quads[k].second.f0(x);
-    } else {
-      g = quads[k].second.f1(x);
-    }
-    if (!std::isfinite(Value(g))) {
-      throw std::runtime_error(
-          "model '" + ws.model().name() + "': quadrature '" + quads[k].first +
-          "' returned a non-finite value at " + DescribeState(ws));
+    const S g = Invoke(quads[k].second, x);
+    if constexpr (!std::is_same_v<S, Sym>) {
+      if (!std::isfinite(Value(g))) {
+        throw std::runtime_error(
+            "model '" + ws.model().name() + "': quadrature '" + quads[k].first +
+            "' returned a non-finite value at " + DescribeState(ws));
+      }
     }
     out[L.user() + k] = g;
   }

@@ -279,6 +279,7 @@ std::string SummaryJson(const Model& model,
                 {"velocity_max", Num(sum.drift_velocity_max)},
                 {"tolerance", sum.drift_tol},
                 {"escalations", esc}};
+  j["evaluator"] = sum.evaluator;
   j["energy"] = {{"kind", sum.energy_kind},
                  {"initial", Num(sum.energy_initial)},
                  {"final", Num(sum.energy_final)},

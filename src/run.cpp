@@ -30,6 +30,7 @@ const char* const kValueFlags[] = {"--t-end",
                                    "--drift-action",
                                    "--linear-solver",
                                    "--jacobian",
+                                   "--evaluator",
                                    "--sens",
                                    "--sens-method",
                                    "--functional",
@@ -172,6 +173,11 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.linear_solver = LinearSolverFromString(value);
     } else if (arg == "--jacobian") {
       o.jacobian = JacobianMethodFromString(value);
+    } else if (arg == "--evaluator") {
+      if (value != "compiled" && value != "ad")
+        throw std::invalid_argument("--evaluator: unknown evaluator '" + value +
+                                    "'; valid: compiled, ad");
+      o.compiled = value == "compiled";
     } else if (arg == "--sens") {
       o.sensitivity.parameters = SplitList(arg, value);
       // Names are checked here so that a typo fails before any work.
@@ -251,6 +257,8 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --linear-solver S    dense | klu: Newton systems (default "
      << ToString(d.linear_solver) << ")\n"
      << "  --jacobian J         ad (exact) | dq (difference quotients)\n"
+     << "  --evaluator E        compiled (default: recorded programs when\n"
+     << "                       the model allows) | ad (dual numbers)\n"
      << "  --sens P[,P...]      sensitivities w.r.t. parameters or q0[i],\n"
      << "                       v0[i] (forward unless --sens-method)\n"
      << "  --sens-method M      forward | adjoint\n"

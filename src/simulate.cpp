@@ -16,6 +16,7 @@
 
 #include "daedalus/projection.hpp"
 #include "daedalus/symplectic.hpp"
+#include "idas_integrate.hpp"
 #include "integrator_common.hpp"
 #include "sens_common.hpp"
 #include "sparse_simulate.hpp"
@@ -279,6 +280,7 @@ std::string SimulationSummary::FullReport(const Model& model) const {
     os << "  event                  '" << e.name << "' at t = " << e.t
        << (e.direction > 0 ? " (rising)" : " (falling)")
        << (e.stopped ? " (run stopped)" : "") << "\n";
+  os << "  evaluator              " << evaluator << "\n";
   os << "  solver                 " << stats.steps << " steps, "
      << stats.rhs_evals
      << (integrator == Integrator::kIdas ? " residual evals, " : " RHS evals, ")
@@ -294,11 +296,6 @@ std::string SimulationSummary::FullReport(const Model& model) const {
 // --------------------------------------------------------- integration
 
 namespace internal {
-SimulationSummary SimulateIdas(const Model& model,
-                               const InitialState& x0,
-                               const Eigen::VectorXd& params,
-                               const SimulationOptions& options,
-                               Observer* observer);
 SensitivityResult AdjointGradient(const Model& model,
                                   const InitialState& x0,
                                   const Eigen::VectorXd& params,
@@ -312,7 +309,9 @@ namespace {
 // they stash the exception text and return +1 (recoverable) or -1.
 struct CvodeRun : internal::CallbackGuard {
   CvodeRun(const Model& m, const SimulationOptions& o)
-      : model(m), ws(m), kkt(m, o.kkt), opt(o) {}
+      : model(m), ws(m), kkt(m, o.kkt), opt(o) {
+    ws.use_compiled = o.compiled;
+  }
   const Model& model;
   Workspace ws;
   KktSolver kkt;

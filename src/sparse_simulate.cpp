@@ -404,6 +404,7 @@ SimulationSummary SimulateSparse(const Model& model,
                                  const SimulationOptions& options,
                                  Observer* observer) {
   SimulationSummary sum = StartSummary(model, options);
+  sum.evaluator = "sparse path (dual-number sweeps per body)";
 
   SparseRun run(model, options);
   run.ws.SetParameters(params);

@@ -49,6 +49,7 @@ inline ContextPtr MakeContext() {
 inline VectorPtr MakeVector(long n, SUNContext ctx) {
   N_Vector v = N_VNew_Serial(n, ctx);
   if (v == nullptr) throw std::runtime_error("N_VNew_Serial failed");
+  N_VEnableFusedOps_Serial(v, SUNTRUE);
   N_VConst(0.0, v);
   return VectorPtr(v);
 }

@@ -471,6 +471,7 @@ SimulationSummary SimulateStructurePreserving(const Model& model,
   const Integrator scheme = options.integrator;
   const int n = model.nv(), nc = model.nc();
   Workspace ws(model);
+  ws.use_compiled = options.compiled;
   ws.SetParameters(params);
   KktSolver kkt(model, options.kkt);
   KktResult r;

@@ -112,6 +112,12 @@ struct SimulationOptions {
   /// quotients.
   LinearSolver linear_solver = LinearSolver::kDense;
   JacobianMethod jacobian = JacobianMethod::kAd;
+  /// Evaluate the equations of motion, the IDAS residual, its Jacobian and
+  /// the quadrature integrands by compiled programs when the model's
+  /// functions can be recorded (sym.hpp; --evaluator compiled), else by
+  /// the dual-number path (--evaluator ad). Both are exact; the summary's
+  /// `evaluator` says which one a run used.
+  bool compiled = true;
   SensitivityOptions sensitivity;
   /// Fixed step [s] of the structure-preserving integrators (required for
   /// them, unused otherwise); output_step must be a multiple of it.
@@ -255,6 +261,8 @@ struct SimulationSummary {
   double energy_residual_max = 0.0;
   std::string energy_kind;  ///< "T+V" or "energy function v'p - L"
   long residual_evals = 0;  ///< IDAS residual evaluations (IDAS only)
+  /// "compiled", or "dual numbers" with the reason (sym.hpp).
+  std::string evaluator;
   SolverStats stats;
   int samples = 0;
   double drift_tol = 0.0;

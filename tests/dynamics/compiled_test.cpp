@@ -26,6 +26,7 @@
 #include "expr_program.hpp"
 #include "four_bar.hpp"
 #include "golf_swing.hpp"
+#include "idas_integrate.hpp"
 #include "moving_support.hpp"
 #include "particle_sphere.hpp"
 #include "pendulum.hpp"
@@ -381,6 +382,89 @@ TEST(CompiledModel, MaximalChainWithConstantBodyMassStaysOnDuals) {
   std::string why;
   EXPECT_FALSE(IsCompiled(m, &why));
   EXPECT_THAT(why, HasSubstr("reads a value"));
+}
+
+// ----------------------------------------------- the IDAS residual
+
+// The residual, its Jacobian and the quadrature integrands of every IDAS
+// form, compiled against the dual-number path, at random (y, yp).
+TEST(CompiledIdas, ResidualJacobianAndQuadraturesMatchTheDualNumberPath) {
+  const std::vector<Case> models = {
+      {"slider_crank", problems::SliderCrankProblem().model},
+      {"rolling_disk", problems::RollingDiskProblem().model},
+      {"moving_support", problems::MovingSupportProblem().model},
+      {"double_pendulum", problems::DoublePendulumProblem().model},
+      {"four_bar", problems::FourBarProblem().model},
+      {"seed003_coupled", testing::SeedCoupled()}};
+  for (const Case& c : models) {
+    for (Formulation f :
+         {Formulation::kGgl, Formulation::kIndex3, Formulation::kBaumgarte,
+          Formulation::kUnstabilized}) {
+      SimulationOptions o;
+      o.integrator = Integrator::kIdas;
+      o.formulation = f;
+      o.baumgarte_alpha = 3.0;
+      o.baumgarte_beta = 4.0;
+      SimulationOptions ad = o;
+      ad.compiled = false;
+      const Model& m = c.model;
+      int n = m.nq() + m.nv() + m.nc();
+      if (f == Formulation::kGgl)
+        for (const auto& k : m.constraints())
+          if (k.kind != ConstraintKind::kNonholonomic) n += k.rows;
+      std::mt19937 rng(17);
+      std::uniform_real_distribution<double> U(-1.0, 1.0);
+      Eigen::VectorXd y(n), yp(n);
+      for (int i = 0; i < n; ++i) y[i] = U(rng), yp[i] = U(rng);
+      const Eigen::VectorXd p = m.default_parameters();
+      const std::string at = c.name + " " + ToString(f);
+      const internal::IdasProbe a =
+          internal::ProbeIdas(m, o, p, 0.3, y, yp, 7.0);
+      const internal::IdasProbe b =
+          internal::ProbeIdas(m, ad, p, 0.3, y, yp, 7.0);
+      ASSERT_TRUE(a.compiled) << at;
+      ASSERT_FALSE(b.compiled) << at;
+      ASSERT_GT(a.residual.norm(), 0.0) << at;
+      ExpectSame(a.residual, b.residual, at + " residual");
+      ExpectSame(a.jacobian, b.jacobian, at + " Jacobian");
+      ExpectSame(a.quadratures, b.quadratures, at + " quadratures");
+    }
+  }
+}
+
+TEST(CompiledIdas, JacobianMatchesDifferencesOfTheCompiledResidual) {
+  // Independent of the dual-number path: central differences of the
+  // compiled residual in y and yp, step 1e-6 (error ~1e-12 / 1e-6 from
+  // round-off plus ~1e-12 truncation), against dF/dy + cj dF/dyp.
+  const Model m = problems::SliderCrankProblem().model;
+  SimulationOptions o;
+  o.integrator = Integrator::kIdas;
+  o.formulation = Formulation::kGgl;
+  const int n = 3 + 3 + 2 + 2;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  Eigen::VectorXd y(n), yp(n);
+  for (int i = 0; i < n; ++i) y[i] = U(rng), yp[i] = U(rng);
+  const Eigen::VectorXd p = m.default_parameters();
+  const double cj = 11.0, h = 1e-6;
+  const Eigen::MatrixXd J =
+      internal::ProbeIdas(m, o, p, 0.2, y, yp, cj).jacobian;
+  for (int j = 0; j < n; ++j) {
+    Eigen::VectorXd y1 = y, y2 = y, yp1 = yp, yp2 = yp;
+    y1[j] += h, y2[j] -= h, yp1[j] += h, yp2[j] -= h;
+    const Eigen::VectorXd dy =
+        (internal::ProbeIdas(m, o, p, 0.2, y1, yp, cj).residual -
+         internal::ProbeIdas(m, o, p, 0.2, y2, yp, cj).residual) /
+        (2 * h);
+    const Eigen::VectorXd dyp =
+        (internal::ProbeIdas(m, o, p, 0.2, y, yp1, cj).residual -
+         internal::ProbeIdas(m, o, p, 0.2, y, yp2, cj).residual) /
+        (2 * h);
+    const Eigen::VectorXd expect = dy + cj * dyp;
+    for (int i = 0; i < n; ++i)
+      EXPECT_NEAR(J(i, j), expect[i], 1e-7 * (1.0 + std::abs(expect[i])))
+          << "entry (" << i << "," << j << ")";
+  }
 }
 
 }  // namespace
