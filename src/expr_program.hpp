@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "expr_graph.hpp"
@@ -39,7 +40,18 @@ class ExprProgram {
   /// zero, e.g. of a Jacobian).
   bool OutputIsZero(int k) const { return out_zero_[k] != 0; }
 
+  /// A hash of the whole program (instructions, constants, outputs): the
+  /// key of its generated kernel (kernels.hpp).
+  std::uint64_t fingerprint() const { return fingerprint_; }
+  /// Whether Run() executes a registered native kernel.
+  bool native() const { return native_ != nullptr; }
+  /// The program as a C++ function `void name(const double* in, double*
+  /// out)` performing the same operations in the same order (so it gives
+  /// the interpreter's results bit for bit).
+  std::string EmitCpp(const std::string& name) const;
+
  private:
+  friend class ProgramCollector;
   struct Instr {
     std::uint32_t op;  // Op, or kSinCosOp
     std::uint32_t dst, a, b;
@@ -50,6 +62,32 @@ class ExprProgram {
   std::vector<Instr> code_;
   std::vector<std::uint32_t> out_slots_;
   std::vector<char> out_zero_;
+  std::uint64_t fingerprint_ = 0;
+  void (*native_)(const double*, double*) = nullptr;
+};
+
+/// Native kernels on or off for the whole process (--evaluator
+/// interpreted turns them off to check them against the interpreter).
+void SetNativeKernels(bool enabled);
+bool NativeKernelsEnabled();
+
+/// While alive, records a copy of every program compiled on this process
+/// (the build's --emit-kernels pass); one at a time.
+class ProgramCollector {
+ public:
+  ProgramCollector();
+  ~ProgramCollector();
+  ProgramCollector(const ProgramCollector&) = delete;
+  ProgramCollector& operator=(const ProgramCollector&) = delete;
+
+  /// The C++ source of a kernel file for the recorded programs (one
+  /// kernel per distinct program) and its registration.
+  std::string KernelSource(const std::string& origin) const;
+  int size() const { return static_cast<int>(programs_.size()); }
+
+ private:
+  friend class ExprProgram;
+  std::vector<ExprProgram> programs_;
 };
 
 }  // namespace daedalus::internal

@@ -905,6 +905,14 @@ SimulationSummary SimulateIdas(const Model& model,
   return sum;
 }
 
+void PrepareIdasPrograms(const Model& model,
+                         const SimulationOptions& options,
+                         const Eigen::VectorXd& params) {
+  IdasRun run(model, options);
+  SimulationSummary sum;
+  run.Setup(params, &sum);
+}
+
 IdasProbe ProbeIdas(const Model& model,
                     const SimulationOptions& options,
                     const Eigen::VectorXd& params,

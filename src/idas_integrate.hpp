@@ -32,4 +32,10 @@ IdasProbe ProbeIdas(const Model& model,
                     const Eigen::VectorXd& yp,
                     double cj);
 
+/// Builds the IDAS programs of `model` under `options` (as a run would),
+/// so that a ProgramCollector records them.
+void PrepareIdasPrograms(const Model& model,
+                         const SimulationOptions& options,
+                         const Eigen::VectorXd& params);
+
 }  // namespace daedalus::internal

@@ -8,35 +8,23 @@
 #include <sstream>
 #include <vector>
 
+#include "compiled_model.hpp"
 #include "daedalus/output.hpp"
+#include "expr_program.hpp"
+#include "idas_integrate.hpp"
 #include "run_extras.hpp"
 
 namespace daedalus {
 
 namespace {
 
-const char* const kValueFlags[] = {"--t-end",
-                                   "--rtol",
-                                   "--atol",
-                                   "--output-step",
-                                   "--output-dir",
-                                   "--param",
-                                   "--formulation",
-                                   "--integrator",
-                                   "--baumgarte-alpha",
-                                   "--baumgarte-beta",
-                                   "--kkt",
-                                   "--drift-tol",
-                                   "--drift-action",
-                                   "--linear-solver",
-                                   "--jacobian",
-                                   "--evaluator",
-                                   "--sens",
-                                   "--sens-method",
-                                   "--functional",
-                                   "--multiplier-atol",
-                                   "--step",
-                                   "--counterfactual"};
+const char* const kValueFlags[] = {
+    "--t-end",           "--rtol",           "--atol",          "--output-step",
+    "--output-dir",      "--param",          "--formulation",   "--integrator",
+    "--baumgarte-alpha", "--baumgarte-beta", "--kkt",           "--drift-tol",
+    "--drift-action",    "--linear-solver",  "--jacobian",      "--evaluator",
+    "--emit-kernels",    "--sens",           "--sens-method",   "--functional",
+    "--multiplier-atol", "--step",           "--counterfactual"};
 const char* const kBoolFlags[] = {"--quiet", "--help", "--sens-dq",
                                   "--sens-staggered",
                                   "--sens-no-error-control"};
@@ -82,6 +70,39 @@ double ParseNumber(const std::string& flag, const std::string& text) {
 }
 
 }  // namespace
+
+namespace internal {
+
+void CollectPrograms(const Problem& problem, const RunConfig& cfg) {
+  const CompiledModel* cm = GetCompiled(problem.model);
+  if (cm == nullptr) return;  // the dual-number path: nothing to generate
+  for (int v = 0; v < kStageVariants; ++v) cm->Stage(v);
+  // The IDAS programs of every form with the run's options (Baumgarte
+  // gains are constants of the program: other gains are interpreted).
+  for (Formulation f : {Formulation::kGgl, Formulation::kIndex3,
+                        Formulation::kBaumgarte, Formulation::kUnstabilized}) {
+    SimulationOptions o = cfg.options;
+    o.formulation = f;
+    o.integrator = Integrator::kIdas;
+    o.compiled = true;
+    PrepareIdasPrograms(problem.model, o, cfg.params);
+  }
+}
+
+int WriteKernels(const ProgramCollector& collector,
+                 const std::string& program,
+                 const std::string& path) {
+  const std::string origin = std::filesystem::path(program).filename();
+  std::ofstream out(path);
+  out << collector.KernelSource(origin);
+  if (!out) {
+    std::cerr << program << ": cannot write '" << path << "'\n";
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace internal
 
 Eigen::MatrixXd InitialStateTangent(const Problem& problem,
                                     const Eigen::VectorXd& params) {
@@ -174,10 +195,13 @@ RunConfig ParseCommandLine(const Problem& problem,
     } else if (arg == "--jacobian") {
       o.jacobian = JacobianMethodFromString(value);
     } else if (arg == "--evaluator") {
-      if (value != "compiled" && value != "ad")
+      if (value != "compiled" && value != "interpreted" && value != "ad")
         throw std::invalid_argument("--evaluator: unknown evaluator '" + value +
-                                    "'; valid: compiled, ad");
-      o.compiled = value == "compiled";
+                                    "'; valid: compiled, interpreted, ad");
+      o.compiled = value != "ad";
+      cfg.interpreted = value == "interpreted";
+    } else if (arg == "--emit-kernels") {
+      cfg.emit_kernels = value;
     } else if (arg == "--sens") {
       o.sensitivity.parameters = SplitList(arg, value);
       // Names are checked here so that a typo fails before any work.
@@ -257,8 +281,10 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --linear-solver S    dense | klu: Newton systems (default "
      << ToString(d.linear_solver) << ")\n"
      << "  --jacobian J         ad (exact) | dq (difference quotients)\n"
-     << "  --evaluator E        compiled (default: recorded programs when\n"
-     << "                       the model allows) | ad (dual numbers)\n"
+     << "  --evaluator E        compiled (default: recorded programs, as\n"
+     << "                       native kernels when the build generated\n"
+     << "                       them) | interpreted (the same programs,\n"
+     << "                       interpreted) | ad (dual numbers)\n"
      << "  --sens P[,P...]      sensitivities w.r.t. parameters or q0[i],\n"
      << "                       v0[i] (forward unless --sens-method)\n"
      << "  --sens-method M      forward | adjoint\n"
@@ -307,6 +333,12 @@ int run(const Problem& problem, int argc, char** argv) {
     std::cout << Usage(problem, program);
     return 0;
   }
+  if (!cfg.emit_kernels.empty()) {
+    internal::ProgramCollector collector;
+    internal::CollectPrograms(problem, cfg);
+    return internal::WriteKernels(collector, program, cfg.emit_kernels);
+  }
+  internal::SetNativeKernels(!cfg.interpreted);
   try {
     std::filesystem::create_directories(cfg.output_dir);
   } catch (const std::exception& e) {
@@ -422,6 +454,22 @@ int run(const ProblemVariants& choice, int argc, char** argv) {
       continue;
     }
     rest.push_back(argv[i]);
+  }
+  // The build's kernel pass covers every variant.
+  std::string emit;
+  for (size_t i = 1; i < rest.size(); ++i) {
+    const std::string arg = rest[i];
+    if (arg == "--emit-kernels" && i + 1 < rest.size()) emit = rest[i + 1];
+    if (arg.rfind("--emit-kernels=", 0) == 0) emit = arg.substr(15);
+  }
+  if (!emit.empty()) {
+    internal::ProgramCollector collector;
+    for (const auto& v : choice.variants) {
+      const Problem p = v.second();
+      internal::CollectPrograms(
+          p, ParseCommandLine(p, static_cast<int>(rest.size()), rest.data()));
+    }
+    return internal::WriteKernels(collector, program, emit);
   }
   for (const auto& v : choice.variants) {
     if (v.first != chosen) continue;

@@ -49,6 +49,12 @@ struct RunConfig {
   bool help = false;
   /// --counterfactual requests, in command-line order.
   std::vector<CounterfactualRequest> counterfactuals;
+  /// --emit-kernels FILE: write the native kernels of the model's compiled
+  /// programs to FILE instead of running (the build does this;
+  /// include/daedalus/kernels.hpp).
+  std::string emit_kernels;
+  /// --evaluator interpreted: the compiled programs without native kernels.
+  bool interpreted = false;
 };
 RunConfig ParseCommandLine(const Problem& problem,
                            int argc,
