@@ -435,6 +435,11 @@ struct IdasRun : CallbackGuard {
     if (const CompiledModel* cm = ActiveCompiled(model, opt, sum)) {
       try {
         BuildPrograms(*cm);
+        if (sum->evaluator == "compiled (native kernels)" &&
+            !prog->res.native())
+          sum->evaluator =
+              "compiled (native stages; the IDAS residual interpreted: the "
+              "build generated no kernel for these options)";
       } catch (const std::length_error& e) {
         // The residual's graph outgrew ExprGraph::kMaxNodes: the stages
         // stay compiled, the residual and Jacobian take the dual-number

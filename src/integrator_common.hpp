@@ -91,7 +91,13 @@ inline const CompiledModel* ActiveCompiled(const Model& model,
   }
   std::string why;
   const CompiledModel* cm = GetCompiled(model, &why);
-  sum->evaluator = cm ? "compiled" : "dual numbers: " + why;
+  if (cm == nullptr) {
+    sum->evaluator = "dual numbers: " + why;
+  } else if (NativeKernelsEnabled() && cm->Stage(0).program.native()) {
+    sum->evaluator = "compiled (native kernels)";
+  } else {
+    sum->evaluator = "compiled (interpreted)";
+  }
   return cm;
 }
 
