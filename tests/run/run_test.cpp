@@ -99,8 +99,7 @@ TEST(Run, NativeKernelsGiveTheInterpretersNumbersBitForBit) {
     std::string name, args;
   };
   for (const Case& c :
-       {Case{"slider_crank", "--t-end 4"},
-        Case{"pendulum", "--t-end 2"},
+       {Case{"slider_crank", "--t-end 4"}, Case{"pendulum", "--t-end 2"},
         Case{"rolling_disk",
              "--t-end 2 --formulation ggl --integrator idas "
              "--multiplier-atol 1"},
@@ -117,7 +116,8 @@ TEST(Run, NativeKernelsGiveTheInterpretersNumbersBitForBit) {
     EXPECT_EQ(jn["evaluator"], "compiled (native kernels)") << c.name;
     EXPECT_EQ(ji["evaluator"], "compiled (interpreted)") << c.name;
     EXPECT_THAT(ja["evaluator"].get<std::string>(),
-                ::testing::StartsWith("dual numbers")) << c.name;
+                ::testing::StartsWith("dual numbers"))
+        << c.name;
     const std::string csv = Slurp(native / (c.name + ".csv"));
     EXPECT_GT(csv.size(), 1000u) << c.name;
     EXPECT_EQ(csv, Slurp(interp / (c.name + ".csv"))) << c.name;
