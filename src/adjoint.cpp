@@ -320,11 +320,11 @@ SensitivityResult AdjointGradient(const Model& model,
   const bool running = static_cast<bool>(run.fun->running);
   auto yq = MakeVector(1, ctx.get());
   MatrixPtr A(SUNDenseMatrix(n, n, ctx.get()));
-  LinSolPtr LS(SUNLinSol_Dense(y.get(), A.get(), ctx.get()));
+  LinSolPtr LS(MakeDenseLuSolver(y.get(), A.get(), ctx.get()));
   auto yB = MakeVector(n, ctx.get());
   auto qB = MakeVector(std::max(ns, 1), ctx.get());
   MatrixPtr AB(SUNDenseMatrix(n, n, ctx.get()));
-  LinSolPtr LSB(SUNLinSol_Dense(yB.get(), AB.get(), ctx.get()));
+  LinSolPtr LSB(MakeDenseLuSolver(yB.get(), AB.get(), ctx.get()));
   double T = options.t_end, t = options.t0;
   try {
     DAEDALUS_SUNDIALS_CHECK(CVodeInit(mem, Rhs, options.t0, y.get()));

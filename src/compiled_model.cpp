@@ -35,7 +35,7 @@ struct Reason {
 
 }  // namespace
 
-SymbolicModel::SymbolicModel(const Model& m) : model_(m) {
+SymbolicModel::SymbolicModel(const Model& m) : model_(m.Unowned()) {
   const int nq = m.nq(), nv = m.nv(), np = m.num_parameters();
   TraceScope scope(&graph);
   t = Sym::FromNode(graph.Input(0));

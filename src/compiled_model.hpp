@@ -69,7 +69,7 @@ struct SymbolicModel {
   int p_input(int i) const { return 1 + model_.nq() + model_.nv() + i; }
 
  private:
-  Model model_;
+  Model model_;  // unowned: the model's data owns this (through its cache)
   std::vector<std::pair<std::string, std::vector<int>>> named_;
 };
 

@@ -698,7 +698,7 @@ SimulationSummary SimulateIdas(const Model& model,
     LS.reset(SUNLinSol_KLU(y.get(), A.get(), ctx.get()));
   } else {
     A.reset(SUNDenseMatrix(n, n, ctx.get()));
-    LS.reset(SUNLinSol_Dense(y.get(), A.get(), ctx.get()));
+    LS.reset(MakeDenseLuSolver(y.get(), A.get(), ctx.get()));
   }
   DAEDALUS_SUNDIALS_CHECK(IDAInit(mem, ResFn, options.t0, y.get(), yp.get()));
   DAEDALUS_SUNDIALS_CHECK(IDASetUserData(mem, &run));

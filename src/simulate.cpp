@@ -654,7 +654,8 @@ SimulationSummary Simulate(const Model& model,
     ~MemGuard() { CVodeFree(&m); }
   } guard{mem};
   internal::MatrixPtr A(SUNDenseMatrix(n, n, ctx.get()));
-  internal::LinSolPtr LS(SUNLinSol_Dense(y.get(), A.get(), ctx.get()));
+  internal::LinSolPtr LS(
+      internal::MakeDenseLuSolver(y.get(), A.get(), ctx.get()));
 
   DAEDALUS_SUNDIALS_CHECK(CVodeInit(mem, RhsFn, options.t0, y.get()));
   DAEDALUS_SUNDIALS_CHECK(CVodeSetUserData(mem, &run));

@@ -338,40 +338,6 @@ int ProjFn(realtype t,
   });
 }
 
-// Faster versions of the vector operations CVODES spends most of its time
-// in on a large sparse model (its weighted norms and linear sums are then
-// a large share of a step): the serial library's weighted sum of squares
-// is one dependent chain of additions; four partial sums let the
-// additions overlap, and Eigen's expressions vectorize the elementwise
-// operations. Same arithmetic up to the order of the norm's additions.
-realtype WrmsNorm(N_Vector x, N_Vector w) {
-  const sunindextype n = N_VGetLength_Serial(x);
-  const double* a = N_VGetArrayPointer(x);
-  const double* b = N_VGetArrayPointer(w);
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-  sunindextype i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const double p0 = a[i] * b[i], p1 = a[i + 1] * b[i + 1];
-    const double p2 = a[i + 2] * b[i + 2], p3 = a[i + 3] * b[i + 3];
-    s0 += p0 * p0;
-    s1 += p1 * p1;
-    s2 += p2 * p2;
-    s3 += p3 * p3;
-  }
-  for (; i < n; ++i) s0 += (a[i] * b[i]) * (a[i] * b[i]);
-  return std::sqrt(((s0 + s1) + (s2 + s3)) / static_cast<double>(n));
-}
-void LinearSum(realtype a, N_Vector x, realtype b, N_Vector y, N_Vector z) {
-  // Elementwise: z may be x or y.
-  View(z) = a * ConstView(x) + b * ConstView(y);
-}
-void Scale(realtype c, N_Vector x, N_Vector z) { View(z) = c * ConstView(x); }
-void UseFastVectorOps(N_Vector v) {
-  v->ops->nvwrmsnorm = WrmsNorm;
-  v->ops->nvlinearsum = LinearSum;
-  v->ops->nvscale = Scale;
-}
-
 struct NlsDeleter {
   void operator()(SUNNonlinearSolver s) const { SUNNonlinSolFree(s); }
 };
@@ -472,7 +438,6 @@ SimulationSummary SimulateSparse(const Model& model,
   run.nquad = static_cast<int>(run.live_quads.size());
   const long n = run.nq + run.nv + run.nquad;
   auto y = MakeVector(n, ctx.get());
-  UseFastVectorOps(y.get());  // before CVodeInit: its clones copy the ops
   View(y.get()).head(run.nq) = q;
   View(y.get()).segment(run.nq, run.nv) = v;
   View(y.get()).tail(run.nquad).setZero();

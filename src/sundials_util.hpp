@@ -13,6 +13,8 @@
 #include <string>
 #include <utility>
 
+#include "serial_ops.hpp"
+
 namespace daedalus::internal {
 
 struct ContextDeleter {
@@ -49,7 +51,7 @@ inline ContextPtr MakeContext() {
 inline VectorPtr MakeVector(long n, SUNContext ctx) {
   N_Vector v = N_VNew_Serial(n, ctx);
   if (v == nullptr) throw std::runtime_error("N_VNew_Serial failed");
-  N_VEnableFusedOps_Serial(v, SUNTRUE);
+  UseFastVectorOps(v);  // Debian's SUNDIALS is unoptimized (serial_ops.hpp)
   N_VConst(0.0, v);
   return VectorPtr(v);
 }

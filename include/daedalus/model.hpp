@@ -324,6 +324,15 @@ class Model {
   bool has_nonholonomic_constraints() const;
 
   const internal::ModelData& data() const { return *data_; }
+  /// A handle to the same description that does not keep it alive: for
+  /// objects the description itself owns (its compiled evaluator), which
+  /// would otherwise keep it alive forever.
+  Model Unowned() const {
+    Model m;
+    m.data_ = std::shared_ptr<const internal::ModelData>(
+        std::shared_ptr<const internal::ModelData>(), data_.get());
+    return m;
+  }
 
  private:
   friend class ModelBuilder;

@@ -27,8 +27,13 @@ TEST(PendulumProblem, ReturnsToStartAfterWholePeriods) {
   EXPECT_NEAR(s.final.q[1], 0.0, 1e-5);
   EXPECT_NEAR(s.final.v.norm(), 0.0, 1e-4);
   EXPECT_LT(s.drift_position_max, 1e-9);
-  // E is about 14 J; a global error ~100 times rtol relative to it.
-  EXPECT_LT(s.energy_residual_max, 100 * o.rtol * 14.0);
+  // E is about 14 J. The global error of the balance after five periods,
+  // measured as a multiple of rtol * E on this run at rtol = atol = 1e-9,
+  // 1e-10, 0.9e-11, 1e-11, 1.1e-11 and 1e-12: 36, 64, 53, 113, 37, 32. It
+  // moves with the step sequence (changing only the round-off of the
+  // solver's vector operations took 1e-11 from below 100 to 113), so the
+  // bound is 300, not the largest value seen.
+  EXPECT_LT(s.energy_residual_max, 300 * o.rtol * 14.0);
   // Stationary rod: its work vanishes up to drift.
   EXPECT_LT(std::abs(s.final.constraint_work[0]), 1e-7);
 }
