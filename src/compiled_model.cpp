@@ -1,7 +1,7 @@
 #include "compiled_model.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -417,13 +417,15 @@ bool EvaluateCompiled(const CompiledModel& cm,
   std::vector<double>& in = ws->compiled_in;
   in.resize(static_cast<std::size_t>(sp.program.num_inputs()));
   in[0] = ws->t;
-  std::memcpy(&in[1], ws->q.data(), sizeof(double) * nq);
-  std::memcpy(&in[1 + nq], ws->v.data(), sizeof(double) * nv);
-  if (np > 0) std::memcpy(&in[1 + nq + nv], ws->p.data(), sizeof(double) * np);
+  // std::copy_n, not memcpy: empty Eigen vectors have a null data().
+  double* slot = in.data() + 1;
+  slot = std::copy_n(ws->q.data(), nq, slot);
+  slot = std::copy_n(ws->v.data(), nv, slot);
+  slot = std::copy_n(ws->p.data(), np, slot);
   if (sp.needs_vdot) {
     if (req.vdot == nullptr)
       throw std::logic_error("EvaluateDynamics: kResidual needs vdot");
-    std::memcpy(&in[1 + nq + nv + np], req.vdot, sizeof(double) * nv);
+    std::copy_n(req.vdot, nv, slot);
   }
   std::vector<double>& out = ws->compiled_out;
   out.resize(static_cast<std::size_t>(sp.program.num_outputs()));
@@ -437,7 +439,7 @@ bool EvaluateCompiled(const CompiledModel& cm,
   const double* o = out.data();
   for (StageField f : sp.fields) {
     const auto [ptr, n] = Storage<Workspace, double>(*ws, f);
-    std::memcpy(ptr, o, sizeof(double) * static_cast<std::size_t>(n));
+    std::copy_n(o, n, ptr);
     o += n;
   }
   if (sp.position_only) {

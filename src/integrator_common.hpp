@@ -413,17 +413,24 @@ class Recorder {
     s->kkt_rcond = zero_row || !(ev[nc - 1] > 0.0)
                        ? 0.0
                        : std::max(ev[0], 0.0) / ev[nc - 1];
-    Eigen::MatrixXd Jn = ws.J;
-    for (Eigen::Index i = 0; i < nc; ++i) {
-      const double n = Jn.row(i).norm();
-      if (n > 0.0) Jn.row(i) /= n;
+    if (s->kkt_rcond >= kNearSingularRcond) {
+      // J M^-1 J' is positive definite (M is, its Cholesky succeeded), so
+      // J has full row rank: for the SVD below to find a smaller rank, M
+      // would have to be numerically singular itself.
+      s->rank_J = static_cast<int>(nc);
+    } else {
+      Eigen::MatrixXd Jn = ws.J;
+      for (Eigen::Index i = 0; i < nc; ++i) {
+        const double n = Jn.row(i).norm();
+        if (n > 0.0) Jn.row(i) /= n;
+      }
+      Eigen::JacobiSVD<Eigen::MatrixXd> svd(Jn);
+      // Relative to the largest singular value (about 1 after the row
+      // normalization): far above round-off, far below any well-posed
+      // mechanism's smallest singular value.
+      svd.setThreshold(1e-10);
+      s->rank_J = static_cast<int>(svd.rank());
     }
-    Eigen::JacobiSVD<Eigen::MatrixXd> svd(Jn);
-    // Relative to the largest singular value (about 1 after the row
-    // normalization): far above round-off, far below any well-posed
-    // mechanism's smallest singular value.
-    svd.setThreshold(1e-10);
-    s->rank_J = static_cast<int>(svd.rank());
     kh.rank_J_min = std::min(kh.rank_J_min, s->rank_J);
     if (sum_->samples == 0 || s->kkt_rcond < kh.rcond_min) {
       kh.rcond_min = s->kkt_rcond;

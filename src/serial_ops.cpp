@@ -143,13 +143,20 @@ realtype L1Norm(N_Vector x) {
 }
 
 // Fused and vector-array operations (return 0: success).
+// z = sum_k c_k X_k, summed in vector order; z may be X[0] (SUNDIALS
+// allows no other aliasing), so the first vector is scaled in place before
+// the others are added.
 int LinearCombination(int nv, realtype* c, N_Vector* X, N_Vector z) {
   double* zd = D(z);
-  const sunindextype n = N(z);
-  for (sunindextype i = 0; i < n; ++i) {
-    double s = c[0] * D(X[0])[i];
-    for (int k = 1; k < nv; ++k) s += c[k] * D(X[k])[i];
-    zd[i] = s;
+  const int n = static_cast<int>(N(z));
+  const double* x0 = D(X[0]);
+  const double c0 = c[0];
+  for (int i = 0; i < n; ++i) zd[i] = c0 * x0[i];
+  for (int k = 1; k < nv; ++k) {
+    const double* __restrict xk = D(X[k]);
+    double* __restrict zk = zd;
+    const double ck = c[k];
+    for (int i = 0; i < n; ++i) zk[i] += ck * xk[i];
   }
   return 0;
 }
@@ -240,16 +247,19 @@ int LuInitialize(SUNLinearSolver S) {
   return SUNLS_SUCCESS;
 }
 
+// Loops run on int indices over restrict-qualified columns: a Newton
+// matrix has a few dozen rows, where the compiler's run-time overlap checks
+// and vector prologues would cost more than the arithmetic.
 int LuSetup(SUNLinearSolver S, SUNMatrix A) {
   LuContent* c = Content(S);
-  const sunindextype n = c->n;
+  const int n = static_cast<int>(c->n);
   double* a = SM_DATA_D(A);
   sunindextype* piv = c->pivots;
-  for (sunindextype k = 0; k < n; ++k) {
-    double* colk = a + k * n;
-    sunindextype p = k;
+  for (int k = 0; k < n; ++k) {
+    double* __restrict colk = a + static_cast<std::ptrdiff_t>(k) * n;
+    int p = k;
     double best = std::abs(colk[k]);
-    for (sunindextype i = k + 1; i < n; ++i) {
+    for (int i = k + 1; i < n; ++i) {
       const double v = std::abs(colk[i]);
       if (v > best) {
         best = v;
@@ -262,15 +272,17 @@ int LuSetup(SUNLinearSolver S, SUNMatrix A) {
       return SUNLS_LUFACT_FAIL;
     }
     if (p != k)
-      for (sunindextype j = 0; j < n; ++j)
-        std::swap(a[j * n + k], a[j * n + p]);
+      for (int j = 0; j < n; ++j) {
+        double* col = a + static_cast<std::ptrdiff_t>(j) * n;
+        std::swap(col[k], col[p]);
+      }
     const double inv = 1.0 / colk[k];
-    for (sunindextype i = k + 1; i < n; ++i) colk[i] *= inv;
-    for (sunindextype j = k + 1; j < n; ++j) {
-      double* colj = a + j * n;
+    for (int i = k + 1; i < n; ++i) colk[i] *= inv;
+    for (int j = k + 1; j < n; ++j) {
+      double* __restrict colj = a + static_cast<std::ptrdiff_t>(j) * n;
       const double akj = colj[k];
       if (akj == 0.0) continue;
-      for (sunindextype i = k + 1; i < n; ++i) colj[i] -= colk[i] * akj;
+      for (int i = k + 1; i < n; ++i) colj[i] -= colk[i] * akj;
     }
   }
   c->last_flag = SUNLS_SUCCESS;
@@ -280,24 +292,27 @@ int LuSetup(SUNLinearSolver S, SUNMatrix A) {
 int LuSolve(
     SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, realtype /*tol*/) {
   LuContent* c = Content(S);
-  const sunindextype n = c->n;
-  const double* a = SM_DATA_D(A);
-  double* xd = D(x);
+  const int n = static_cast<int>(c->n);
+  const double* __restrict a = SM_DATA_D(A);
+  double* __restrict xd = D(x);
   if (xd != D(b)) std::copy_n(D(b), n, xd);
-  for (sunindextype k = 0; k < n; ++k)
-    if (c->pivots[k] != k) std::swap(xd[k], xd[c->pivots[k]]);
+  const sunindextype* piv = c->pivots;
+  for (int k = 0; k < n; ++k)
+    if (piv[k] != k) std::swap(xd[k], xd[piv[k]]);
   // L y = P b (unit lower), column by column.
-  for (sunindextype k = 0; k < n; ++k) {
-    const double* colk = a + k * n;
+  for (int k = 0; k < n; ++k) {
+    const double* colk = a + static_cast<std::ptrdiff_t>(k) * n;
     const double yk = xd[k];
-    for (sunindextype i = k + 1; i < n; ++i) xd[i] -= colk[i] * yk;
+    if (yk == 0.0) continue;
+    for (int i = k + 1; i < n; ++i) xd[i] -= colk[i] * yk;
   }
   // U x = y, column by column from the last.
-  for (sunindextype k = n - 1; k >= 0; --k) {
-    const double* colk = a + k * n;
+  for (int k = n - 1; k >= 0; --k) {
+    const double* colk = a + static_cast<std::ptrdiff_t>(k) * n;
     xd[k] /= colk[k];
     const double xk = xd[k];
-    for (sunindextype i = 0; i < k; ++i) xd[i] -= colk[i] * xk;
+    if (xk == 0.0) continue;
+    for (int i = 0; i < k; ++i) xd[i] -= colk[i] * xk;
   }
   c->last_flag = SUNLS_SUCCESS;
   return SUNLS_SUCCESS;
