@@ -65,9 +65,15 @@ struct KktSolver::Impl {
   Eigen::MatrixXd Y;  // nv x nc: M^-1 J'
   Eigen::MatrixXd S;  // nc x nc: J M^-1 J'
   Eigen::MatrixXd K;  // (nv+nc)^2 full system
-  Eigen::VectorXd f, z, rhs, sol;
+  Eigen::VectorXd f, z, rhs, sol, r;
   std::vector<int> dependent;  // rows found dependent (redundant)
   bool reported = false;       // the redundancy report was printed
+  // The M of the factors in llt_m and its verdict: a model whose mass
+  // matrix does not change (Cartesian coordinates, the slider-crank)
+  // reuses them, exactly, instead of refactoring and re-estimating its
+  // condition at every solve.
+  Eigen::MatrixXd factored_M;
+  bool m_ok = false;
 };
 
 namespace {
@@ -182,9 +188,13 @@ void KktSolver::Solve(const Workspace& ws,
   out->lambda.resize(nc);
 
   // Cholesky of M: needed by both paths (health, the Schur path, and
-  // SolveMass for projections).
-  im.llt_m.compute(ws.M);
-  const bool m_ok = im.llt_m.info() == Eigen::Success && im.llt_m.rcond() > tol;
+  // SolveMass for projections). Reused when M is bitwise the one factored.
+  if (im.factored_M.size() != ws.M.size() || im.factored_M != ws.M) {
+    im.llt_m.compute(ws.M);
+    im.m_ok = im.llt_m.info() == Eigen::Success && im.llt_m.rcond() > tol;
+    im.factored_M = ws.M;
+  }
+  const bool m_ok = im.m_ok;
   // The dense solver runs every method but full-lu through the Schur
   // complement (kkt.hpp).
   const bool schur = options_.method != KktMethod::kFullLu &&
@@ -205,11 +215,16 @@ void KktSolver::Solve(const Workspace& ws,
       bool full_rank = options_.method != KktMethod::kQr;
       if (full_rank) {
         im.llt_s.compute(im.S);
-        full_rank =
-            im.llt_s.info() == Eigen::Success && im.llt_s.rcond() >= tol;
+        // A positive 1 x 1 complement has condition number 1 (what the
+        // estimate returns, without its solves).
+        full_rank = im.llt_s.info() == Eigen::Success &&
+                    (nc == 1 || im.llt_s.rcond() >= tol);
       }
       if (full_rank) {
-        out->lambda = -im.llt_s.solve(bias + ws.J * im.z);
+        im.r = bias;
+        im.r.noalias() += ws.J * im.z;
+        out->lambda = im.llt_s.solve(im.r);
+        out->lambda = -out->lambda;
       } else if (redundant_ok) {
         const Eigen::VectorXd r = -(bias + ws.J * im.z);
         SolveRedundantDense(ws, options_, im.S, r, &out->lambda, &im.dependent,

@@ -8,6 +8,7 @@
 #include <limits>
 #include <new>
 #include <stdexcept>
+#include <utility>
 
 namespace daedalus::internal {
 
@@ -289,31 +290,55 @@ int LuSetup(SUNLinearSolver S, SUNMatrix A) {
   return SUNLS_SUCCESS;
 }
 
+// x <- A^-1 x from the factors: row swaps, then L (unit lower) and U,
+// column by column. With the size a template parameter (the Newton systems
+// of small models) every loop is unrolled; a loop per column with a
+// run-time trip count of a few elements costs more in control than in
+// arithmetic.
+template <int kN>
+void LuSubstitute(int n_runtime,
+                  const double* __restrict a,
+                  const sunindextype* __restrict piv,
+                  double* __restrict x) {
+  const int n = kN > 0 ? kN : n_runtime;
+  for (int k = 0; k < n; ++k)
+    if (piv[k] != k) std::swap(x[k], x[piv[k]]);
+  for (int k = 0; k < n; ++k) {
+    const double* colk = a + static_cast<std::ptrdiff_t>(k) * n;
+    const double xk = x[k];
+    for (int i = k + 1; i < n; ++i) x[i] -= colk[i] * xk;
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    const double* colk = a + static_cast<std::ptrdiff_t>(k) * n;
+    x[k] /= colk[k];
+    const double xk = x[k];
+    for (int i = 0; i < k; ++i) x[i] -= colk[i] * xk;
+  }
+}
+
+// The instantiation of size n (1 .. sizeof...(kSizes)), or the run-time
+// loops beyond.
+template <int... kSizes>
+void LuSubstituteDispatch(int n,
+                          const double* a,
+                          const sunindextype* piv,
+                          double* x,
+                          std::integer_sequence<int, kSizes...>) {
+  const bool done =
+      ((n == kSizes + 1 ? (LuSubstitute<kSizes + 1>(n, a, piv, x), true)
+                        : false) ||
+       ...);
+  if (!done) LuSubstitute<0>(n, a, piv, x);
+}
+
 int LuSolve(
     SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, realtype /*tol*/) {
   LuContent* c = Content(S);
   const int n = static_cast<int>(c->n);
-  const double* __restrict a = SM_DATA_D(A);
-  double* __restrict xd = D(x);
+  double* xd = D(x);
   if (xd != D(b)) std::copy_n(D(b), n, xd);
-  const sunindextype* piv = c->pivots;
-  for (int k = 0; k < n; ++k)
-    if (piv[k] != k) std::swap(xd[k], xd[piv[k]]);
-  // L y = P b (unit lower), column by column.
-  for (int k = 0; k < n; ++k) {
-    const double* colk = a + static_cast<std::ptrdiff_t>(k) * n;
-    const double yk = xd[k];
-    if (yk == 0.0) continue;
-    for (int i = k + 1; i < n; ++i) xd[i] -= colk[i] * yk;
-  }
-  // U x = y, column by column from the last.
-  for (int k = n - 1; k >= 0; --k) {
-    const double* colk = a + static_cast<std::ptrdiff_t>(k) * n;
-    xd[k] /= colk[k];
-    const double xk = xd[k];
-    if (xk == 0.0) continue;
-    for (int i = 0; i < k; ++i) xd[i] -= colk[i] * xk;
-  }
+  LuSubstituteDispatch(n, SM_DATA_D(A), c->pivots, xd,
+                       std::make_integer_sequence<int, 16>());
   c->last_flag = SUNLS_SUCCESS;
   return SUNLS_SUCCESS;
 }
