@@ -36,6 +36,7 @@
 #include "rotating_particle.hpp"
 #include "slider_crank.hpp"
 #include "support/seed_models.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -171,19 +172,9 @@ std::vector<Case> Catalogue() {
   return c;
 }
 
-struct State {
-  double t;
-  Eigen::VectorXd q, v, vdot;
-};
-
+using State = testing::RandomState;
 State RandomState(const Model& m, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> U(-1.0, 1.0);
-  State s{0.29 + 0.1 * seed, Eigen::VectorXd(m.nq()), Eigen::VectorXd(m.nv()),
-          Eigen::VectorXd(m.nv())};
-  for (int i = 0; i < m.nq(); ++i) s.q[i] = U(rng);
-  for (int i = 0; i < m.nv(); ++i) s.v[i] = U(rng), s.vdot[i] = U(rng);
-  return s;
+  return State(m.nq(), m.nv(), seed, 0.29);
 }
 
 // The two paths differ in the order of floating-point operations only:

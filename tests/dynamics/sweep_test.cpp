@@ -23,6 +23,7 @@
 #include "rolling_disk.hpp"
 #include "rotating_particle.hpp"
 #include "slider_crank.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -37,19 +38,9 @@ std::vector<Model> Models() {
           problems::ChainReducedProblem(9).model};
 }
 
-struct State {
-  double t;
-  Eigen::VectorXd q, v, vdot;
-};
-
+using State = testing::RandomState;
 State RandomState(const Model& m, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> U(-1.0, 1.0);
-  State s{0.37 + 0.1 * seed, Eigen::VectorXd(m.nq()), Eigen::VectorXd(m.nv()),
-          Eigen::VectorXd(m.nv())};
-  for (int i = 0; i < m.nq(); ++i) s.q[i] = U(rng);
-  for (int i = 0; i < m.nv(); ++i) s.v[i] = U(rng), s.vdot[i] = U(rng);
-  return s;
+  return State(m.nq(), m.nv(), seed, 0.37);
 }
 
 // |a - b| within 1e-12 of the larger magnitude (plus 1e-12 absolute): the

@@ -42,6 +42,22 @@ inline ::testing::AssertionResult NearRel(const Eigen::MatrixXd& a,
   return ::testing::AssertionSuccess();
 }
 
+/// A state of a model's dimensions: time t0 + 0.1 seed, coordinates,
+/// velocities and accelerations uniform in [-1, 1] from std::mt19937(seed).
+struct RandomState {
+  double t;
+  Eigen::VectorXd q, v, vdot;
+  RandomState(int nq, int nv, unsigned seed, double t0) : t(t0 + 0.1 * seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> U(-1.0, 1.0);
+    q.resize(nq);
+    v.resize(nv);
+    vdot.resize(nv);
+    for (int i = 0; i < nq; ++i) q[i] = U(rng);
+    for (int i = 0; i < nv; ++i) v[i] = U(rng), vdot[i] = U(rng);
+  }
+};
+
 /// Uniform random vector in [lo, hi]^n from a seeded generator.
 inline Eigen::VectorXd RandomVector(std::mt19937& gen,
                                     int n,
