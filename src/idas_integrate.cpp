@@ -236,11 +236,16 @@ struct IdasRun : CallbackGuard {
   struct Programs {
     ExprProgram res, jac, quad;
     bool has_quad = false;
+    // Forward sensitivities: the tangents of F and of the integrands along
+    // (dy, dyp, dp), over the inputs [t | y | yp | p | cj | dy | dyp | dp].
+    ExprProgram sens, qsens;
+    bool has_sens = false, has_qsens = false;
     int n = 0, np = 0;
     // (row, column) of each Jacobian output: its structural nonzeros,
     // column by column.
     std::vector<std::pair<int, int>> jac_entries;
     std::vector<double> in, s_res, s_jac, s_quad, jac_values;
+    std::vector<double> sin, s_sens, s_qsens;
 
     void Fill(double t,
               const double* y,
@@ -285,6 +290,43 @@ struct IdasRun : CallbackGuard {
       Fill(t, y, y, p, 0.0);
       quad.Run(in.data(), out, s_quad.data());
       return Finite(out, quad.num_outputs());
+    }
+    // The inputs of the sensitivity programs; dyp may be null (zero).
+    void FillTangent(double t,
+                     const double* y,
+                     const double* yp,
+                     const Eigen::VectorXd& p,
+                     const double* dy,
+                     const double* dyp,
+                     const Eigen::VectorXd& dp) {
+      Fill(t, y, yp, p, 0.0);
+      std::copy(in.begin(), in.end(), sin.begin());
+      double* d = sin.data() + in.size();
+      d = std::copy_n(dy, n, d);
+      d = dyp ? std::copy_n(dyp, n, d) : std::fill_n(d, n, 0.0);
+      std::copy_n(dp.data(), np, d);
+    }
+    bool SensResidual(double t,
+                      const double* y,
+                      const double* yp,
+                      const Eigen::VectorXd& p,
+                      const double* dy,
+                      const double* dyp,
+                      const Eigen::VectorXd& dp,
+                      double* out) {
+      FillTangent(t, y, yp, p, dy, dyp, dp);
+      sens.Run(sin.data(), out, s_sens.data());
+      return Finite(out, n);
+    }
+    bool QuadSens(double t,
+                  const double* y,
+                  const Eigen::VectorXd& p,
+                  const double* dy,
+                  const Eigen::VectorXd& dp,
+                  double* out) {
+      FillTangent(t, y, y, p, dy, nullptr, dp);
+      qsens.Run(sin.data(), out, s_qsens.data());
+      return Finite(out, qsens.num_outputs());
     }
   };
   std::unique_ptr<Programs> prog;
@@ -343,20 +385,57 @@ struct IdasRun : CallbackGuard {
       p->jac = ExprProgram(sm.graph, inputs, entries);
 
       // Baumgarte's quadratures need the ideal multipliers (a KKT solve).
+      std::vector<int> quad_nodes;
       if (opt.formulation != Formulation::kBaumgarte || nc == 0) {
         Sym stab = 0.0;
         if (opt.formulation == Formulation::kGgl && nh > 0)
           stab = sm.EnergyAlongQ(-GtMu(sm, Y));
         VecX<Sym> out = VecX<Sym>::Zero(layout.size());
         QuadratureIntegrands(layout, sm, Y.segment(il(), nc), stab, out);
-        std::vector<int> o(static_cast<std::size_t>(out.size()));
-        for (Eigen::Index k = 0; k < out.size(); ++k) o[k] = out[k].node();
-        p->quad = ExprProgram(sm.graph, inputs, o);
+        for (Eigen::Index k = 0; k < out.size(); ++k)
+          quad_nodes.push_back(out[k].node());
+        p->quad = ExprProgram(sm.graph, inputs, quad_nodes);
         p->has_quad = true;
+      }
+      const SensitivityOptions& so = opt.sensitivity;
+      if (so.method == SensMethod::kForward && !so.difference_quotient) {
+        // One derivative pass along y_j -> dy_j, yp_j -> dyp_j,
+        // p_k -> dp_k: the sensitivity residual (and the integrands'
+        // tangent, which does not read yp).
+        // The symbolic model is shared by the formulations, whose state
+        // sizes differ: the tangent inputs are named by their size.
+        const std::string size = std::to_string(n);
+        const VecX<Sym> dY = sm.NamedInputSyms("dy" + size, n);
+        const VecX<Sym> dYP = sm.NamedInputSyms("dyp" + size, n);
+        const VecX<Sym> dP = sm.NamedInputSyms("dp", np);
+        std::vector<int> seed(static_cast<std::size_t>(sm.graph.num_inputs()),
+                              0);
+        std::vector<int> sens_inputs = inputs;
+        for (int j = 0; j < n; ++j) {
+          seed[number(Y[j])] = dY[j].node();
+          seed[number(YP[j])] = dYP[j].node();
+        }
+        for (int k = 0; k < np; ++k) seed[sm.p_input(k)] = dP[k].node();
+        for (const VecX<Sym>* d : {&dY, &dYP, &dP})
+          for (Eigen::Index j = 0; j < d->size(); ++j)
+            sens_inputs.push_back(number((*d)[j]));
+        p->sens =
+            ExprProgram(sm.graph, sens_inputs, sm.graph.Derivative(f, seed));
+        p->has_sens = true;
+        if (p->has_quad) {
+          p->qsens = ExprProgram(sm.graph, sens_inputs,
+                                 sm.graph.Derivative(quad_nodes, seed));
+          p->has_qsens = true;
+        }
       }
       p->n = n;
       p->np = np;
     });
+    if (p->has_sens) {
+      p->sin.assign(static_cast<std::size_t>(p->sens.num_inputs()), 0.0);
+      p->sens.InitScratch(&p->s_sens);
+      if (p->has_qsens) p->qsens.InitScratch(&p->s_qsens);
+    }
     p->in.assign(static_cast<std::size_t>(p->res.num_inputs()), 0.0);
     p->res.InitScratch(&p->s_res);
     p->jac.InitScratch(&p->s_jac);
@@ -410,6 +489,44 @@ struct IdasRun : CallbackGuard {
     Jacobian(t, cj, y, yp);
     for (int j = 0; j < n; ++j)
       std::copy_n(jac.col(j).data(), n, a + static_cast<std::size_t>(j) * n);
+  }
+
+  // The tangent of F along (dy, dyp) and the parameter direction dp (the
+  // sensitivity residual of one parameter).
+  void SensResidual(double t,
+                    const double* y,
+                    const double* yp,
+                    const double* dy,
+                    const double* dyp,
+                    const Eigen::VectorXd& dp,
+                    double* out) {
+    if (prog && prog->has_sens &&
+        prog->SensResidual(t, y, yp, CurrentParameters(), dy, dyp, dp, out))
+      return;
+    SeedAndEvaluate(t, y, dy, dp);
+    AssembleTangent(y, yp, dy, dyp, out);
+  }
+
+  // The tangent of the quadrature integrands along (dy, dp).
+  void QuadSens(double t,
+                const double* y,
+                const double* dy,
+                const Eigen::VectorXd& dp,
+                double* out) {
+    if (prog && prog->has_qsens &&
+        prog->QuadSens(t, y, CurrentParameters(), dy, dp, out))
+      return;
+    const int n = size();
+    VecX<D1> Y(n), q(layout.size());
+    SeedAndEvaluate(t, y, dy, dp);
+    for (int j = 0; j < n; ++j) Y[j] = D1(y[j], dy[j]);
+    D1 stab(0.0);
+    if (opt.formulation == Formulation::kGgl && nh > 0) {
+      const VecX<D1> dq = -GtMu(tws, Y);
+      stab = EnergyDerivativeAlongQ(&tws, dq);
+    }
+    QuadratureIntegrands(layout, tws, Y.segment(il(), nc), stab, q);
+    for (Eigen::Index k = 0; k < q.size(); ++k) out[k] = q[k].d;
   }
 
   // Sizes and constraint bookkeeping, the parameters, and the compiled
@@ -560,12 +677,10 @@ int SensResFn(int ns,
   return run->Trap([&] {
     const double* yv = N_VGetArrayPointer(y);
     const double* ypv = N_VGetArrayPointer(yp);
-    for (int i = 0; i < ns; ++i) {
-      const double* si = N_VGetArrayPointer(yS[i]);
-      run->SeedAndEvaluate(t, yv, si, run->ParamDirection(i));
-      run->AssembleTangent(yv, ypv, si, N_VGetArrayPointer(ypS[i]),
-                           N_VGetArrayPointer(rS[i]));
-    }
+    for (int i = 0; i < ns; ++i)
+      run->SensResidual(t, yv, ypv, N_VGetArrayPointer(yS[i]),
+                        N_VGetArrayPointer(ypS[i]), run->ParamDirection(i),
+                        N_VGetArrayPointer(rS[i]));
   });
 }
 
@@ -585,22 +700,9 @@ int QuadSensFn(int ns,
   auto* run = static_cast<IdasRun*>(ud);
   return run->Trap([&] {
     const double* yv = N_VGetArrayPointer(y);
-    const int n = run->size();
-    VecX<D1> Y(n), out(run->layout.size());
-    for (int i = 0; i < ns; ++i) {
-      const double* si = N_VGetArrayPointer(yS[i]);
-      run->SeedAndEvaluate(t, yv, si, run->ParamDirection(i));
-      for (int j = 0; j < n; ++j) Y[j] = D1(yv[j], si[j]);
-      D1 stab(0.0);
-      if (run->opt.formulation == Formulation::kGgl && run->nh > 0) {
-        const VecX<D1> dq = -run->GtMu(run->tws, Y);
-        stab = EnergyDerivativeAlongQ(&run->tws, dq);
-      }
-      QuadratureIntegrands(run->layout, run->tws, Y.segment(run->il(), run->nc),
-                           stab, out);
-      auto o = View(rqS[i]);
-      for (int k = 0; k < out.size(); ++k) o[k] = out[k].d;
-    }
+    for (int i = 0; i < ns; ++i)
+      run->QuadSens(t, yv, N_VGetArrayPointer(yS[i]), run->ParamDirection(i),
+                    N_VGetArrayPointer(rqS[i]));
   });
 }
 
@@ -940,6 +1042,32 @@ IdasProbe ProbeIdas(const Model& model,
   run.DenseJacobian(t, cj, y.data(), yp.data(), r.jacobian.data());
   r.quadratures.resize(run.layout.size());
   run.Quadratures(t, y.data(), r.quadratures.data());
+  return r;
+}
+
+IdasTangentProbe ProbeIdasTangent(const Model& model,
+                                  const SimulationOptions& options,
+                                  const Eigen::VectorXd& params,
+                                  double t,
+                                  const Eigen::VectorXd& y,
+                                  const Eigen::VectorXd& yp,
+                                  const Eigen::VectorXd& dy,
+                                  const Eigen::VectorXd& dyp,
+                                  const Eigen::VectorXd& dp) {
+  IdasRun run(model, options);
+  SimulationSummary sum;
+  run.Setup(params, &sum);
+  const int n = run.size();
+  if (y.size() != n || yp.size() != n || dy.size() != n || dyp.size() != n ||
+      dp.size() != model.num_parameters())
+    throw std::invalid_argument("ProbeIdasTangent: sizes disagree");
+  IdasTangentProbe r;
+  r.compiled = run.prog != nullptr && run.prog->has_sens;
+  r.residual.resize(n);
+  run.SensResidual(t, y.data(), yp.data(), dy.data(), dyp.data(), dp,
+                   r.residual.data());
+  r.quadratures.resize(run.layout.size());
+  run.QuadSens(t, y.data(), dy.data(), dp, r.quadratures.data());
   return r;
 }
 

@@ -32,6 +32,26 @@ IdasProbe ProbeIdas(const Model& model,
                     const Eigen::VectorXd& yp,
                     double cj);
 
+/// The tangents of the residual and of the quadrature integrands along
+/// (dy, dyp) and the parameter direction dp (np): what the forward
+/// sensitivity callbacks compute, by the compiled programs when
+/// `options` asks for exact forward sensitivities and the model allows
+/// (then `compiled`), else by the dual-number path. For tests.
+struct IdasTangentProbe {
+  bool compiled = false;
+  Eigen::VectorXd residual;
+  Eigen::VectorXd quadratures;
+};
+IdasTangentProbe ProbeIdasTangent(const Model& model,
+                                  const SimulationOptions& options,
+                                  const Eigen::VectorXd& params,
+                                  double t,
+                                  const Eigen::VectorXd& y,
+                                  const Eigen::VectorXd& yp,
+                                  const Eigen::VectorXd& dy,
+                                  const Eigen::VectorXd& dyp,
+                                  const Eigen::VectorXd& dp);
+
 /// Builds the IDAS programs of `model` under `options` (as a run would),
 /// so that a ProgramCollector records them.
 void PrepareIdasPrograms(const Model& model,

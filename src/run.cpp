@@ -85,6 +85,10 @@ void CollectPrograms(const Problem& problem, const RunConfig& cfg) {
     o.formulation = f;
     o.integrator = Integrator::kIdas;
     o.compiled = true;
+    // With exact forward sensitivities: their programs too (the others are
+    // the same either way).
+    o.sensitivity.method = SensMethod::kForward;
+    o.sensitivity.difference_quotient = false;
     PrepareIdasPrograms(problem.model, o, cfg.params);
   }
 }
@@ -334,9 +338,15 @@ int run(const Problem& problem, int argc, char** argv) {
     return 0;
   }
   if (!cfg.emit_kernels.empty()) {
-    internal::ProgramCollector collector;
-    internal::CollectPrograms(problem, cfg);
-    return internal::WriteKernels(collector, program, cfg.emit_kernels);
+    try {
+      internal::ProgramCollector collector;
+      internal::CollectPrograms(problem, cfg);
+      return internal::WriteKernels(collector, program, cfg.emit_kernels);
+    } catch (const std::exception& e) {
+      std::cerr << program << ": cannot emit the native kernels to '"
+                << cfg.emit_kernels << "': " << e.what() << "\n";
+      return 1;
+    }
   }
   internal::SetNativeKernels(!cfg.interpreted);
   try {
