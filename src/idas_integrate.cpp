@@ -899,8 +899,11 @@ SimulationSummary SimulateIdas(const Model& model,
     DAEDALUS_SUNDIALS_CHECK(IDASensEEtolerances(mem));
     DAEDALUS_SUNDIALS_CHECK(
         IDASetSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
-    DAEDALUS_SUNDIALS_CHECK(IDAQuadSensInit(
-        mem, so.difference_quotient ? nullptr : QuadSensFn, qS.get()));
+    // Exact even with --sens-dq: IDAS 6.4's internal difference quotient
+    // for the quadratures' sensitivities evaluates the integrands into a
+    // work vector of the state's length (IDAQuadSensRhs1InternalDQ, its
+    // tmpQS), past its end when there are more quadratures than states.
+    DAEDALUS_SUNDIALS_CHECK(IDAQuadSensInit(mem, QuadSensFn, qS.get()));
     DAEDALUS_SUNDIALS_CHECK(IDAQuadSensEEtolerances(mem));
     DAEDALUS_SUNDIALS_CHECK(
         IDASetQuadSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));

@@ -717,8 +717,12 @@ SimulationSummary Simulate(const Model& model,
     DAEDALUS_SUNDIALS_CHECK(CVodeSensEEtolerances(mem));
     DAEDALUS_SUNDIALS_CHECK(
         CVodeSetSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
-    DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensInit(
-        mem, so.difference_quotient ? nullptr : QuadSensFn, qS.get()));
+    // The quadratures' sensitivities are exact even with --sens-dq: the
+    // internal difference quotient of SUNDIALS 6.4 writes the integrands
+    // (one per quadrature) into a work vector of the state's length, past
+    // its end when there are more quadratures than states (found by
+    // AddressSanitizer on the pendulum; IDAS has the same defect).
+    DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensInit(mem, QuadSensFn, qS.get()));
     DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensEEtolerances(mem));
     DAEDALUS_SUNDIALS_CHECK(
         CVodeSetQuadSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));

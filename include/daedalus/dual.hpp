@@ -23,7 +23,9 @@
 // Dual-number operators are small but nest deeply (a second-order
 // multi-direction value is 80 bytes); compilers stop inlining them at
 // depth, which costs more than the arithmetic (bench/README.md). Force it.
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(DAEDALUS_AD_INLINE)
+// Set by the build (the sanitizer build compiles them as plain inline).
+#elif defined(__GNUC__) || defined(__clang__)
 #define DAEDALUS_AD_INLINE [[gnu::always_inline]] inline
 #else
 #define DAEDALUS_AD_INLINE inline
