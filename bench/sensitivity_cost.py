@@ -17,7 +17,7 @@ rows = {b["name"]: b["real_time"] for b in json.loads(out)["benchmarks"]}
 idas = rows["BM_PlainIdas"]
 cvodes = rows["BM_PlainCvodes"]
 print(f"plain run: IDAS {idas:.2f} ms, CVODES {cvodes:.2f} ms")
-print("forward (IDAS, exact AD sensitivity residuals), cost / plain IDAS:")
+print("forward (IDAS, exact sensitivity residuals: compiled tangent programs), cost / plain IDAS:")
 for n in (1, 2, 5, 10, 20):
     t = rows[f"BM_ForwardIdas/{n}"]
     print(f"  n_p = {n:2d}: {t:8.2f} ms  ratio {t / idas:6.2f}"
