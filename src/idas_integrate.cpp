@@ -247,16 +247,19 @@ struct IdasRun : CallbackGuard {
     std::vector<double> in, s_res, s_jac, s_quad, jac_values;
     std::vector<double> sin, s_sens, s_qsens;
 
+    // Writes [t | y | yp | p | cj] to `to` (`in` unless given).
     void Fill(double t,
               const double* y,
               const double* yp,
               const Eigen::VectorXd& p,
-              double cj) {
-      in[0] = t;
-      std::copy_n(y, n, &in[1]);
-      std::copy_n(yp, n, &in[1 + n]);
-      std::copy_n(p.data(), np, &in[1 + 2 * n]);
-      in[1 + 2 * n + np] = cj;
+              double cj,
+              double* to = nullptr) {
+      if (!to) to = in.data();
+      to[0] = t;
+      std::copy_n(y, n, to + 1);
+      std::copy_n(yp, n, to + 1 + n);
+      std::copy_n(p.data(), np, to + 1 + 2 * n);
+      to[1 + 2 * n + np] = cj;
     }
     static bool Finite(const double* x, int m) {
       double z = 0.0;
@@ -299,8 +302,7 @@ struct IdasRun : CallbackGuard {
                      const double* dy,
                      const double* dyp,
                      const Eigen::VectorXd& dp) {
-      Fill(t, y, yp, p, 0.0);
-      std::copy(in.begin(), in.end(), sin.begin());
+      Fill(t, y, yp, p, 0.0, sin.data());
       double* d = sin.data() + in.size();
       d = std::copy_n(dy, n, d);
       d = dyp ? std::copy_n(dyp, n, d) : std::fill_n(d, n, 0.0);
@@ -398,10 +400,11 @@ struct IdasRun : CallbackGuard {
         p->has_quad = true;
       }
       const SensitivityOptions& so = opt.sensitivity;
-      if (so.method == SensMethod::kForward && !so.difference_quotient) {
+      if (so.method == SensMethod::kForward) {
         // One derivative pass along y_j -> dy_j, yp_j -> dyp_j,
-        // p_k -> dp_k: the sensitivity residual (and the integrands'
-        // tangent, which does not read yp).
+        // p_k -> dp_k: the sensitivity residual (unless SUNDIALS's
+        // difference quotients replace it) and the integrands' tangent
+        // (always exact: SimulateIdas), which does not read yp.
         // The symbolic model is shared by the formulations, whose state
         // sizes differ: the tangent inputs are named by their size.
         const std::string size = std::to_string(n);
@@ -419,9 +422,11 @@ struct IdasRun : CallbackGuard {
         for (const VecX<Sym>* d : {&dY, &dYP, &dP})
           for (Eigen::Index j = 0; j < d->size(); ++j)
             sens_inputs.push_back(number((*d)[j]));
-        p->sens =
-            ExprProgram(sm.graph, sens_inputs, sm.graph.Derivative(f, seed));
-        p->has_sens = true;
+        if (!so.difference_quotient) {
+          p->sens =
+              ExprProgram(sm.graph, sens_inputs, sm.graph.Derivative(f, seed));
+          p->has_sens = true;
+        }
         if (p->has_quad) {
           p->qsens = ExprProgram(sm.graph, sens_inputs,
                                  sm.graph.Derivative(quad_nodes, seed));
@@ -431,15 +436,17 @@ struct IdasRun : CallbackGuard {
       p->n = n;
       p->np = np;
     });
-    if (p->has_sens) {
-      p->sin.assign(static_cast<std::size_t>(p->sens.num_inputs()), 0.0);
-      p->sens.InitScratch(&p->s_sens);
-      if (p->has_qsens) p->qsens.InitScratch(&p->s_qsens);
-    }
     p->in.assign(static_cast<std::size_t>(p->res.num_inputs()), 0.0);
     p->res.InitScratch(&p->s_res);
     p->jac.InitScratch(&p->s_jac);
     if (p->has_quad) p->quad.InitScratch(&p->s_quad);
+    if (p->has_sens) p->sens.InitScratch(&p->s_sens);
+    if (p->has_qsens) p->qsens.InitScratch(&p->s_qsens);
+    // [in | dy | dyp | dp], the inputs of both tangent programs.
+    if (p->has_sens || p->has_qsens)
+      p->sin.assign(p->in.size() + 2 * static_cast<std::size_t>(p->n) +
+                        static_cast<std::size_t>(p->np),
+                    0.0);
     p->jac_values.assign(p->jac_entries.size(), 0.0);
     prog = std::move(p);
   }
