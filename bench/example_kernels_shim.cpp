@@ -4,7 +4,7 @@
 // same vector operations and dense LU as Daedalus: the comparison that
 // isolates the framework's own overhead. Bench-only; compiled by the
 // script together with src/serial_ops.cpp.
-#include "serial_ops.hpp"
+#include "integrate/serial_ops.hpp"
 
 extern "C" void daedalus_use_fast_vector_ops(N_Vector v) {
   daedalus::internal::UseFastVectorOps(v);

@@ -1,0 +1,547 @@
+#include "daedalus/run.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+#include "cli/run_extras.hpp"
+#include "daedalus/output.hpp"
+#include "eval/compiled_model.hpp"
+#include "eval/expr_program.hpp"
+#include "integrate/idas_integrate.hpp"
+
+namespace daedalus {
+
+namespace {
+
+const char* const kValueFlags[] = {
+    "--t-end",           "--rtol",           "--atol",          "--output-step",
+    "--output-dir",      "--param",          "--formulation",   "--integrator",
+    "--baumgarte-alpha", "--baumgarte-beta", "--kkt",           "--drift-tol",
+    "--drift-action",    "--linear-solver",  "--jacobian",      "--evaluator",
+    "--emit-kernels",    "--sens",           "--sens-method",   "--functional",
+    "--multiplier-atol", "--step",           "--counterfactual"};
+const char* const kBoolFlags[] = {"--quiet", "--help", "--sens-dq",
+                                  "--sens-staggered",
+                                  "--sens-no-error-control"};
+
+// Splits "a,b,c" into names (empty entries are an error).
+std::vector<std::string> SplitList(const std::string& flag,
+                                   const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma - start);
+    if (item.empty())
+      throw std::invalid_argument(flag + ": empty name in '" + text +
+                                  "' (expected NAME[,NAME...])");
+    out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string ValidFlags() {
+  std::string s;
+  for (const char* f : kValueFlags) s += std::string(" ") + f;
+  for (const char* f : kBoolFlags) s += std::string(" ") + f;
+  return s;
+}
+
+double ParseNumber(const std::string& flag, const std::string& text) {
+  size_t used = 0;
+  double x = 0.0;
+  try {
+    x = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || !std::isfinite(x)) {
+    throw std::invalid_argument(flag + ": '" + text +
+                                "' is not a finite number");
+  }
+  return x;
+}
+
+}  // namespace
+
+namespace internal {
+
+void CollectPrograms(const Problem& problem, const RunConfig& cfg) {
+  const CompiledModel* cm = GetCompiled(problem.model);
+  if (cm == nullptr) return;  // the dual-number path: nothing to generate
+  for (int v = 0; v < kStageVariants; ++v) cm->Stage(v);
+  // The IDAS programs of every form with the run's options (Baumgarte
+  // gains are constants of the program: other gains are interpreted).
+  for (Formulation f : {Formulation::kGgl, Formulation::kIndex3,
+                        Formulation::kBaumgarte, Formulation::kUnstabilized}) {
+    SimulationOptions o = cfg.options;
+    o.formulation = f;
+    o.integrator = Integrator::kIdas;
+    o.compiled = true;
+    // With exact forward sensitivities: their programs too (the others are
+    // the same either way).
+    o.sensitivity.method = SensMethod::kForward;
+    o.sensitivity.difference_quotient = false;
+    PrepareIdasPrograms(problem.model, o, cfg.params);
+  }
+}
+
+int WriteKernels(const ProgramCollector& collector,
+                 const std::string& program,
+                 const std::string& path) {
+  const std::string origin = std::filesystem::path(program).filename();
+  std::ofstream out(path);
+  out << collector.KernelSource(origin);
+  if (!out) {
+    std::cerr << program << ": cannot write '" << path << "'\n";
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace internal
+
+Eigen::MatrixXd InitialStateTangent(const Problem& problem,
+                                    const Eigen::VectorXd& params) {
+  const int nq = problem.model.nq(), np = problem.model.num_parameters();
+  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(2 * nq, np);
+  for (int i = 0; i < np; ++i) {
+    // Central difference of the problem's closed-form initial-state map:
+    // step 1e-6 relative gives truncation ~1e-12 and round-off ~1e-10
+    // relative, far below any integration tolerance in use.
+    const double h = 1e-6 * std::max(1.0, std::abs(params[i]));
+    Eigen::VectorXd pp = params, pm = params;
+    pp[i] += h;
+    pm[i] -= h;
+    const InitialState a = problem.initial(pp), b = problem.initial(pm);
+    T.col(i).head(nq) = (a.q - b.q) / (2.0 * h);
+    T.col(i).tail(nq) = (a.v - b.v) / (2.0 * h);
+  }
+  return T;
+}
+
+RunConfig ParseCommandLine(const Problem& problem,
+                           int argc,
+                           const char* const* argv) {
+  RunConfig cfg;
+  cfg.options = problem.defaults;
+  cfg.params = problem.model.default_parameters();
+  bool integrator_given = false, sens_given = false, method_given = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool has_value = false;
+    const size_t eq = arg.find('=');
+    if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_value = true;
+    }
+    bool is_value_flag = false, is_bool_flag = false;
+    for (const char* f : kValueFlags) is_value_flag |= (arg == f);
+    for (const char* f : kBoolFlags) is_bool_flag |= (arg == f);
+    if (!is_value_flag && !is_bool_flag) {
+      throw std::invalid_argument("unknown option '" + arg +
+                                  "'; valid options:" + ValidFlags());
+    }
+    if (is_bool_flag) {
+      if (has_value) throw std::invalid_argument(arg + " takes no value");
+      if (arg == "--quiet") cfg.quiet = true;
+      if (arg == "--help") cfg.help = true;
+      if (arg == "--sens-dq")
+        cfg.options.sensitivity.difference_quotient = true;
+      if (arg == "--sens-staggered") cfg.options.sensitivity.staggered = true;
+      if (arg == "--sens-no-error-control")
+        cfg.options.sensitivity.error_control = false;
+      continue;
+    }
+    if (!has_value) {
+      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+      value = argv[++i];
+    }
+    SimulationOptions& o = cfg.options;
+    if (arg == "--t-end") {
+      o.t_end = ParseNumber(arg, value);
+    } else if (arg == "--rtol") {
+      o.rtol = ParseNumber(arg, value);
+    } else if (arg == "--atol") {
+      o.atol = ParseNumber(arg, value);
+    } else if (arg == "--output-step") {
+      o.output_step = ParseNumber(arg, value);
+    } else if (arg == "--output-dir") {
+      cfg.output_dir = value;
+    } else if (arg == "--formulation") {
+      o.formulation = FormulationFromString(value);
+    } else if (arg == "--integrator") {
+      o.integrator = IntegratorFromString(value);
+      integrator_given = true;
+    } else if (arg == "--baumgarte-alpha") {
+      o.baumgarte_alpha = ParseNumber(arg, value);
+    } else if (arg == "--baumgarte-beta") {
+      o.baumgarte_beta = ParseNumber(arg, value);
+    } else if (arg == "--drift-tol") {
+      o.drift_tol = ParseNumber(arg, value);
+    } else if (arg == "--drift-action") {
+      o.drift_action = DriftActionFromString(value);
+    } else if (arg == "--kkt") {
+      o.kkt.method = KktMethodFromString(value);
+    } else if (arg == "--multiplier-atol") {
+      o.multiplier_atol = ParseNumber(arg, value);
+    } else if (arg == "--linear-solver") {
+      o.linear_solver = LinearSolverFromString(value);
+    } else if (arg == "--jacobian") {
+      o.jacobian = JacobianMethodFromString(value);
+    } else if (arg == "--evaluator") {
+      if (value != "compiled" && value != "interpreted" && value != "ad")
+        throw std::invalid_argument("--evaluator: unknown evaluator '" + value +
+                                    "'; valid: compiled, interpreted, ad");
+      o.compiled = value != "ad";
+      cfg.interpreted = value == "interpreted";
+    } else if (arg == "--emit-kernels") {
+      cfg.emit_kernels = value;
+    } else if (arg == "--sens") {
+      o.sensitivity.parameters = SplitList(arg, value);
+      // Names are checked here so that a typo fails before any work.
+      ResolveSensParameters(problem.model, o.sensitivity.parameters);
+      sens_given = true;
+    } else if (arg == "--sens-method") {
+      o.sensitivity.method = SensMethodFromString(value);
+      method_given = true;
+    } else if (arg == "--functional") {
+      o.sensitivity.functional = value;
+    } else if (arg == "--step") {
+      o.step = ParseNumber(arg, value);
+    } else if (arg == "--counterfactual") {
+      cfg.counterfactuals.push_back(ParseCounterfactual(problem.model, value));
+    } else if (arg == "--param") {
+      const size_t e = value.find('=');
+      if (e == std::string::npos) {
+        throw std::invalid_argument("--param expects NAME=VALUE, got '" +
+                                    value + "'");
+      }
+      const std::string name = value.substr(0, e);
+      const int idx = problem.model.ParameterIndex(name);
+      cfg.params[idx] = ParseNumber("--param " + name, value.substr(e + 1));
+    }
+  }
+  // --sens alone means forward sensitivities; a method without --sens
+  // means all model parameters.
+  if (sens_given && !method_given)
+    cfg.options.sensitivity.method = SensMethod::kForward;
+  // The DAE forms run on IDAS; pick it when the user did not choose.
+  if (!integrator_given && (cfg.options.formulation == Formulation::kGgl ||
+                            cfg.options.formulation == Formulation::kIndex3))
+    cfg.options.integrator = Integrator::kIdas;
+  if (!integrator_given && cfg.options.formulation == Formulation::kProjection)
+    cfg.options.integrator = Integrator::kCvodesBdf;
+  std::string why;
+  if (!cfg.help && !cfg.options.IsValid(&why))
+    throw std::invalid_argument("invalid options: " + why);
+  if (!cfg.help)
+    internal::ValidateCounterfactuals(cfg.counterfactuals, cfg.options);
+  return cfg;
+}
+
+std::string Usage(const Problem& problem, const std::string& program) {
+  const Model& m = problem.model;
+  const SimulationOptions& d = problem.defaults;
+  std::ostringstream os;
+  os << "usage: " << program << " [options]\n\n";
+  if (!problem.description.empty()) os << problem.description << "\n\n";
+  os << "options:\n"
+     << "  --t-end T            final time [s] (default " << d.t_end << ")\n"
+     << "  --rtol R             relative tolerance (default " << d.rtol << ")\n"
+     << "  --atol A             absolute tolerance (default " << d.atol << ")\n"
+     << "  --output-step DT     output spacing [s] (default " << d.output_step
+     << ")\n"
+     << "  --output-dir DIR     where <name>.csv and <name>.json go (default "
+        ".)\n"
+     << "  --param NAME=VALUE   set a model parameter (repeatable)\n"
+     << "  --formulation F      unstabilized | baumgarte | projection | ggl |\n"
+     << "                       index3 (default " << ToString(d.formulation)
+     << ")\n"
+     << "  --integrator I       cvodes-bdf | cvodes-adams | idas |\n"
+     << "                       stormer-verlet | symplectic-euler | rattle\n"
+     << "                       (default " << ToString(d.integrator) << ")\n"
+     << "  --baumgarte-alpha A  velocity gain [1/s] (default "
+     << d.baumgarte_alpha << ")\n"
+     << "  --baumgarte-beta B   position gain [1/s] (default "
+     << d.baumgarte_beta << ")\n"
+     << "  --kkt M              auto | dense | full-lu | schur | sparse-lu |\n"
+     << "                       sparse-cholesky | qr (default "
+     << ToString(d.kkt.method) << ")\n"
+     << "  --drift-tol D        largest accepted drift (0: off; default "
+     << d.drift_tol << ")\n"
+     << "  --drift-action A     fail | escalate (Baumgarte -> projection)\n"
+     << "  --multiplier-atol A  IDAS: Newton tolerance of the multipliers\n"
+     << "                       (default: --atol)\n"
+     << "  --linear-solver S    dense | klu: Newton systems (default "
+     << ToString(d.linear_solver) << ")\n"
+     << "  --jacobian J         ad (exact) | dq (difference quotients)\n"
+     << "  --evaluator E        compiled (default: recorded programs, as\n"
+     << "                       native kernels when the build generated\n"
+     << "                       them) | interpreted (the same programs,\n"
+     << "                       interpreted) | ad (dual numbers)\n"
+     << "  --sens P[,P...]      sensitivities w.r.t. parameters or q0[i],\n"
+     << "                       v0[i] (forward unless --sens-method)\n"
+     << "  --sens-method M      forward | adjoint\n"
+     << "  --functional G       adjoint: the declared functional\n"
+     << "  --sens-dq            SUNDIALS difference quotients for the\n"
+     << "                       sensitivity residuals (default exact AD)\n"
+     << "  --sens-staggered     staggered corrector (default simultaneous)\n"
+     << "  --sens-no-error-control  leave sensitivities out of the error "
+        "test\n"
+     << "  --step H             fixed step [s] of stormer-verlet |\n"
+     << "                       symplectic-euler | rattle (--integrator)\n"
+     << "  --counterfactual C   repeatable; C is one of (docs/analysis.md)\n"
+     << "                       ztcf[:CH[+CH..]]@T   branch at T with the\n"
+     << "                         channels removed (all if none), compared\n"
+     << "                         with the original future\n"
+     << "                       pointwise-ztcf[:CH..]@T|all  zero-input\n"
+     << "                         accelerations at achieved states\n"
+     << "                       zvcf@T|all           accelerations with\n"
+     << "                         zero velocity and input (undefined\n"
+     << "                         under moving constraints)\n"
+     << "  --quiet              no summary on stdout\n"
+     << "  --help               this text\n\n"
+     << "parameters:";
+  for (int i = 0; i < m.num_parameters(); ++i)
+    os << "\n  " << m.parameter_names()[i] << " = "
+       << m.default_parameters()[i];
+  if (m.num_parameters() == 0) os << " (none)";
+  os << "\ninput channels (for --counterfactual):";
+  for (const auto& in : m.inputs()) os << " " << in.name;
+  if (m.num_inputs() == 0) os << " (none)";
+  os << "\n";
+  return os.str();
+}
+
+int run(const Problem& problem, int argc, char** argv) {
+  const std::string program = argc > 0 ? argv[0] : problem.model.name();
+  const std::string name = problem.model.name();
+  RunConfig cfg;
+  try {
+    cfg = ParseCommandLine(problem, argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << program << ": " << e.what() << "\n(see --help)\n";
+    return 2;
+  }
+  if (cfg.help) {
+    std::cout << Usage(problem, program);
+    return 0;
+  }
+  if (!cfg.emit_kernels.empty()) {
+    try {
+      internal::ProgramCollector collector;
+      internal::CollectPrograms(problem, cfg);
+      return internal::WriteKernels(collector, program, cfg.emit_kernels);
+    } catch (const std::exception& e) {
+      std::cerr << program << ": cannot emit the native kernels to '"
+                << cfg.emit_kernels << "': " << e.what() << "\n";
+      return 1;
+    }
+  }
+  internal::SetNativeKernels(!cfg.interpreted);
+  try {
+    std::filesystem::create_directories(cfg.output_dir);
+  } catch (const std::exception& e) {
+    std::cerr << program << ": cannot create output directory '"
+              << cfg.output_dir << "': " << e.what() << "\n";
+    return 2;
+  }
+  const std::string base =
+      (std::filesystem::path(cfg.output_dir) / name).string();
+  SimulationSummary summary;
+  internal::RunExtras extras(problem, cfg);  // counterfactuals and the like
+  try {
+    const InitialState x0 = problem.initial(cfg.params);
+    if (cfg.options.sensitivity.method != SensMethod::kNone)
+      cfg.options.sensitivity.initial_tangent =
+          InitialStateTangent(problem, cfg.params);
+    std::vector<std::string> sens_columns;
+    if (cfg.options.sensitivity.method == SensMethod::kForward) {
+      for (const auto& sp : ResolveSensParameters(
+               problem.model, cfg.options.sensitivity.parameters))
+        sens_columns.push_back(sp.name);
+    }
+    CsvWriter csv(problem.model, base + ".csv", sens_columns);
+    ProgressLine progress(name, cfg.options.t0, cfg.options.t_end, &csv,
+                          &std::cerr, ProgressLine::StderrIsTerminal());
+    extras.set_forward(&progress);
+    summary = Simulate(problem.model, x0, cfg.params, cfg.options, &extras);
+    extras.set_forward(nullptr);
+  } catch (const std::exception& e) {
+    extras.set_forward(nullptr);
+    summary.ok = false;
+    summary.problem = name;
+    summary.formulation = cfg.options.formulation;
+    summary.integrator = cfg.options.integrator;
+    summary.rtol = cfg.options.rtol;
+    summary.atol = cfg.options.atol;
+    summary.drift_tol = cfg.options.drift_tol;
+    summary.error = e.what();
+  }
+  const bool extras_ok = extras.Finish(summary, base);
+  {
+    std::ofstream js(base + ".json");
+    js << extras.Decorate(SummaryJson(problem.model, summary, cfg.params));
+    if (!js) {
+      std::cerr << program << ": cannot write '" << base << ".json'\n";
+      return 2;
+    }
+  }
+  if (!cfg.quiet) {
+    std::cout << summary.FullReport(problem.model) << extras.report();
+    std::cout << "  wrote                  " << base << ".csv, " << base
+              << ".json\n";
+  }
+  if (!summary.ok) {
+    std::cerr << program << ": run failed: " << summary.error << "\n";
+    return 1;
+  }
+  if (!extras_ok) {
+    std::cerr << program << ": " << extras.error() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace daedalus
+
+namespace daedalus {
+
+int run(const std::function<Problem()>& make, int argc, char** argv) {
+  Problem problem;
+  try {
+    problem = make();
+  } catch (const std::exception& e) {
+    std::cerr << (argc > 0 ? argv[0] : "daedalus")
+              << ": invalid problem definition: " << e.what() << "\n";
+    return 2;
+  }
+  return run(problem, argc, argv);
+}
+
+}  // namespace daedalus
+
+namespace daedalus {
+
+int run(const ProblemVariants& choice, int argc, char** argv) {
+  const std::string program = argc > 0 ? argv[0] : choice.option;
+  const std::string flag = "--" + choice.option;
+  std::string names;
+  for (const auto& v : choice.variants)
+    names += (names.empty() ? "" : ", ") + v.first;
+  if (choice.variants.empty()) {
+    std::cerr << program << ": no variants declared for " << flag << "\n";
+    return 2;
+  }
+  // Take the option out of the command line; everything else goes on.
+  std::vector<char*> rest;
+  std::string chosen = choice.variants.front().first;
+  bool help = false;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i > 0 && arg == "--help") help = true;
+    if (i > 0 && (arg == flag || arg.rfind(flag + "=", 0) == 0)) {
+      if (arg == flag) {
+        if (i + 1 >= argc) {
+          std::cerr << program << ": " << flag << " needs a value (one of "
+                    << names << ")\n(see --help)\n";
+          return 2;
+        }
+        chosen = argv[++i];
+      } else {
+        chosen = arg.substr(flag.size() + 1);
+      }
+      continue;
+    }
+    rest.push_back(argv[i]);
+  }
+  // The build's kernel pass covers every variant.
+  std::string emit;
+  for (size_t i = 1; i < rest.size(); ++i) {
+    const std::string arg = rest[i];
+    if (arg == "--emit-kernels" && i + 1 < rest.size()) emit = rest[i + 1];
+    if (arg.rfind("--emit-kernels=", 0) == 0) emit = arg.substr(15);
+  }
+  if (!emit.empty()) {
+    internal::ProgramCollector collector;
+    for (const auto& v : choice.variants) {
+      const Problem p = v.second();
+      internal::CollectPrograms(
+          p, ParseCommandLine(p, static_cast<int>(rest.size()), rest.data()));
+    }
+    return internal::WriteKernels(collector, program, emit);
+  }
+  for (const auto& v : choice.variants) {
+    if (v.first != chosen) continue;
+    if (help) {
+      std::cout << "problem option:\n  " << flag << " NAME  one of " << names
+                << " (default " << choice.variants.front().first
+                << "); shown below: " << chosen << "\n\n";
+    }
+    return run(v.second, static_cast<int>(rest.size()), rest.data());
+  }
+  std::cerr << program << ": unknown " << flag << " '" << chosen
+            << "'; valid: " << names << "\n(see --help)\n";
+  return 2;
+}
+
+int run(std::vector<IntOption> options,
+        const std::function<Problem(const std::vector<IntOption>&)>& make,
+        int argc,
+        char** argv) {
+  const std::string program = argc > 0 ? argv[0] : "daedalus";
+  std::vector<char*> rest;
+  if (argc > 0) rest.push_back(argv[0]);
+  try {
+    for (int i = 1; i < argc; ++i) {
+      std::string arg = argv[i], value;
+      bool matched = false;
+      for (IntOption& o : options) {
+        const std::string flag = "--" + o.name;
+        if (arg == flag) {
+          if (i + 1 >= argc)
+            throw std::invalid_argument(flag + " needs a value");
+          value = argv[++i];
+        } else if (arg.rfind(flag + "=", 0) == 0) {
+          value = arg.substr(flag.size() + 1);
+        } else {
+          continue;
+        }
+        const double x = ParseNumber(flag, value);
+        if (x != std::floor(x) || x < o.min || x > o.max)
+          throw std::invalid_argument(
+              flag + ": '" + value + "' must be an integer from " +
+              std::to_string(o.min) + " to " + std::to_string(o.max));
+        o.value = static_cast<int>(x);
+        matched = true;
+      }
+      if (!matched) rest.push_back(argv[i]);
+    }
+  } catch (const std::invalid_argument& e) {
+    std::cerr << program << ": " << e.what() << "\n(see --help)\n";
+    return 2;
+  }
+  auto build = [&] {
+    Problem p = make(options);
+    p.description += "\n\nproblem options:";
+    for (const IntOption& o : options)
+      p.description += "\n  --" + o.name + " N  " + o.help + " (" +
+                       std::to_string(o.min) + ".." + std::to_string(o.max) +
+                       ", this run " + std::to_string(o.value) + ")";
+    return p;
+  };
+  rest.push_back(nullptr);
+  return run(build, static_cast<int>(rest.size()) - 1, rest.data());
+}
+
+}  // namespace daedalus

@@ -1,0 +1,497 @@
+#include "eval/expr_graph.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace daedalus {
+
+namespace internal {
+
+namespace {
+
+thread_local ExprGraph* g_active = nullptr;
+
+std::uint64_t Bits(double x) {
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+// The derivative of |x| as the dual-number path takes it (1 at x = 0).
+double Sign(double x) { return x < 0.0 ? -1.0 : 1.0; }
+
+// The value of an elementary function, as the evaluators compute it.
+double Apply(Op op, double a, double b) {
+  switch (op) {
+    case Op::kAdd:
+      return a + b;
+    case Op::kSub:
+      return a - b;
+    case Op::kMul:
+      return a * b;
+    case Op::kDiv:
+      return a / b;
+    case Op::kNeg:
+      return -a;
+    case Op::kSin:
+      return std::sin(a);
+    case Op::kCos:
+      return std::cos(a);
+    case Op::kTan:
+      return std::tan(a);
+    case Op::kExp:
+      return std::exp(a);
+    case Op::kLog:
+      return std::log(a);
+    case Op::kSqrt:
+      return std::sqrt(a);
+    case Op::kPow:
+      return std::pow(a, b);
+    case Op::kSinh:
+      return std::sinh(a);
+    case Op::kCosh:
+      return std::cosh(a);
+    case Op::kTanh:
+      return std::tanh(a);
+    case Op::kAsin:
+      return std::asin(a);
+    case Op::kAcos:
+      return std::acos(a);
+    case Op::kAtan:
+      return std::atan(a);
+    case Op::kAtan2:
+      return std::atan2(a, b);
+    case Op::kAbs:
+      return std::abs(a);
+    case Op::kSign:
+      return Sign(a);
+    case Op::kConst:
+    case Op::kInput:
+      break;
+  }
+  throw std::logic_error("ExprGraph: Apply on a leaf");
+}
+
+bool Commutative(Op op) { return op == Op::kAdd || op == Op::kMul; }
+
+}  // namespace
+
+const char* ToString(Op op) {
+  switch (op) {
+    case Op::kConst:
+      return "const";
+    case Op::kInput:
+      return "input";
+    case Op::kAdd:
+      return "add";
+    case Op::kSub:
+      return "sub";
+    case Op::kMul:
+      return "mul";
+    case Op::kDiv:
+      return "div";
+    case Op::kNeg:
+      return "neg";
+    case Op::kSin:
+      return "sin";
+    case Op::kCos:
+      return "cos";
+    case Op::kTan:
+      return "tan";
+    case Op::kExp:
+      return "exp";
+    case Op::kLog:
+      return "log";
+    case Op::kSqrt:
+      return "sqrt";
+    case Op::kPow:
+      return "pow";
+    case Op::kSinh:
+      return "sinh";
+    case Op::kCosh:
+      return "cosh";
+    case Op::kTanh:
+      return "tanh";
+    case Op::kAsin:
+      return "asin";
+    case Op::kAcos:
+      return "acos";
+    case Op::kAtan:
+      return "atan";
+    case Op::kAtan2:
+      return "atan2";
+    case Op::kAbs:
+      return "abs";
+    case Op::kSign:
+      return "sign";
+  }
+  return "?";
+}
+
+std::size_t ExprGraph::KeyHash::operator()(const Key& k) const {
+  std::uint64_t h = static_cast<std::uint64_t>(k.op);
+  h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(k.a);
+  h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(k.b);
+  h = h * 0x9E3779B97F4A7C15ull ^ k.bits;
+  return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
+ExprGraph::ExprGraph() {
+  Constant(0.0);
+  Constant(1.0);
+}
+
+int ExprGraph::Make(Op op, int a, int b, double value) {
+  const Key key{op, a, b, Bits(value)};
+  const auto it = cse_.find(key);
+  if (it != cse_.end()) return it->second;
+  if (size() >= kMaxNodes) {
+    throw std::length_error("expression graph exceeds " +
+                            std::to_string(kMaxNodes) + " nodes");
+  }
+  ExprNode n;
+  n.op = op;
+  n.a = a;
+  n.b = b;
+  n.value = value;
+  nodes_.push_back(n);
+  const int id = size() - 1;
+  cse_.emplace(key, id);
+  return id;
+}
+
+int ExprGraph::Constant(double c) {
+  if (c == 0.0) c = 0.0;  // one zero: -0 and +0 are the same node
+  return Make(Op::kConst, -1, -1, c);
+}
+
+int ExprGraph::Input(int k) {
+  if (k < 0) throw std::logic_error("ExprGraph: negative input number");
+  while (static_cast<int>(input_nodes_.size()) <= k) {
+    const int n = static_cast<int>(input_nodes_.size());
+    input_nodes_.push_back(Make(Op::kInput, -1, -1, static_cast<double>(n)));
+  }
+  return input_nodes_[k];
+}
+
+int ExprGraph::Add(int a, int b) {
+  if (IsConstant(a) && IsConstant(b))
+    return Constant(nodes_[a].value + nodes_[b].value);
+  if (IsZero(a)) return b;
+  if (IsZero(b)) return a;
+  if (nodes_[b].op == Op::kNeg) return Sub(a, nodes_[b].a);
+  if (nodes_[a].op == Op::kNeg) return Sub(b, nodes_[a].a);
+  if (a > b) std::swap(a, b);
+  return Make(Op::kAdd, a, b, 0.0);
+}
+
+int ExprGraph::Sub(int a, int b) {
+  if (IsConstant(a) && IsConstant(b))
+    return Constant(nodes_[a].value - nodes_[b].value);
+  if (IsZero(b)) return a;
+  if (IsZero(a)) return Neg(b);
+  if (a == b) return 0;
+  if (nodes_[b].op == Op::kNeg) return Add(a, nodes_[b].a);
+  return Make(Op::kSub, a, b, 0.0);
+}
+
+int ExprGraph::Mul(int a, int b) {
+  if (IsConstant(a) && IsConstant(b))
+    return Constant(nodes_[a].value * nodes_[b].value);
+  if (IsZero(a) || IsZero(b)) return 0;
+  if (IsOne(a)) return b;
+  if (IsOne(b)) return a;
+  if (IsConstant(a) && nodes_[a].value == -1.0) return Neg(b);
+  if (IsConstant(b) && nodes_[b].value == -1.0) return Neg(a);
+  if (nodes_[a].op == Op::kNeg && nodes_[b].op == Op::kNeg)
+    return Mul(nodes_[a].a, nodes_[b].a);
+  if (nodes_[a].op == Op::kNeg) return Neg(Mul(nodes_[a].a, b));
+  if (nodes_[b].op == Op::kNeg) return Neg(Mul(a, nodes_[b].a));
+  if (a > b) std::swap(a, b);
+  return Make(Op::kMul, a, b, 0.0);
+}
+
+int ExprGraph::Div(int a, int b) {
+  if (IsConstant(a) && IsConstant(b))
+    return Constant(nodes_[a].value / nodes_[b].value);
+  if (IsZero(a)) return 0;
+  if (IsOne(b)) return a;
+  if (IsConstant(b) && nodes_[b].value == -1.0) return Neg(a);
+  if (nodes_[a].op == Op::kNeg) return Neg(Div(nodes_[a].a, b));
+  return Make(Op::kDiv, a, b, 0.0);
+}
+
+int ExprGraph::Neg(int a) {
+  if (IsConstant(a)) return Constant(-nodes_[a].value);
+  if (nodes_[a].op == Op::kNeg) return nodes_[a].a;
+  if (nodes_[a].op == Op::kSub) return Sub(nodes_[a].b, nodes_[a].a);
+  return Make(Op::kNeg, a, -1, 0.0);
+}
+
+int ExprGraph::Unary(Op op, int a) {
+  if (IsConstant(a)) return Constant(Apply(op, nodes_[a].value, 0.0));
+  switch (op) {
+    case Op::kNeg:
+      return Neg(a);
+    case Op::kAbs:
+      if (nodes_[a].op == Op::kAbs) return a;
+      if (nodes_[a].op == Op::kNeg) return Unary(Op::kAbs, nodes_[a].a);
+      break;
+    case Op::kSign:
+      if (nodes_[a].op == Op::kSign) return a;
+      break;
+    default:
+      break;
+  }
+  return Make(op, a, -1, 0.0);
+}
+
+int ExprGraph::Binary(Op op, int a, int b) {
+  switch (op) {
+    case Op::kAdd:
+      return Add(a, b);
+    case Op::kSub:
+      return Sub(a, b);
+    case Op::kMul:
+      return Mul(a, b);
+    case Op::kDiv:
+      return Div(a, b);
+    case Op::kPow:
+      if (IsConstant(a) && IsConstant(b))
+        return Constant(std::pow(nodes_[a].value, nodes_[b].value));
+      if (IsConstant(b)) {
+        const double c = nodes_[b].value;
+        if (c == 0.0) return 1;  // std::pow(x, 0) is 1 for every x
+        if (c == 1.0) return a;
+        if (c == 2.0) return Mul(a, a);
+      }
+      break;
+    case Op::kAtan2:
+      if (IsConstant(a) && IsConstant(b))
+        return Constant(std::atan2(nodes_[a].value, nodes_[b].value));
+      break;
+    default:
+      throw std::logic_error(std::string("ExprGraph::Binary: ") + ToString(op) +
+                             " is not binary");
+  }
+  if (Commutative(op) && a > b) std::swap(a, b);
+  return Make(op, a, b, 0.0);
+}
+
+// Derivative of node `id` from the derivatives `d` of its operands.
+int ExprGraph::Rule(int id,
+                    const std::vector<int>& d,
+                    const std::vector<int>& seed) {
+  const ExprNode n = nodes_[id];  // a copy: making nodes may reallocate
+  const int da = n.a >= 0 ? d[n.a] : 0;
+  const int db = n.b >= 0 ? d[n.b] : 0;
+  switch (n.op) {
+    case Op::kConst:
+      return 0;
+    case Op::kInput: {
+      const auto k = static_cast<std::size_t>(n.value);
+      return k < seed.size() ? seed[k] : 0;
+    }
+    default:
+      break;
+  }
+  if (IsZero(da) && IsZero(db)) return 0;
+  const int a = n.a, b = n.b;
+  switch (n.op) {
+    case Op::kAdd:
+      return Add(da, db);
+    case Op::kSub:
+      return Sub(da, db);
+    case Op::kMul:
+      return Add(Mul(da, b), Mul(a, db));
+    case Op::kDiv:
+      // (a/b)' = (a' - (a/b) b') / b
+      return Div(Sub(da, Mul(id, db)), b);
+    case Op::kNeg:
+      return Neg(da);
+    case Op::kSin:
+      return Mul(Unary(Op::kCos, a), da);
+    case Op::kCos:
+      return Neg(Mul(Unary(Op::kSin, a), da));
+    case Op::kTan:
+      return Mul(Add(1, Mul(id, id)), da);
+    case Op::kExp:
+      return Mul(id, da);
+    case Op::kLog:
+      return Div(da, a);
+    case Op::kSqrt:
+      return Div(da, Mul(Constant(2.0), id));
+    case Op::kPow:
+      if (IsConstant(b)) {
+        const double c = nodes_[b].value;
+        return Mul(Mul(Constant(c), Binary(Op::kPow, a, Constant(c - 1.0))),
+                   da);
+      }
+      // (a^b)' = a^b (b' log a + b a' / a)
+      return Mul(id, Add(Mul(db, Unary(Op::kLog, a)), Div(Mul(b, da), a)));
+    case Op::kSinh:
+      return Mul(Unary(Op::kCosh, a), da);
+    case Op::kCosh:
+      return Mul(Unary(Op::kSinh, a), da);
+    case Op::kTanh:
+      return Mul(Sub(1, Mul(id, id)), da);
+    case Op::kAsin:
+      return Div(da, Unary(Op::kSqrt, Sub(1, Mul(a, a))));
+    case Op::kAcos:
+      return Neg(Div(da, Unary(Op::kSqrt, Sub(1, Mul(a, a)))));
+    case Op::kAtan:
+      return Div(da, Add(1, Mul(a, a)));
+    case Op::kAtan2:
+      // atan2(y, x)' = (x y' - y x') / (x^2 + y^2)
+      return Div(Sub(Mul(b, da), Mul(a, db)), Add(Mul(b, b), Mul(a, a)));
+    case Op::kAbs:
+      return Mul(Unary(Op::kSign, a), da);
+    case Op::kSign:
+      return 0;
+    case Op::kConst:
+    case Op::kInput:
+      break;
+  }
+  throw std::logic_error("ExprGraph::Rule: unknown operation");
+}
+
+std::vector<int> ExprGraph::Derivative(const std::vector<int>& outputs,
+                                       const std::vector<int>& seed) {
+  // The cone of the outputs, then one pass in topological (id) order.
+  const int n = size();
+  std::vector<char> need(static_cast<std::size_t>(n), 0);
+  for (int o : outputs) need[o] = 1;
+  for (int id = n - 1; id >= 0; --id) {
+    if (!need[id]) continue;
+    const ExprNode& nd = nodes_[id];
+    if (nd.a >= 0) need[nd.a] = 1;
+    if (nd.b >= 0) need[nd.b] = 1;
+  }
+  std::vector<int> d(static_cast<std::size_t>(n), 0);
+  for (int id = 0; id < n; ++id)
+    if (need[id]) d[id] = Rule(id, d, seed);
+  std::vector<int> r;
+  r.reserve(outputs.size());
+  for (int o : outputs) r.push_back(d[o]);
+  return r;
+}
+
+std::vector<double> ExprGraph::Evaluate(
+    const std::vector<double>& inputs) const {
+  std::vector<double> x(nodes_.size());
+  for (int id = 0; id < size(); ++id) {
+    const ExprNode& n = nodes_[id];
+    switch (n.op) {
+      case Op::kConst:
+        x[id] = n.value;
+        break;
+      case Op::kInput: {
+        const auto k = static_cast<std::size_t>(n.value);
+        x[id] = k < inputs.size() ? inputs[k]
+                                  : std::numeric_limits<double>::quiet_NaN();
+        break;
+      }
+      default:
+        x[id] = Apply(n.op, x[n.a], n.b >= 0 ? x[n.b] : 0.0);
+    }
+  }
+  return x;
+}
+
+TraceScope::TraceScope(ExprGraph* g) : previous_(g_active) { g_active = g; }
+TraceScope::~TraceScope() { g_active = previous_; }
+
+ExprGraph& ActiveGraph() {
+  if (g_active == nullptr)
+    throw std::logic_error(
+        "Sym: arithmetic outside a recording (internal::TraceScope)");
+  return *g_active;
+}
+
+}  // namespace internal
+
+// ------------------------------------------------------------------ Sym
+
+using internal::ActiveGraph;
+using internal::Op;
+
+namespace {
+Sym Node(int id) { return Sym::FromNode(id); }
+Sym Un(Op op, const Sym& a) { return Node(ActiveGraph().Unary(op, a.node())); }
+Sym Bin(Op op, const Sym& a, const Sym& b) {
+  return Node(ActiveGraph().Binary(op, a.node(), b.node()));
+}
+// A comparison decides only between constants: a traced function must do
+// the same operations at every state.
+double ConstantOrThrow(const Sym& x, const char* what) {
+  if (x.node() == 0) return 0.0;
+  if (x.node() == 1) return 1.0;
+  const internal::ExprGraph& g = ActiveGraph();
+  if (g.IsConstant(x.node())) return g.node(x.node()).value;
+  throw NotTraceable(std::string("the function ") + what +
+                     " a value that depends on the state or the parameters");
+}
+}  // namespace
+
+Sym::Sym(double value) {
+  if (value == 0.0) {
+    node_ = 0;
+  } else if (value == 1.0) {
+    node_ = 1;
+  } else {
+    node_ = ActiveGraph().Constant(value);
+  }
+}
+
+Sym& Sym::operator+=(const Sym& o) { return *this = *this + o; }
+Sym& Sym::operator-=(const Sym& o) { return *this = *this - o; }
+Sym& Sym::operator*=(const Sym& o) { return *this = *this * o; }
+Sym& Sym::operator/=(const Sym& o) { return *this = *this / o; }
+
+Sym operator+(const Sym& a) { return a; }
+Sym operator-(const Sym& a) { return Node(ActiveGraph().Neg(a.node())); }
+Sym operator+(const Sym& a, const Sym& b) { return Bin(Op::kAdd, a, b); }
+Sym operator-(const Sym& a, const Sym& b) { return Bin(Op::kSub, a, b); }
+Sym operator*(const Sym& a, const Sym& b) { return Bin(Op::kMul, a, b); }
+Sym operator/(const Sym& a, const Sym& b) { return Bin(Op::kDiv, a, b); }
+
+bool operator<(const Sym& a, const Sym& b) {
+  return ConstantOrThrow(a, "compares") < ConstantOrThrow(b, "compares");
+}
+bool operator>(const Sym& a, const Sym& b) { return b < a; }
+bool operator<=(const Sym& a, const Sym& b) { return !(b < a); }
+bool operator>=(const Sym& a, const Sym& b) { return !(a < b); }
+bool operator==(const Sym& a, const Sym& b) {
+  if (a.node() == b.node()) return true;
+  return ConstantOrThrow(a, "compares") == ConstantOrThrow(b, "compares");
+}
+bool operator!=(const Sym& a, const Sym& b) { return !(a == b); }
+
+Sym sin(const Sym& x) { return Un(Op::kSin, x); }
+Sym cos(const Sym& x) { return Un(Op::kCos, x); }
+void SinCos(const Sym& x, Sym* s, Sym* c) {
+  *s = sin(x);
+  *c = cos(x);
+}
+Sym tan(const Sym& x) { return Un(Op::kTan, x); }
+Sym exp(const Sym& x) { return Un(Op::kExp, x); }
+Sym log(const Sym& x) { return Un(Op::kLog, x); }
+Sym sqrt(const Sym& x) { return Un(Op::kSqrt, x); }
+Sym pow(const Sym& x, double p) { return Bin(Op::kPow, x, Sym(p)); }
+Sym pow(const Sym& x, const Sym& y) { return Bin(Op::kPow, x, y); }
+Sym sinh(const Sym& x) { return Un(Op::kSinh, x); }
+Sym cosh(const Sym& x) { return Un(Op::kCosh, x); }
+Sym tanh(const Sym& x) { return Un(Op::kTanh, x); }
+Sym asin(const Sym& x) { return Un(Op::kAsin, x); }
+Sym acos(const Sym& x) { return Un(Op::kAcos, x); }
+Sym atan(const Sym& x) { return Un(Op::kAtan, x); }
+Sym atan2(const Sym& y, const Sym& x) { return Bin(Op::kAtan2, y, x); }
+Sym abs(const Sym& x) { return Un(Op::kAbs, x); }
+Sym fabs(const Sym& x) { return Un(Op::kAbs, x); }
+Sym abs2(const Sym& x) { return x * x; }
+bool isfinite(const Sym& /*x*/) { return true; }
+double Value(const Sym& x) { return ConstantOrThrow(x, "reads"); }
+
+}  // namespace daedalus
