@@ -39,6 +39,7 @@ using SparseMatrixD = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 /// Mutable scratch of the sparse path for one Model (cf. Workspace).
 class SparseWorkspace {
  public:
+  using Scalar = double;
   explicit SparseWorkspace(const Model& model);
 
   const Model& model() const { return model_; }

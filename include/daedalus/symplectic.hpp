@@ -102,13 +102,5 @@ struct EnergyBehaviour {
 EnergyBehaviour AnalyzeEnergy(const std::vector<Sample>& samples,
                               double window = 0.1);
 
-namespace internal {
-/// The fixed-step integration behind Simulate() for the three schemes.
-SimulationSummary SimulateStructurePreserving(const Model& model,
-                                              const InitialState& x0,
-                                              const Eigen::VectorXd& params,
-                                              const SimulationOptions& options,
-                                              Observer* observer);
-}  // namespace internal
 
 }  // namespace daedalus

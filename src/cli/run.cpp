@@ -10,9 +10,11 @@
 
 #include "cli/run_extras.hpp"
 #include "daedalus/output.hpp"
+#include "daedalus/symplectic.hpp"
 #include "eval/compiled_model.hpp"
 #include "eval/expr_program.hpp"
-#include "integrate/idas_integrate.hpp"
+#include "formulation/dae_form.hpp"
+#include "formulation/support.hpp"
 
 namespace daedalus {
 
@@ -133,7 +135,8 @@ RunConfig ParseCommandLine(const Problem& problem,
   RunConfig cfg;
   cfg.options = problem.defaults;
   cfg.params = problem.model.default_parameters();
-  bool integrator_given = false, sens_given = false, method_given = false;
+  bool integrator_given = false, formulation_given = false, sens_given = false,
+       method_given = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
@@ -179,6 +182,7 @@ RunConfig ParseCommandLine(const Problem& problem,
       cfg.output_dir = value;
     } else if (arg == "--formulation") {
       o.formulation = FormulationFromString(value);
+      formulation_given = true;
     } else if (arg == "--integrator") {
       o.integrator = IntegratorFromString(value);
       integrator_given = true;
@@ -241,9 +245,22 @@ RunConfig ParseCommandLine(const Problem& problem,
     cfg.options.integrator = Integrator::kIdas;
   if (!integrator_given && cfg.options.formulation == Formulation::kProjection)
     cfg.options.integrator = Integrator::kCvodesBdf;
+  // RATTLE discretizes the index-3 form; pick it when the user did not
+  // choose (formulation/support.cpp).
+  if (!formulation_given && cfg.options.integrator == Integrator::kRattle)
+    cfg.options.formulation = Formulation::kIndex3;
   std::string why;
   if (!cfg.help && !cfg.options.IsValid(&why))
     throw std::invalid_argument("invalid options: " + why);
+  if (!cfg.help) {
+    // The model-dependent part of the support matrix, before any file is
+    // written.
+    why = internal::Refusal(
+        cfg.options, internal::ResolveKktPath(problem.model, cfg.options),
+        internal::TraitsOf(problem.model));
+    if (!why.empty())
+      throw std::invalid_argument("unsupported combination: " + why);
+  }
   if (!cfg.help)
     internal::ValidateCounterfactuals(cfg.counterfactuals, cfg.options);
   return cfg;
@@ -349,6 +366,28 @@ int run(const Problem& problem, int argc, char** argv) {
     }
   }
   internal::SetNativeKernels(!cfg.interpreted);
+  if (cfg.options.integrator == Integrator::kStormerVerlet ||
+      cfg.options.integrator == Integrator::kSymplecticEuler ||
+      cfg.options.integrator == Integrator::kRattle) {
+    // Whether a structure-preserving scheme fits the model's functions
+    // (no damping, forces independent of v, separable for Stormer-Verlet
+    // and RATTLE) is checked at the start, before anything is written.
+    std::string why;
+    bool fits = true;
+    try {
+      const InitialState x0 = problem.initial(cfg.params);
+      fits = SchemeFits(problem.model, cfg.options.integrator, cfg.params,
+                        cfg.options.t0, x0.q, x0.v, &why);
+    } catch (const std::exception&) {
+      // The run reports it (an initial state or model that fails to
+      // evaluate), with the files it keeps.
+    }
+    if (!fits) {
+      std::cerr << program << ": unsupported combination: " << why
+                << "\n(see --help)\n";
+      return 2;
+    }
+  }
   try {
     std::filesystem::create_directories(cfg.output_dir);
   } catch (const std::exception& e) {

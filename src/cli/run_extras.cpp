@@ -174,7 +174,8 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
         {"late_max", Num(e.late_max)},     {"growth", Num(e.growth())},
         {"drift_rate", Num(e.drift_rate)}, {"final_error", Num(e.final_error)}};
     rep << "  fixed step             " << cfg_.options.step
-        << " s (the formulation and rtol/atol above are not used)\n";
+        << " s (rtol/atol above are not used; rattle discretizes index3, "
+           "the other schemes take unconstrained models)\n";
     rep << "  energy behaviour       max error " << e.max_error
         << " J, first/last 10% " << e.early_max << " / " << e.late_max
         << " J (growth " << e.growth() << "), trend " << e.drift_rate << " W\n";

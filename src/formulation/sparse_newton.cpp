@@ -169,11 +169,11 @@ void SparseNewtonPreconditioner::Residuals(const Eigen::VectorXd& a,
   Rc->noalias() += ws.J * a;
 }
 
-void SparseNewtonPreconditioner::UpdateJacobian(double t,
-                                                const Eigen::VectorXd& q,
-                                                const Eigen::VectorXd& v,
-                                                const Eigen::VectorXd& a,
-                                                const Eigen::VectorXd& lambda) {
+void SparseNewtonPreconditioner::Update(double t,
+                                        const Eigen::VectorXd& q,
+                                        const Eigen::VectorXd& v,
+                                        const Eigen::VectorXd& a,
+                                        const Eigen::VectorXd& lambda) {
   SparseWorkspace& ws = *ws_;
   ws.SetState(t, q, v);
   EvaluateSparseAll(&ws);

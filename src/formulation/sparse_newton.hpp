@@ -22,11 +22,12 @@
 #include <vector>
 
 #include "daedalus/sparse_dynamics.hpp"
+#include "formulation/mechanics.hpp"
 #include "kkt/suitesparse_util.hpp"
 
 namespace daedalus::internal {
 
-class SparseNewtonPreconditioner {
+class SparseNewtonPreconditioner final : public NewtonPreconditioner {
  public:
   /// `bias` writes the stabilized bias b_s (nc) at the workspace state (all
   /// stages evaluated).
@@ -36,19 +37,19 @@ class SparseNewtonPreconditioner {
 
   /// K, D, G, H at (t, q, v) with that state's accelerations a (nv) and
   /// multipliers lambda (nc). Leaves ws at a perturbed state.
-  void UpdateJacobian(double t,
-                      const Eigen::VectorXd& q,
-                      const Eigen::VectorXd& v,
-                      const Eigen::VectorXd& a,
-                      const Eigen::VectorXd& lambda);
+  void Update(double t,
+              const Eigen::VectorXd& q,
+              const Eigen::VectorXd& v,
+              const Eigen::VectorXd& a,
+              const Eigen::VectorXd& lambda) override;
   /// Factors the augmented Newton matrix for `gamma`; false if singular.
-  bool Factor(double gamma);
+  bool Factor(double gamma) override;
   /// Rows of J known to be dependent (redundant constraints): the Newton
   /// system is taken on the other rows (the dependent ones get mu = 0).
-  void SetDependentRows(const std::vector<int>& rows);
+  void SetDependentRows(const std::vector<int>& rows) override;
   /// z = P^-1 r for r = (rq, rv) (2 nv).
   void Solve(const Eigen::Ref<const Eigen::VectorXd>& r,
-             Eigen::Ref<Eigen::VectorXd> z);
+             Eigen::Ref<Eigen::VectorXd> z) override;
 
   int num_colors() const { return num_colors_; }
 

@@ -119,3 +119,44 @@ std::vector<SensParameter> ResolveSensParameters(
 }
 
 }  // namespace daedalus
+
+namespace daedalus::internal {
+
+Eigen::VectorXd ParameterDirection(const Model& model,
+                                   const SensParameter& sp) {
+  Eigen::VectorXd dp = Eigen::VectorXd::Zero(model.num_parameters());
+  if (sp.kind == SensParameter::Kind::kModel) dp[sp.index] = 1.0;
+  return dp;
+}
+
+void StartForwardResult(const Model& model,
+                        const std::vector<SensParameter>& sens,
+                        SensitivityResult* sr) {
+  sr->method = SensMethod::kForward;
+  for (const auto& p : sens) sr->parameters.push_back(p.name);
+  for (const auto& n : model.coordinate_names()) sr->components.push_back(n);
+  for (const auto& n : model.coordinate_names())
+    sr->components.push_back("v_" + n);
+  for (int i = 0; i < model.nc(); ++i)
+    sr->components.push_back("lambda_" + model.RowName(i));
+}
+
+std::string DqParameters(const std::vector<SensParameter>& sens,
+                         const Eigen::VectorXd& p,
+                         std::vector<int>* plist,
+                         Eigen::VectorXd* pbar) {
+  for (const auto& sp : sens) {
+    if (sp.kind != SensParameter::Kind::kModel)
+      return "sensitivity parameter '" + sp.name +
+             "': difference quotients (--sens-dq) need model parameters; "
+             "initial conditions use the exact (default) sensitivity "
+             "equations";
+    plist->push_back(sp.index);
+  }
+  *pbar = p.cwiseAbs();
+  for (Eigen::Index i = 0; i < pbar->size(); ++i)
+    if ((*pbar)[i] == 0.0) (*pbar)[i] = 1.0;
+  return "";
+}
+
+}  // namespace daedalus::internal

@@ -167,11 +167,13 @@ TEST(SymplecticCli, RattleRunAndMisfits) {
   EXPECT_EQ(RunMain(CoupledProblem(),
                     {"--integrator", "stormer-verlet", "--step", "0.01",
                      "--output-dir", dir2.string(), "--quiet"}),
-            1);
+            2);
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_THAT(err, HasSubstr("needs --step H > 0"));
   EXPECT_THAT(err, HasSubstr("declares damping"));
-  EXPECT_EQ(ReadJson(dir2 / "seed003_coupled.json")["status"], "failed");
+  // Refused before the run: nothing written.
+  EXPECT_FALSE(fs::exists(dir2 / "seed003_coupled.json"));
+  EXPECT_FALSE(fs::exists(dir2 / "seed003_coupled.csv"));
 }
 
 }  // namespace

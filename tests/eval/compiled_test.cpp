@@ -26,7 +26,7 @@
 #include "eval/expr_program.hpp"
 #include "four_bar.hpp"
 #include "golf_swing.hpp"
-#include "integrate/idas_integrate.hpp"
+#include "formulation/dae_form.hpp"
 #include "moving_support.hpp"
 #include "particle_sphere.hpp"
 #include "pendulum.hpp"

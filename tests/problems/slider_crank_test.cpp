@@ -149,7 +149,7 @@ TEST(SliderCrank, DaeFormulationOnCvodesIsRejected) {
                  p.model.default_parameters(), o);
       },
       ::testing::ThrowsMessage<std::invalid_argument>(
-          ::testing::HasSubstr("needs --integrator idas")));
+          ::testing::HasSubstr("use --integrator idas")));
 }
 
 }  // namespace

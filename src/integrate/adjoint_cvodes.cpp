@@ -17,98 +17,56 @@
 #include <memory>
 #include <sstream>
 
-#include "daedalus/kkt.hpp"
-#include "daedalus/simulate.hpp"
-#include "integrate/integrator_common.hpp"
+#include "formulation/ode_form.hpp"
+#include "integrate/adapters.hpp"
+#include "integrate/common.hpp"
 #include "integrate/sundials_util.hpp"
-#include "sensitivity/sens_common.hpp"
+#include "sensitivity/forward.hpp"
 
 namespace daedalus::internal {
 
 namespace {
 
 struct AdjointRun : CallbackGuard {
-  AdjointRun(const Model& m, const SimulationOptions& o)
-      : model(m), ws(m), tws(m), kkt(m, o.kkt), opt(o) {
-    ws.use_compiled = o.compiled;
-  }
-  const Model& model;
-  Workspace ws;
-  TangentWorkspace tws;
-  KktSolver kkt;
-  SimulationOptions opt;
-  KktResult r;
-  KktTangent kt;
-  std::vector<bool> holonomic;
+  AdjointRun(Mechanics* m, const SimulationOptions& o) : mech(m), form(m, o) {}
+  Mechanics* mech;
+  OdeForm form;
   const ModelData::FunctionalDecl* fun = nullptr;
   std::vector<SensParameter> sens;
   int nq = 0, nv = 0, np = 0;
 
   int n() const { return nq + nv; }
 
-  void Accelerations(double t, const double* y) {
-    ws.SetState(t, Eigen::Map<const Eigen::VectorXd>(y, nq),
-                Eigen::Map<const Eigen::VectorXd>(y + nq, nv));
-    EvaluateAll(&ws);
-    kkt.Solve(ws, StabilizedBias(ws, opt, holonomic), &r);
-  }
-
-  // Tangent of vdot along (dq, dv, dp) at the state of the last
-  // Accelerations + kt.Factor.
-  Eigen::VectorXd AccelerationTangent(const Eigen::VectorXd& dq,
-                                      const Eigen::VectorXd& dv,
-                                      const Eigen::VectorXd& dp) {
-    SeedTangent(ws, dq, dv, dp, &tws);
-    EvaluateAll(&tws);
-    Eigen::VectorXd da;
-    kt.Solve(tws, StabilizedBias(tws, opt, holonomic), &da, nullptr);
-    return da;
-  }
-
-  // f_y (n x n), exact.
+  // f_y (n x n), exact (OdeForm::StateJacobian). CVODES evaluates the
+  // backward right-hand side, its Jacobian and the backward quadrature at
+  // the same states: f_y is kept for the last state, with the mechanics
+  // still evaluated there.
   Eigen::MatrixXd fy;
-  // CVODES evaluates the backward right-hand side, its Jacobian and the
-  // backward quadrature at the same states: the exact f_y is kept for the
-  // last state (valid while the workspace still holds that state).
   double fy_t = 0.0;
   Eigen::VectorXd fy_y;
   bool SameState(double t, const double* y) const {
-    if (fy_y.size() != n() || t != fy_t || ws.t != t) return false;
+    if (fy_y.size() != n() || t != fy_t || mech->t() != t) return false;
     const auto Y = Eigen::Map<const Eigen::VectorXd>(y, n());
-    return Y == fy_y && ws.q == Y.head(nq) && ws.v == Y.tail(nv);
+    return Y == fy_y && mech->q() == Y.head(nq) && mech->v() == Y.tail(nv);
   }
   void StateJacobian(double t, const double* y) {
     if (SameState(t, y)) return;
     fy_y.resize(0);
-    Accelerations(t, y);
-    kt.Factor(ws, r.vdot, r.lambda);
-    fy.setZero(n(), n());
-    Eigen::VectorXd dq = Eigen::VectorXd::Zero(nq), dv = dq, none;
-    for (int j = 0; j < n(); ++j) {
-      if (j < nq)
-        dq[j] = 1.0;
-      else
-        dv[j - nq] = 1.0;
-      if (j >= nq) fy(j - nq, j) = 1.0;  // q' = v
-      fy.col(j).tail(nv) = AccelerationTangent(dq, dv, none);
-      if (j < nq)
-        dq[j] = 0.0;
-      else
-        dv[j - nq] = 0.0;
-    }
+    form.StateJacobian(t, y, &fy);
     fy_t = t;
     fy_y = Eigen::Map<const Eigen::VectorXd>(y, n());
   }
 
-  // Gradient of a scalar user function at the workspace state: (d/dy,
+  // Gradient of a scalar user function at the mechanics' state: (d/dy,
   // d/dp), by first-order duals.
   void Gradient(const ScalarFn& fn, Eigen::VectorXd* gy, Eigen::VectorXd* gp) {
+    const Point<double> x = mech->point();
     VecX<D1> q(nq), v(nv), p(np);
-    const D1 t(ws.t, 0.0);
+    const D1 t(x.t, 0.0);
     auto seed = [&](int k) {
-      for (int i = 0; i < nq; ++i) q[i] = D1(ws.q[i], k == i ? 1.0 : 0.0);
-      for (int i = 0; i < nv; ++i) v[i] = D1(ws.v[i], k == nq + i ? 1.0 : 0.0);
-      for (int i = 0; i < np; ++i) p[i] = D1(ws.p[i], k == n() + i ? 1.0 : 0.0);
+      for (int i = 0; i < nq; ++i) q[i] = D1(x.q[i], k == i ? 1.0 : 0.0);
+      for (int i = 0; i < nv; ++i) v[i] = D1(x.v[i], k == nq + i ? 1.0 : 0.0);
+      for (int i = 0; i < np; ++i) p[i] = D1(x.p[i], k == n() + i ? 1.0 : 0.0);
     };
     gy->setZero(n());
     gp->setZero(np);
@@ -119,7 +77,7 @@ struct AdjointRun : CallbackGuard {
       if (!std::isfinite(d))
         throw std::runtime_error("functional '" + fun->name +
                                  "' has a non-finite derivative at " +
-                                 DescribeState(ws));
+                                 mech->DescribeState());
       if (k < n())
         (*gy)[k] = d;
       else
@@ -130,12 +88,8 @@ struct AdjointRun : CallbackGuard {
 
 int Rhs(realtype t, N_Vector y, N_Vector yd, void* ud) {
   auto* run = static_cast<AdjointRun*>(ud);
-  return run->Trap([&] {
-    run->Accelerations(t, N_VGetArrayPointer(y));
-    auto d = View(yd);
-    d.head(run->nq) = run->ws.v;
-    d.tail(run->nv) = run->r.vdot;
-  });
+  return run->Trap(
+      [&] { run->form.Rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(yd)); });
 }
 
 int Jac(realtype t,
@@ -158,14 +112,12 @@ int Quad(realtype t, N_Vector y, N_Vector qd, void* ud) {
   auto* run = static_cast<AdjointRun*>(ud);
   return run->Trap([&] {
     const double* yv = N_VGetArrayPointer(y);
-    run->ws.SetState(t, Eigen::Map<const Eigen::VectorXd>(yv, run->nq),
-                     Eigen::Map<const Eigen::VectorXd>(yv + run->nq, run->nv));
-    const Workspace& w = run->ws;
-    const double g = run->fun->running.f0(Point<double>{w.q, w.v, w.t, w.p});
+    run->mech->SetState(t, yv, yv + run->nq);
+    const double g = run->fun->running.f0(run->mech->point());
     if (!std::isfinite(g))
       throw std::runtime_error("functional '" + run->fun->name +
                                "' returned a non-finite value at " +
-                               DescribeState(w));
+                               run->mech->DescribeState());
     View(qd)[0] = g;
   });
 }
@@ -209,8 +161,8 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
     run->Gradient(run->fun->running, &gy, &gp);
     const auto mu = ConstView(yB);
     auto out = View(qBd);
-    const Eigen::VectorXd zq = Eigen::VectorXd::Zero(run->nq);
-    const Eigen::VectorXd zv = Eigen::VectorXd::Zero(run->nv);
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(run->n());
+    Eigen::VectorXd da;
     for (size_t i = 0; i < run->sens.size(); ++i) {
       const SensParameter& sp = run->sens[i];
       if (sp.kind != SensParameter::Kind::kModel) {
@@ -219,7 +171,7 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
       }
       Eigen::VectorXd dp = Eigen::VectorXd::Zero(run->np);
       dp[sp.index] = 1.0;
-      const Eigen::VectorXd da = run->AccelerationTangent(zq, zv, dp);
+      run->form.Tangent(zero.data(), dp, &da, nullptr, nullptr);
       out[i] = -(gp[sp.index] + mu.tail(run->nv).dot(da));
     }
   });
@@ -240,27 +192,19 @@ std::string FlagText(int flag,
 
 }  // namespace
 
-SensitivityResult AdjointGradient(const Model& model,
+SensitivityResult AdjointGradient(Mechanics* mech,
                                   const InitialState& x0,
-                                  const Eigen::VectorXd& params,
                                   const SimulationOptions& options,
                                   std::string* error) {
   SensitivityResult out;
   out.method = SensMethod::kAdjoint;
+  const Model& model = mech->model();
   const SensitivityOptions& so = options.sensitivity;
   auto fail = [&](const std::string& m) {
     *error = m;
     return out;
   };
-  if (options.formulation != Formulation::kBaumgarte &&
-      options.formulation != Formulation::kUnstabilized) {
-    return fail(std::string("adjoint sensitivities integrate the ODE form ") +
-                "with CVODES: use --formulation baumgarte or unstabilized "
-                "(got " +
-                ToString(options.formulation) +
-                "; forward sensitivities support ggl)");
-  }
-  AdjointRun run(model, options);
+  AdjointRun run(mech, options);
   try {
     if (so.functional.empty()) {
       std::string valid;
@@ -278,12 +222,6 @@ SensitivityResult AdjointGradient(const Model& model,
   run.nq = model.nq();
   run.nv = model.nv();
   run.np = model.num_parameters();
-  run.ws.SetParameters(params);
-  run.holonomic.assign(model.nc(), true);
-  for (int ci = 0; ci < model.num_constraints(); ++ci)
-    if (model.constraints()[ci].kind == ConstraintKind::kNonholonomic)
-      for (int r = 0; r < model.constraints()[ci].rows; ++r)
-        run.holonomic[model.constraint_row(ci) + r] = false;
   for (const auto& p : run.sens) out.parameters.push_back(p.name);
   const int ns = static_cast<int>(run.sens.size());
   const int n = run.n();
@@ -291,17 +229,16 @@ SensitivityResult AdjointGradient(const Model& model,
   // Consistent start and its linearization (s(t0) per parameter).
   SimulationSummary scratch;
   Eigen::VectorXd q = x0.q, v = x0.v;
-  if (!MakeConsistent(&run.ws, options, &q, &v, &scratch))
+  if (!MakeConsistent(mech, options, &q, &v, &scratch))
     return fail(scratch.error);
   Eigen::MatrixXd s0(n, ns);
   try {
-    run.ws.SetState(options.t0, q, v);
-    EvaluateAll(&run.ws);
-    run.kkt.Solve(run.ws, run.ws.bias, &run.r);
+    mech->Evaluate(options.t0, q, v);
+    KktResult r0;
+    mech->SolveKkt(mech->bias(), &r0);
     for (int i = 0; i < ns; ++i) {
-      const InitialSensitivity is =
-          LinearizeInitialState(run.ws, &run.tws, run.r.vdot, run.r.lambda,
-                                run.sens[i], so.initial_tangent);
+      const InitialSensitivity is = mech->LinearizeStart(
+          r0.vdot, r0.lambda, run.sens[i], so.initial_tangent);
       s0.col(i) << is.dq, is.dv;
     }
   } catch (const std::exception& e) {
@@ -358,13 +295,11 @@ SensitivityResult AdjointGradient(const Model& model,
 
     // Terminal condition mu(T) = phi_y(T)', and phi_p(T).
     const double* yT = N_VGetArrayPointer(y.get());
-    run.ws.SetState(T, Eigen::Map<const Eigen::VectorXd>(yT, run.nq),
-                    Eigen::Map<const Eigen::VectorXd>(yT + run.nq, run.nv));
+    mech->SetState(T, yT, yT + run.nq);
     Eigen::VectorXd phi_y = Eigen::VectorXd::Zero(n);
     Eigen::VectorXd phi_p = Eigen::VectorXd::Zero(run.np);
     if (run.fun->terminal) {
-      const Workspace& w = run.ws;
-      G += run.fun->terminal.f0(Point<double>{w.q, w.v, w.t, w.p});
+      G += run.fun->terminal.f0(mech->point());
       run.Gradient(run.fun->terminal, &phi_y, &phi_p);
     }
     out.functional_value = G;

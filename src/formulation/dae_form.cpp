@@ -1,0 +1,340 @@
+#include "formulation/dae_form.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "monitor/recorder.hpp"
+
+namespace daedalus::internal {
+
+DaeForm::DaeForm(Mechanics* mech,
+                 const SimulationOptions& options,
+                 std::string* evaluator)
+    : mech_(mech),
+      opt_(options),
+      L_(mech->model(), mech->rows(), options),
+      Q_(mech->model()) {
+  if (options.formulation == Formulation::kProjection)
+    throw std::logic_error("DaeForm: projection is not a DAE form");
+  const CompiledModel* cm = mech->compiled();
+  if (cm == nullptr) return;
+  try {
+    prog_ = DaePrograms::Build(*cm, mech->model(), L_, Q_, options);
+    if (evaluator && *evaluator == "compiled (native kernels)" &&
+        !prog_->res.native())
+      *evaluator =
+          "compiled (native stages; the IDAS residual interpreted: the "
+          "build generated no kernel for these options)";
+  } catch (const std::length_error& e) {
+    // The residual's graph outgrew ExprGraph::kMaxNodes: the stages stay
+    // compiled, the residual and Jacobian take the dual-number path.
+    if (evaluator)
+      *evaluator +=
+          std::string(" (IDAS residual on dual numbers: ") + e.what() + ")";
+  }
+}
+
+bool DaeForm::QuadratureOutsideErrorTest(int k) const {
+  if (Q_.nc > 0 && k >= Q_.constraint() && k < Q_.ideal() + Q_.nc) return true;
+  return k == Q_.stabilization();
+}
+
+void DaeForm::ConsistentStart(double t0,
+                              const Eigen::VectorXd& q,
+                              const Eigen::VectorXd& v,
+                              Eigen::Ref<Eigen::VectorXd> y0,
+                              Eigen::Ref<Eigen::VectorXd> yp0,
+                              KktResult* r0) {
+  mech_->Evaluate(t0, q, v);
+  mech_->SolveKkt(mech_->bias(), r0);
+  y0.setZero();
+  yp0.setZero();
+  y0.segment(L_.iq(), L_.nq) = q;
+  y0.segment(L_.iv(), L_.nv) = v;
+  y0.segment(L_.il(), L_.nc) = r0->lambda;
+  yp0.segment(L_.iq(), L_.nq) = v;
+  yp0.segment(L_.iv(), L_.nv) = r0->vdot;
+}
+
+void DaeForm::InitialSensitivity(const KktResult& r0,
+                                 const SensParameter& sp,
+                                 const Eigen::MatrixXd& initial_tangent,
+                                 Eigen::Ref<Eigen::VectorXd> s,
+                                 Eigen::Ref<Eigen::VectorXd> sp_dot) {
+  const internal::InitialSensitivity s0 =
+      mech_->LinearizeStart(r0.vdot, r0.lambda, sp, initial_tangent);
+  s.setZero();
+  sp_dot.setZero();
+  s.segment(L_.iq(), L_.nq) = s0.dq;
+  s.segment(L_.iv(), L_.nv) = s0.dv;
+  s.segment(L_.il(), L_.nc) = s0.dlambda;
+  sp_dot.segment(L_.iq(), L_.nq) = s0.dv;
+  sp_dot.segment(L_.iv(), L_.nv) = s0.dvdot;
+}
+
+void DaeForm::Residual(double t,
+                       const double* y,
+                       const double* yp,
+                       double* res) {
+  if (prog_ && prog_->Residual(t, y, yp, CurrentParameters(), res)) return;
+  if (dq_params_) mech_->SetParameters(*dq_params_);
+  mech_->DaeResidual(L_, t, y, yp, res);
+}
+
+TangentWorkspace& DaeForm::SeedAndEvaluate(double t,
+                                           const double* y,
+                                           const double* dy,
+                                           const Eigen::VectorXd& dp) {
+  mech_->SetState(t, y + L_.iq(), y + L_.iv());
+  EvalRequest req;
+  req.bias = L_.needs_bias();
+  return mech_->Tangent(Eigen::Map<const Eigen::VectorXd>(dy + L_.iq(), L_.nq),
+                        Eigen::Map<const Eigen::VectorXd>(dy + L_.iv(), L_.nv),
+                        dp, req);
+}
+
+void DaeForm::AssembleTangent(const TangentWorkspace& tws,
+                              const double* y,
+                              const double* yp,
+                              const double* dy,
+                              const double* dyp,
+                              double* out) {
+  const int n = size();
+  Y1_.resize(n), YP1_.resize(n), F1_.resize(n);
+  for (int j = 0; j < n; ++j) {
+    Y1_[j] = D1(y[j], dy[j]);
+    YP1_[j] = D1(yp[j], dyp[j]);
+  }
+  AssembleDae(L_, tws, Y1_, YP1_, F1_);
+  for (int j = 0; j < n; ++j) out[j] = F1_[j].d;
+}
+
+void DaeForm::TangentJacobian(double t,
+                              double cj,
+                              const double* y,
+                              const double* yp) {
+  // Exact dF/dy + cj dF/dyp, column by column. The multiplier columns
+  // enter F linearly: one zero-tangent evaluation of the workspace serves
+  // all of them.
+  const int n = size(), nd = differential();
+  jac_.resize(n, n);
+  Eigen::VectorXd dy = Eigen::VectorXd::Zero(n), dyp = dy;
+  TangentWorkspace* tws = nullptr;
+  for (int j = 0; j < n; ++j) {
+    // Columns of q and v move the workspace; at j == nd the seed is zero
+    // (dy is reset after each column) and serves the multiplier columns.
+    if (j < nd) dy[j] = 1.0;
+    if (j <= nd) tws = &SeedAndEvaluate(t, y, dy.data(), zero_dp_);
+    dy[j] = 1.0;
+    dyp[j] = cj;
+    AssembleTangent(*tws, y, yp, dy.data(), dyp.data(), jac_.col(j).data());
+    dy[j] = 0.0;
+    dyp[j] = 0.0;
+  }
+}
+
+void DaeForm::DenseJacobian(
+    double t, double cj, const double* y, const double* yp, double* a) {
+  const int n = size();
+  if (prog_ && prog_->Jacobian(t, cj, y, yp, CurrentParameters())) {
+    std::fill_n(a, static_cast<std::size_t>(n) * n, 0.0);
+    for (std::size_t k = 0; k < prog_->jac_entries.size(); ++k) {
+      const auto [i, j] = prog_->jac_entries[k];
+      a[static_cast<std::size_t>(j) * n + i] = prog_->jac_values[k];
+    }
+    return;
+  }
+  TangentJacobian(t, cj, y, yp);
+  for (int j = 0; j < n; ++j)
+    std::copy_n(jac_.col(j).data(), n, a + static_cast<std::size_t>(j) * n);
+}
+
+const std::vector<std::vector<int>>& DaeForm::Pattern() {
+  if (!pattern_.empty()) return pattern_;
+  const int n = size(), nd = differential();
+  pattern_.assign(n, {});
+  if (prog_) {
+    // The compiled Jacobian's structural nonzeros (exact zeros elsewhere at
+    // every state).
+    for (const auto& [i, j] : prog_->jac_entries) pattern_[j].push_back(i);
+    return pattern_;
+  }
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < n; ++i) {
+      // The multiplier rows and columns couple to the multipliers only
+      // through q and v: their mutual block is structurally zero.
+      if (i >= nd && j >= nd) continue;
+      pattern_[j].push_back(i);
+    }
+  }
+  return pattern_;
+}
+
+void DaeForm::SparseJacobian(
+    double t, double cj, const double* y, const double* yp, double* values) {
+  const std::vector<std::vector<int>>& pattern = Pattern();
+  if (prog_ && prog_->Jacobian(t, cj, y, yp, CurrentParameters())) {
+    // Structural nonzeros only: the pattern, in the same column-major order.
+    std::copy_n(prog_->jac_values.data(), prog_->jac_entries.size(), values);
+    return;
+  }
+  TangentJacobian(t, cj, y, yp);
+  std::size_t k = 0;
+  for (std::size_t j = 0; j < pattern.size(); ++j)
+    for (int i : pattern[j]) values[k++] = jac_(i, static_cast<int>(j));
+}
+
+void DaeForm::SensResidual(double t,
+                           const double* y,
+                           const double* yp,
+                           const double* dy,
+                           const double* dyp,
+                           const Eigen::VectorXd& dp,
+                           double* out) {
+  if (prog_ && prog_->has_sens &&
+      prog_->SensResidual(t, y, yp, CurrentParameters(), dy, dyp, dp, out))
+    return;
+  const TangentWorkspace& tws = SeedAndEvaluate(t, y, dy, dp);
+  AssembleTangent(tws, y, yp, dy, dyp, out);
+}
+
+void DaeForm::Quadratures(double t, const double* y, double* out) {
+  if (prog_ && prog_->has_quad &&
+      prog_->Quadratures(t, y, CurrentParameters(), out))
+    return;
+  Eigen::Map<Eigen::VectorXd> rq(out, Q_.size());
+  const Eigen::Map<const Eigen::VectorXd> Y(y, size());
+  const auto lambda = Y.segment(L_.il(), L_.nc);
+  // The power terms need forces, J, Phi_t and L_t; Baumgarte's ideal
+  // multipliers need the full dynamics.
+  const bool baumgarte = L_.form == Formulation::kBaumgarte && L_.nc > 0;
+  EvalRequest req;
+  if (!baumgarte) {
+    req.bias = false;
+    req.dynamics = EvalRequest::Dynamics::kForces;
+  }
+  if (dq_params_) mech_->SetParameters(*dq_params_);
+  mech_->Evaluate(t, y + L_.iq(), y + L_.iv(), req);
+  double stab = 0.0;
+  if (L_.form == Formulation::kGgl && L_.nh > 0) {
+    // Power of the position correction qdot = v - G' mu.
+    stab = mech_->EnergyAlongQ(-mech_->GtMu(L_, y));
+  }
+  if (baumgarte) {
+    // Baumgarte's share of lambda is stabilization, not constraint work.
+    mech_->SolveKkt(mech_->bias(), &reported_);
+    stab = (lambda - reported_.lambda).dot(mech_->ConstraintRates());
+    mech_->Integrands(Q_, reported_.lambda, stab, rq);
+    return;
+  }
+  mech_->Integrands(Q_, lambda, stab, rq);
+}
+
+void DaeForm::QuadSens(double t,
+                       const double* y,
+                       const double* dy,
+                       const Eigen::VectorXd& dp,
+                       double* out) {
+  if (prog_ && prog_->has_qsens &&
+      prog_->QuadSens(t, y, CurrentParameters(), dy, dp, out))
+    return;
+  const int n = size();
+  VecX<D1> Y(n), q(Q_.size());
+  TangentWorkspace& tws = SeedAndEvaluate(t, y, dy, dp);
+  for (int j = 0; j < n; ++j) Y[j] = D1(y[j], dy[j]);
+  D1 stab(0.0);
+  if (L_.form == Formulation::kGgl && L_.nh > 0) {
+    const VecX<D1> dq = -GtMu(L_, tws, Y);
+    stab = EnergyDerivativeAlongQ(&tws, dq);
+  }
+  QuadratureIntegrands(Q_, tws, Y.segment(L_.il(), L_.nc), stab, q);
+  for (Eigen::Index k = 0; k < q.size(); ++k) out[k] = q[k].d;
+}
+
+const KktResult& DaeForm::SampleState(double t, const double* y) {
+  if (dq_params_) mech_->SetParameters(*dq_params_);
+  mech_->Evaluate(t, y + L_.iq(), y + L_.iv());
+  mech_->SolveKkt(mech_->bias(), &reported_);
+  return reported_;
+}
+
+void DaeForm::Roots(double t,
+                    const double* y,
+                    const RootSet& roots,
+                    double* g) {
+  const KktResult& r = SampleState(t, y);
+  roots.Evaluate(*mech_, r.lambda, g);
+}
+
+// ------------------------------------------------------------- probes
+
+namespace {
+
+struct Probe {
+  std::unique_ptr<Mechanics> mech;
+  std::unique_ptr<DaeForm> form;
+  Probe(const Model& model,
+        const SimulationOptions& options,
+        const Eigen::VectorXd& params) {
+    mech = MakeMechanics(model, options, /*sparse=*/false);
+    mech->SetParameters(params);
+    form = std::make_unique<DaeForm>(mech.get(), options, nullptr);
+  }
+};
+
+}  // namespace
+
+void PrepareIdasPrograms(const Model& model,
+                         const SimulationOptions& options,
+                         const Eigen::VectorXd& params) {
+  Probe p(model, options, params);
+}
+
+IdasProbe ProbeIdas(const Model& model,
+                    const SimulationOptions& options,
+                    const Eigen::VectorXd& params,
+                    double t,
+                    const Eigen::VectorXd& y,
+                    const Eigen::VectorXd& yp,
+                    double cj) {
+  Probe p(model, options, params);
+  const int n = p.form->size();
+  if (y.size() != n || yp.size() != n)
+    throw std::invalid_argument("ProbeIdas: y and yp must have " +
+                                std::to_string(n) + " entries");
+  IdasProbe r;
+  r.compiled = p.form->compiled();
+  r.residual.resize(n);
+  p.form->Residual(t, y.data(), yp.data(), r.residual.data());
+  r.jacobian.resize(n, n);
+  p.form->DenseJacobian(t, cj, y.data(), yp.data(), r.jacobian.data());
+  r.quadratures.resize(p.form->quad_layout().size());
+  p.form->Quadratures(t, y.data(), r.quadratures.data());
+  return r;
+}
+
+IdasTangentProbe ProbeIdasTangent(const Model& model,
+                                  const SimulationOptions& options,
+                                  const Eigen::VectorXd& params,
+                                  double t,
+                                  const Eigen::VectorXd& y,
+                                  const Eigen::VectorXd& yp,
+                                  const Eigen::VectorXd& dy,
+                                  const Eigen::VectorXd& dyp,
+                                  const Eigen::VectorXd& dp) {
+  Probe p(model, options, params);
+  const int n = p.form->size();
+  if (y.size() != n || yp.size() != n || dy.size() != n || dyp.size() != n ||
+      dp.size() != model.num_parameters())
+    throw std::invalid_argument("ProbeIdasTangent: sizes disagree");
+  IdasTangentProbe r;
+  r.compiled = p.form->compiled_tangent();
+  r.residual.resize(n);
+  p.form->SensResidual(t, y.data(), yp.data(), dy.data(), dyp.data(), dp,
+                       r.residual.data());
+  r.quadratures.resize(p.form->quad_layout().size());
+  p.form->QuadSens(t, y.data(), dy.data(), dp, r.quadratures.data());
+  return r;
+}
+
+}  // namespace daedalus::internal

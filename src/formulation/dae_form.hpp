@@ -1,0 +1,178 @@
+// The DAE forms on IDAS (docs/formulations.md): GGL stabilized index 2,
+// direct index 3, and the index-1 forms (unstabilized, Baumgarte) with the
+// multipliers as algebraic unknowns. What the IDAS adapter needs: the
+// layout of y, the consistent start, the residual and its exact Jacobian
+// (compiled programs on the dense path when the model allows, tangents
+// otherwise), the sensitivity residuals, the energy-balance integrands, the
+// root functions and the sample state; all through a Mechanics.
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daedalus/simulate.hpp"
+#include "formulation/dae_programs.hpp"
+#include "formulation/mechanics.hpp"
+
+namespace daedalus::internal {
+
+class RootSet;
+
+class DaeForm {
+ public:
+  /// Builds the compiled programs when the mechanics has a compiled model;
+  /// `evaluator` (may be null) is amended when the residual stays on dual
+  /// numbers or runs interpreted.
+  DaeForm(Mechanics* mech,
+          const SimulationOptions& options,
+          std::string* evaluator);
+
+  Mechanics& mech() { return *mech_; }
+  const DaeLayout& layout() const { return L_; }
+  const QuadLayout& quad_layout() const { return Q_; }
+  int size() const { return L_.size(); }
+  /// y's first differential() components are differential (q, v), the
+  /// rest algebraic (multipliers).
+  int differential() const { return L_.nq + L_.nv; }
+  /// True for the quadratures whose integrands carry the multipliers
+  /// (constraint power, its ideal side, the GGL correction power): the
+  /// multipliers are outside the error test (their local errors are
+  /// O(atol / h) in an index-2 form), and holding their integrals to atol
+  /// forces the step down without bound.
+  bool QuadratureOutsideErrorTest(int k) const;
+  /// Whether compiled programs serve the residual (tests).
+  bool compiled() const { return prog_ != nullptr; }
+  bool compiled_tangent() const { return prog_ && prog_->has_sens; }
+
+  void set_dq_parameters(const Eigen::VectorXd* p) { dq_params_ = p; }
+
+  /// Consistent (y0, yp0) from (q, v) on the manifold: lambda0 and vdot0
+  /// from the KKT system, mu0 = 0, q' = v. Leaves the mechanics evaluated
+  /// there with `r0` its KKT solution.
+  void ConsistentStart(double t0,
+                       const Eigen::VectorXd& q,
+                       const Eigen::VectorXd& v,
+                       Eigen::Ref<Eigen::VectorXd> y0,
+                       Eigen::Ref<Eigen::VectorXd> yp0,
+                       KktResult* r0);
+  /// Initial sensitivities (y, yp) along one parameter at the consistent
+  /// start (mechanics evaluated there, r0 its KKT solution).
+  void InitialSensitivity(const KktResult& r0,
+                          const SensParameter& sp,
+                          const Eigen::MatrixXd& initial_tangent,
+                          Eigen::Ref<Eigen::VectorXd> s,
+                          Eigen::Ref<Eigen::VectorXd> sp_dot);
+
+  void Residual(double t, const double* y, const double* yp, double* res);
+  /// dF/dy + cj dF/dyp into a dense column-major n x n array.
+  void DenseJacobian(
+      double t, double cj, const double* y, const double* yp, double* a);
+  /// Structurally nonzero rows of each Jacobian column (the KLU pattern).
+  const std::vector<std::vector<int>>& Pattern();
+  /// The Jacobian's values in Pattern() order (column by column).
+  void SparseJacobian(
+      double t, double cj, const double* y, const double* yp, double* values);
+
+  /// The tangent of F along (dy, dyp) and the parameter direction dp.
+  void SensResidual(double t,
+                    const double* y,
+                    const double* yp,
+                    const double* dy,
+                    const double* dyp,
+                    const Eigen::VectorXd& dp,
+                    double* out);
+  /// Integrands of quad_layout() at (t, y).
+  void Quadratures(double t, const double* y, double* out);
+  /// Their tangent along (dy, dp).
+  void QuadSens(double t,
+                const double* y,
+                const double* dy,
+                const Eigen::VectorXd& dp,
+                double* out);
+
+  /// Evaluates at (t, y) and solves for the reported multipliers: the
+  /// ideal constraint reactions at (q, v) (IDAS's own interpolated lambda
+  /// is not error-controlled).
+  const KktResult& SampleState(double t, const double* y);
+  void Roots(double t, const double* y, const RootSet& roots, double* g);
+
+ private:
+  const Eigen::VectorXd& CurrentParameters() const {
+    return dq_params_ ? *dq_params_ : mech_->parameters();
+  }
+  // Seeds the tangent workspace at (t, q, v) with (dq, dv) from dy and dp.
+  TangentWorkspace& SeedAndEvaluate(double t,
+                                    const double* y,
+                                    const double* dy,
+                                    const Eigen::VectorXd& dp);
+  // Tangent of F along (dy, dyp) with the tangent workspace seeded
+  // consistently with dy.
+  void AssembleTangent(const TangentWorkspace& tws,
+                       const double* y,
+                       const double* yp,
+                       const double* dy,
+                       const double* dyp,
+                       double* out);
+  // Exact dF/dy + cj dF/dyp by tangents, into jac_.
+  void TangentJacobian(double t, double cj, const double* y, const double* yp);
+
+  Mechanics* mech_;
+  SimulationOptions opt_;
+  DaeLayout L_;
+  QuadLayout Q_;
+  KktResult reported_;
+  const Eigen::VectorXd* dq_params_ = nullptr;
+  std::unique_ptr<DaePrograms> prog_;
+  std::vector<std::vector<int>> pattern_;
+  Eigen::MatrixXd jac_;
+  VecX<D1> Y1_, YP1_, F1_;
+  Eigen::VectorXd zero_dp_;
+};
+
+/// What the IDAS callbacks compute at one point (for tests): the residual
+/// F(t, y, yp), the Jacobian dF/dy + cj dF/dyp (dense) and the quadrature
+/// integrands, by the compiled programs when `options.compiled` and the
+/// model allow (then `compiled`), else by the dual-number path.
+struct IdasProbe {
+  bool compiled = false;
+  Eigen::VectorXd residual;
+  Eigen::MatrixXd jacobian;
+  Eigen::VectorXd quadratures;
+};
+IdasProbe ProbeIdas(const Model& model,
+                    const SimulationOptions& options,
+                    const Eigen::VectorXd& params,
+                    double t,
+                    const Eigen::VectorXd& y,
+                    const Eigen::VectorXd& yp,
+                    double cj);
+
+/// The tangents of the residual and of the quadrature integrands along
+/// (dy, dyp) and the parameter direction dp (np): what the forward
+/// sensitivity callbacks compute, by the compiled programs when
+/// `options` asks for exact forward sensitivities and the model allows
+/// (then `compiled`), else by the dual-number path. For tests.
+struct IdasTangentProbe {
+  bool compiled = false;
+  Eigen::VectorXd residual;
+  Eigen::VectorXd quadratures;
+};
+IdasTangentProbe ProbeIdasTangent(const Model& model,
+                                  const SimulationOptions& options,
+                                  const Eigen::VectorXd& params,
+                                  double t,
+                                  const Eigen::VectorXd& y,
+                                  const Eigen::VectorXd& yp,
+                                  const Eigen::VectorXd& dy,
+                                  const Eigen::VectorXd& dyp,
+                                  const Eigen::VectorXd& dp);
+
+/// Builds the IDAS programs of `model` under `options` (as a run would),
+/// so that a ProgramCollector records them.
+void PrepareIdasPrograms(const Model& model,
+                         const SimulationOptions& options,
+                         const Eigen::VectorXd& params);
+
+}  // namespace daedalus::internal

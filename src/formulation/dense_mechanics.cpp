@@ -1,0 +1,197 @@
+// The dense evaluator's Mechanics: a Workspace (compiled programs or dual
+// numbers), the dense KktSolver, the tangent workspace, and the projections
+// of kkt/projection.cpp.
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+#include <vector>
+
+#include "eval/compiled_model.hpp"
+#include "formulation/mechanics.hpp"
+#include "formulation/tangent_kkt.hpp"
+
+namespace daedalus::internal {
+
+namespace {
+
+class DenseMechanics final : public Mechanics {
+ public:
+  DenseMechanics(const Model& model, const SimulationOptions& o)
+      : Mechanics(model), ws_(model), tws_(model), kkt_(model, o.kkt) {
+    ws_.use_compiled = o.compiled;
+    if (o.compiled) compiled_ = GetCompiled(model);
+  }
+
+  bool sparse() const override { return false; }
+  const CompiledModel* compiled() const override { return compiled_; }
+
+  void SetParameters(const Eigen::VectorXd& p) override {
+    ws_.SetParameters(p);
+  }
+  const Eigen::VectorXd& parameters() const override { return ws_.p; }
+  void SetState(double t, const double* q, const double* v) override {
+    ws_.SetState(t, Eigen::Map<const Eigen::VectorXd>(q, nq()),
+                 Eigen::Map<const Eigen::VectorXd>(v, nv()));
+  }
+  void Evaluate(double t,
+                const double* q,
+                const double* v,
+                const EvalRequest& req) override {
+    SetState(t, q, v);
+    EvaluateAll(&ws_, req);
+  }
+
+  void EvaluatePosition(double t,
+                        const Eigen::VectorXd& q,
+                        const Eigen::VectorXd& v) override {
+    ws_.SetState(t, q, v);
+    daedalus::EvaluatePosition(&ws_);
+  }
+
+  double t() const override { return ws_.t; }
+  const Eigen::VectorXd& q() const override { return ws_.q; }
+  const Eigen::VectorXd& v() const override { return ws_.v; }
+  const Eigen::VectorXd& phi() const override { return ws_.phi; }
+  const Eigen::VectorXd& vel_residual() const override {
+    return ws_.vel_residual;
+  }
+  const Eigen::VectorXd& bias() const override { return ws_.bias; }
+  double energy() const override { return ws_.energy; }
+  Eigen::VectorXd AppliedForce() const override { return ws_.Bu - ws_.h; }
+  Point<double> point() const override {
+    return Point<double>{ws_.q, ws_.v, ws_.t, ws_.p};
+  }
+  std::string DescribeState() const override {
+    return daedalus::DescribeState(ws_);
+  }
+  Eigen::VectorXd ConstraintRates() const override { return ws_.J * ws_.v; }
+  Eigen::VectorXd Reaction(const Eigen::VectorXd& lambda) const override {
+    return ws_.J.transpose() * lambda;
+  }
+
+  Eigen::VectorXd StabilizedBias(Formulation f,
+                                 double alpha,
+                                 double beta) const override {
+    return internal::StabilizedBias(ws_, f, alpha, beta, rows().holonomic);
+  }
+  void Integrands(const QuadLayout& L,
+                  const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                  double stabilization_power,
+                  Eigen::Ref<Eigen::VectorXd> out) const override {
+    QuadratureIntegrands(L, ws_, lambda, stabilization_power, out);
+  }
+  void DaeResidual(const DaeLayout& L,
+                   double t,
+                   const double* y,
+                   const double* yp,
+                   double* res) override {
+    EvalRequest req;
+    req.bias = L.needs_bias();
+    req.dynamics = EvalRequest::Dynamics::kResidual;
+    req.vdot = yp + L.iv();
+    Evaluate(t, y + L.iq(), y + L.iv(), req);
+    Eigen::Map<Eigen::VectorXd> F(res, L.size());
+    AssembleDae(L, ws_, Eigen::Map<const Eigen::VectorXd>(y, L.size()),
+                Eigen::Map<const Eigen::VectorXd>(yp, L.size()), F);
+  }
+  Eigen::VectorXd GtMu(const DaeLayout& L, const double* y) const override {
+    return internal::GtMu(L, ws_,
+                          Eigen::Map<const Eigen::VectorXd>(y, L.size()));
+  }
+  double EnergyAlongQ(const Eigen::VectorXd& dq) override {
+    return EnergyDerivativeAlongQ(&ws_, dq);
+  }
+
+  void SolveKkt(const Eigen::VectorXd& bias, KktResult* r) override {
+    kkt_.Solve(ws_, bias, r);
+  }
+  void ResolveKkt(const Eigen::VectorXd& bias, KktResult* r) override {
+    // The dense solver keeps the factors of M while M is unchanged; the
+    // Schur complement is refactored (cheap at these sizes).
+    kkt_.Solve(ws_, bias, r);
+  }
+  const std::vector<int>& dependent_rows() const override {
+    return kkt_.dependent_rows();
+  }
+  void SolveMass(const Eigen::VectorXd& rhs, Eigen::VectorXd* x) override {
+    x->resize(nv());
+    kkt_.SolveMass(rhs, *x);
+  }
+  Eigen::MatrixXd DenseMass() const override { return ws_.M; }
+  Eigen::MatrixXd DenseJacobian() const override { return ws_.J; }
+
+  ProjectionResult ProjectPositions(double t,
+                                    Eigen::VectorXd* q,
+                                    const Eigen::VectorXd& v,
+                                    double tol,
+                                    int max_iter) override {
+    return daedalus::ProjectPositions(&ws_, t, q, v, tol, max_iter);
+  }
+  ProjectionResult ProjectVelocities(double t,
+                                     const Eigen::VectorXd& q,
+                                     Eigen::VectorXd* v) override {
+    return daedalus::ProjectVelocities(&ws_, t, q, v);
+  }
+  void ProjectErrorEstimate(Eigen::Ref<Eigen::VectorXd> eq,
+                            Eigen::Ref<Eigen::VectorXd> ev) override {
+    Eigen::LLT<Eigen::MatrixXd> llt_m(ws_.M);
+    const std::vector<int>& hrows = rows().holonomic_rows;
+    if (!hrows.empty()) {
+      Eigen::MatrixXd G(static_cast<Eigen::Index>(hrows.size()), nv());
+      for (size_t i = 0; i < hrows.size(); ++i) G.row(i) = ws_.J.row(hrows[i]);
+      const Eigen::MatrixXd Y = llt_m.solve(G.transpose());
+      const Eigen::VectorXd e = eq;
+      eq = e - Y * (G * Y).llt().solve(G * e);
+    }
+    if (nc() > 0) {
+      const Eigen::MatrixXd Y = llt_m.solve(ws_.J.transpose());
+      const Eigen::VectorXd e = ev;
+      ev = e - Y * (ws_.J * Y).llt().solve(ws_.J * e);
+    }
+  }
+
+  TangentWorkspace& Tangent(const Eigen::Ref<const Eigen::VectorXd>& dq,
+                            const Eigen::Ref<const Eigen::VectorXd>& dv,
+                            const Eigen::VectorXd& dp,
+                            const EvalRequest& req) override {
+    SeedTangent(ws_, dq, dv, dp, &tws_);
+    EvaluateAll(&tws_, req);
+    return tws_;
+  }
+  void FactorTangentKkt() override { tangent_kkt_.Factor(ws_.M, ws_.J); }
+  void SolveTangentKkt(const TangentWorkspace& tws,
+                       const VecX<D1>& bias,
+                       const Eigen::VectorXd& vdot,
+                       const Eigen::VectorXd& lambda,
+                       Eigen::VectorXd* dvdot,
+                       Eigen::VectorXd* dlambda) override {
+    tangent_kkt_.Solve(tws, bias, vdot, lambda, dvdot, dlambda);
+  }
+  InitialSensitivity LinearizeStart(
+      const Eigen::VectorXd& vdot,
+      const Eigen::VectorXd& lambda,
+      const SensParameter& sp,
+      const Eigen::MatrixXd& initial_tangent) override {
+    return LinearizeConsistentStart(ws_, &tws_, vdot, lambda, sp,
+                                    initial_tangent);
+  }
+
+  KktHealthSample Health(bool details) override {
+    return DenseKktHealth(ws_.M, ws_.J, details);
+  }
+
+ private:
+  Workspace ws_;
+  TangentWorkspace tws_;
+  KktSolver kkt_;
+  TangentKkt tangent_kkt_;
+  const CompiledModel* compiled_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Mechanics> MakeDenseMechanics(const Model& model,
+                                              const SimulationOptions& o) {
+  return std::make_unique<DenseMechanics>(model, o);
+}
+
+}  // namespace daedalus::internal

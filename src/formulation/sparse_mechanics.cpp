@@ -1,0 +1,318 @@
+// The sparse evaluator's Mechanics: a SparseWorkspace (per-body sweeps,
+// declared sparsity), the sparse KKT solvers (CHOLMOD, KLU, SPQR), the
+// projections in the mass metric through those solvers, and the Newton
+// preconditioner of formulation/sparse_newton.hpp.
+//
+// Tangents (forward sensitivities, exact Jacobians of the DAE residual,
+// the consistent start's linearization) are evaluated by a dense shadow of
+// the same model, the tangent workspace of the dense path: exact, at the
+// cost of a dense evaluation per direction (O(nv^2) storage), which suits
+// models up to a few hundred coordinates (docs/performance.md).
+#include <Eigen/Cholesky>
+#include <Eigen/SparseCore>
+#include <vector>
+
+#include "daedalus/sparse_kkt.hpp"
+#include "formulation/kkt_health.hpp"
+#include "formulation/mechanics.hpp"
+#include "formulation/sparse_newton.hpp"
+#include "formulation/tangent_kkt.hpp"
+
+namespace daedalus::internal {
+
+namespace {
+
+KktOptions QuietRedundant(KktOptions k) {
+  k.allow_redundant = true;  // projection solves are minimum-norm too
+  return k;
+}
+
+class SparseMechanics final : public Mechanics {
+ public:
+  SparseMechanics(const Model& model, const SimulationOptions& o)
+      : Mechanics(model),
+        ws_(model),
+        kkt_(o.kkt),
+        proj_q_(QuietRedundant(o.kkt)),
+        proj_v_(QuietRedundant(o.kkt)),
+        shadow_(model),
+        tws_(model) {
+    // The main solver reports redundancy once; the projections stay quiet.
+    proj_q_.SetReportStream(nullptr);
+    proj_v_.SetReportStream(nullptr);
+    const std::vector<int> hrows = rows().holonomic_rows;
+    const bool all = rows().all_holonomic();
+    const Model m = model;
+    proj_q_.SetRowNames(
+        [m, hrows, all](int i) { return m.RowName(all ? i : hrows[i]); });
+    proj_v_.SetRowNames([m](int i) { return m.RowName(i); });
+    shadow_.use_compiled = false;
+  }
+
+  bool sparse() const override { return true; }
+
+  void SetParameters(const Eigen::VectorXd& p) override {
+    ws_.SetParameters(p);
+    shadow_.SetParameters(p);
+  }
+  const Eigen::VectorXd& parameters() const override { return ws_.p; }
+  void SetState(double t, const double* q, const double* v) override {
+    ws_.SetState(t, Eigen::Map<const Eigen::VectorXd>(q, nq()),
+                 Eigen::Map<const Eigen::VectorXd>(v, nv()));
+  }
+  void Evaluate(double t,
+                const double* q,
+                const double* v,
+                const EvalRequest& /*req*/) override {
+    // The sparse stages have no partial requests: everything, always.
+    SetState(t, q, v);
+    EvaluateSparseAll(&ws_);
+  }
+
+  void EvaluatePosition(double t,
+                        const Eigen::VectorXd& q,
+                        const Eigen::VectorXd& v) override {
+    ws_.SetState(t, q, v);
+    EvaluateSparsePosition(&ws_);
+  }
+
+  double t() const override { return ws_.t; }
+  const Eigen::VectorXd& q() const override { return ws_.q; }
+  const Eigen::VectorXd& v() const override { return ws_.v; }
+  const Eigen::VectorXd& phi() const override { return ws_.phi; }
+  const Eigen::VectorXd& vel_residual() const override {
+    return ws_.vel_residual;
+  }
+  const Eigen::VectorXd& bias() const override { return ws_.bias; }
+  double energy() const override { return ws_.energy; }
+  Eigen::VectorXd AppliedForce() const override { return ws_.Bu - ws_.h; }
+  Point<double> point() const override {
+    return Point<double>{ws_.q, ws_.v, ws_.t, ws_.p};
+  }
+  std::string DescribeState() const override {
+    return daedalus::DescribeState(ws_);
+  }
+  Eigen::VectorXd ConstraintRates() const override { return ws_.J * ws_.v; }
+  Eigen::VectorXd Reaction(const Eigen::VectorXd& lambda) const override {
+    return ws_.J.transpose() * lambda;
+  }
+
+  Eigen::VectorXd StabilizedBias(Formulation f,
+                                 double alpha,
+                                 double beta) const override {
+    return internal::StabilizedBias(ws_, f, alpha, beta, rows().holonomic);
+  }
+  void Integrands(const QuadLayout& L,
+                  const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                  double stabilization_power,
+                  Eigen::Ref<Eigen::VectorXd> out) const override {
+    QuadratureIntegrands(L, ws_, lambda, stabilization_power, out);
+  }
+  void DaeResidual(const DaeLayout& L,
+                   double t,
+                   const double* y,
+                   const double* yp,
+                   double* res) override {
+    Evaluate(t, y + L.iq(), y + L.iv(), EvalRequest{});
+    Eigen::Map<Eigen::VectorXd> F(res, L.size());
+    AssembleDae(L, ws_, Eigen::Map<const Eigen::VectorXd>(y, L.size()),
+                Eigen::Map<const Eigen::VectorXd>(yp, L.size()), F);
+  }
+  Eigen::VectorXd GtMu(const DaeLayout& L, const double* y) const override {
+    return internal::GtMu(L, ws_,
+                          Eigen::Map<const Eigen::VectorXd>(y, L.size()));
+  }
+  double EnergyAlongQ(const Eigen::VectorXd& dq) override {
+    SyncShadow();
+    return EnergyDerivativeAlongQ(&shadow_, dq);
+  }
+
+  void SolveKkt(const Eigen::VectorXd& bias, KktResult* r) override {
+    kkt_.Solve(ws_, bias, r);
+  }
+  void ResolveKkt(const Eigen::VectorXd& bias, KktResult* r) override {
+    kkt_.Solve(ws_, bias, r);  // RESOLVE-PENDING
+  }
+  const std::vector<int>& dependent_rows() const override {
+    return kkt_.dependent_rows();
+  }
+  void SolveMass(const Eigen::VectorXd& rhs, Eigen::VectorXd* x) override {
+    x->resize(nv());
+    kkt_.SolveMass(ws_.M, rhs, *x);
+  }
+  Eigen::MatrixXd DenseMass() const override { return Eigen::MatrixXd(ws_.M); }
+  Eigen::MatrixXd DenseJacobian() const override {
+    return Eigen::MatrixXd(ws_.J);
+  }
+
+  ProjectionResult ProjectPositions(double t,
+                                    Eigen::VectorXd* q,
+                                    const Eigen::VectorXd& v,
+                                    double tol,
+                                    int max_iter) override;
+  ProjectionResult ProjectVelocities(double t,
+                                     const Eigen::VectorXd& q,
+                                     Eigen::VectorXd* v) override;
+  void ProjectErrorEstimate(Eigen::Ref<Eigen::VectorXd> eq,
+                            Eigen::Ref<Eigen::VectorXd> ev) override;
+
+  TangentWorkspace& Tangent(const Eigen::Ref<const Eigen::VectorXd>& dq,
+                            const Eigen::Ref<const Eigen::VectorXd>& dv,
+                            const Eigen::VectorXd& dp,
+                            const EvalRequest& req) override {
+    SyncShadow();
+    SeedTangent(shadow_, dq, dv, dp, &tws_);
+    EvaluateAll(&tws_, req);
+    return tws_;
+  }
+  void FactorTangentKkt() override {
+    tangent_kkt_.Factor(Eigen::MatrixXd(ws_.M), Eigen::MatrixXd(ws_.J));
+  }
+  void SolveTangentKkt(const TangentWorkspace& tws,
+                       const VecX<D1>& bias,
+                       const Eigen::VectorXd& vdot,
+                       const Eigen::VectorXd& lambda,
+                       Eigen::VectorXd* dvdot,
+                       Eigen::VectorXd* dlambda) override {
+    tangent_kkt_.Solve(tws, bias, vdot, lambda, dvdot, dlambda);
+  }
+  InitialSensitivity LinearizeStart(
+      const Eigen::VectorXd& vdot,
+      const Eigen::VectorXd& lambda,
+      const SensParameter& sp,
+      const Eigen::MatrixXd& initial_tangent) override {
+    SyncShadow();
+    EvaluateAll(&shadow_);
+    return LinearizeConsistentStart(shadow_, &tws_, vdot, lambda, sp,
+                                    initial_tangent);
+  }
+
+  KktHealthSample Health(bool details) override {
+    return SparseKktHealth(ws_.M, ws_.J, details);
+  }
+
+  std::unique_ptr<NewtonPreconditioner> MakeNewtonPreconditioner(
+      std::function<void(Eigen::VectorXd*)> bias) override {
+    return std::make_unique<SparseNewtonPreconditioner>(
+        &ws_, [bias](const SparseWorkspace&, Eigen::VectorXd* b) { bias(b); });
+  }
+
+ private:
+  // The dense shadow at the sparse workspace's state.
+  void SyncShadow() { shadow_.SetState(ws_.t, ws_.q, ws_.v); }
+
+  // Rows G of J that the position projection uses (the holonomic ones).
+  SparseMatrixD HolonomicJacobian() const;
+  // x = M^-1 G' (G M^-1 G')^-1 rhs: the KKT solve with f = 0 and b = -rhs.
+  void MetricCorrection(SparseKktSolver* solver,
+                        const SparseMatrixD& G,
+                        const Eigen::VectorXd& rhs,
+                        Eigen::VectorXd* x);
+
+  SparseWorkspace ws_;
+  SparseKktSolver kkt_, proj_q_, proj_v_;
+  Workspace shadow_;
+  TangentWorkspace tws_;
+  TangentKkt tangent_kkt_;
+  Eigen::VectorXd f_, jv_, zero_f_, mu_, dx_;
+};
+
+SparseMatrixD SparseMechanics::HolonomicJacobian() const {
+  if (rows().all_holonomic()) return ws_.J;
+  const std::vector<int>& hrows = rows().holonomic_rows;
+  std::vector<int> map(static_cast<size_t>(nc()), -1);
+  for (size_t i = 0; i < hrows.size(); ++i) map[hrows[i]] = static_cast<int>(i);
+  std::vector<Eigen::Triplet<double, int>> t;
+  for (int c = 0; c < ws_.J.cols(); ++c)
+    for (SparseMatrixD::InnerIterator it(ws_.J, c); it; ++it)
+      if (map[it.row()] >= 0) t.emplace_back(map[it.row()], c, it.value());
+  SparseMatrixD G(static_cast<Eigen::Index>(hrows.size()), nv());
+  G.setFromTriplets(t.begin(), t.end());
+  return G;
+}
+
+void SparseMechanics::MetricCorrection(SparseKktSolver* solver,
+                                       const SparseMatrixD& G,
+                                       const Eigen::VectorXd& rhs,
+                                       Eigen::VectorXd* x) {
+  zero_f_.setZero(nv());
+  x->resize(nv());
+  mu_.resize(G.rows());
+  solver->Solve(ws_.M, G, zero_f_, -rhs, *x, mu_);
+}
+
+ProjectionResult SparseMechanics::ProjectPositions(double t,
+                                                   Eigen::VectorXd* q,
+                                                   const Eigen::VectorXd& v,
+                                                   double tol,
+                                                   int max_iter) {
+  // Gauss-Newton in the mass metric to max |Phi| <= tol (holonomic rows).
+  ProjectionResult res;
+  const Eigen::VectorXd q_start = *q;
+  const std::vector<int>& hrows = rows().holonomic_rows;
+  if (hrows.empty()) {
+    res.converged = true;
+    return res;
+  }
+  Eigen::VectorXd phi(static_cast<Eigen::Index>(hrows.size()));
+  for (int it = 0; it <= max_iter; ++it) {
+    ws_.SetState(t, *q, v);
+    EvaluateSparsePosition(&ws_);
+    for (size_t i = 0; i < hrows.size(); ++i) phi[i] = ws_.phi[hrows[i]];
+    res.residual = phi.cwiseAbs().maxCoeff();
+    res.iterations = it;
+    if (res.residual <= tol) {
+      res.converged = true;
+      break;
+    }
+    if (it == max_iter) break;
+    EvaluateSparseVelocity(&ws_);
+    EvaluateSparseDynamics(&ws_);
+    MetricCorrection(&proj_q_, HolonomicJacobian(), phi, &dx_);
+    *q -= dx_;
+    if (!q->allFinite()) break;
+  }
+  res.correction = (*q - q_start).norm();
+  return res;
+}
+
+ProjectionResult SparseMechanics::ProjectVelocities(double t,
+                                                    const Eigen::VectorXd& q,
+                                                    Eigen::VectorXd* v) {
+  // v <- v - M^-1 J' (J M^-1 J')^-1 (J v + Phi_t): exact in one step.
+  ProjectionResult res;
+  res.converged = true;
+  if (nc() == 0) return res;
+  ws_.SetState(t, q, *v);
+  EvaluateSparseAll(&ws_);
+  MetricCorrection(&proj_v_, ws_.J, ws_.vel_residual, &dx_);
+  *v -= dx_;
+  res.correction = dx_.norm();
+  res.iterations = 1;
+  return res;
+}
+
+void SparseMechanics::ProjectErrorEstimate(Eigen::Ref<Eigen::VectorXd> eq,
+                                           Eigen::Ref<Eigen::VectorXd> ev) {
+  Eigen::VectorXd d;
+  if (!rows().holonomic_rows.empty()) {
+    const SparseMatrixD G = HolonomicJacobian();
+    const Eigen::VectorXd e = eq;
+    MetricCorrection(&proj_q_, G, G * e, &d);
+    eq = e - d;
+  }
+  if (nc() > 0) {
+    const Eigen::VectorXd e = ev;
+    MetricCorrection(&proj_v_, ws_.J, ws_.J * e, &d);
+    ev = e - d;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Mechanics> MakeSparseMechanics(const Model& model,
+                                               const SimulationOptions& o) {
+  return std::make_unique<SparseMechanics>(model, o);
+}
+
+}  // namespace daedalus::internal

@@ -1,0 +1,314 @@
+#include "formulation/support.hpp"
+
+#include <map>
+#include <sstream>
+
+#include "daedalus/sparse_kkt.hpp"
+
+namespace daedalus::internal {
+
+const char* ToString(KktPath p) {
+  return p == KktPath::kDense ? "dense" : "sparse";
+}
+
+const char* ToString(Feature f) {
+  switch (f) {
+    case Feature::kNone:
+      return "integration";
+    case Feature::kEvents:
+      return "events";
+    case Feature::kFeasibility:
+      return "unilateral and friction-cone monitoring";
+    case Feature::kForward:
+      return "forward sensitivities";
+    case Feature::kAdjoint:
+      return "adjoint sensitivities";
+    case Feature::kDriftEscalation:
+      return "drift escalation";
+    case Feature::kCounterfactual:
+      return "counterfactuals";
+  }
+  return "?";
+}
+
+ModelTraits TraitsOf(const Model& model) {
+  ModelTraits t;
+  t.constraints = model.nc() > 0;
+  t.moving = model.has_moving_constraints();
+  t.nonholonomic = model.has_nonholonomic_constraints();
+  t.events = !model.data().events.empty();
+  t.feasibility = !model.data().friction_cones.empty();
+  for (const auto& c : model.constraints()) t.feasibility |= c.unilateral;
+  return t;
+}
+
+namespace {
+
+bool FixedStep(Integrator i) {
+  return i == Integrator::kStormerVerlet || i == Integrator::kSymplecticEuler ||
+         i == Integrator::kRattle;
+}
+
+bool Cvodes(Integrator i) {
+  return i == Integrator::kCvodesBdf || i == Integrator::kCvodesAdams;
+}
+
+std::string Flag(Formulation f) { return std::string(ToString(f)); }
+std::string Flag(Integrator i) { return std::string(ToString(i)); }
+
+// Formulation x integrator on a model with `traits`.
+std::string PairRefusal(Formulation f,
+                        Integrator i,
+                        const ModelTraits& traits) {
+  if (FixedStep(i)) {
+    // Without constraints there is nothing for a formulation to enforce:
+    // every formulation is the same ODE.
+    if (!traits.constraints) return "";
+    if (i != Integrator::kRattle)
+      return "--integrator " + Flag(i) +
+             " integrates an unconstrained Hamiltonian system and has no "
+             "constraint forces; use --integrator rattle (stationary "
+             "holonomic constraints) or a SUNDIALS integrator";
+    if (traits.nonholonomic)
+      return "a nonholonomic constraint makes the flow non-Hamiltonian, so "
+             "no symplectic scheme applies; use a SUNDIALS integrator";
+    if (traits.moving)
+      return "RATTLE's position step solves Phi(q) = 0 for stationary "
+             "constraints; a moving constraint Phi(q, t) needs a SUNDIALS "
+             "integrator";
+    if (f != Formulation::kIndex3)
+      return "RATTLE discretizes the index-3 formulation (Phi(q) = 0 at "
+             "every position step, J v = 0 at every velocity step) and has "
+             "no " +
+             Flag(f) +
+             " form; use --formulation index3 (the default with "
+             "--integrator rattle)";
+    return "";
+  }
+  if ((f == Formulation::kGgl || f == Formulation::kIndex3) && Cvodes(i))
+    return "--formulation " + Flag(f) +
+           " is a DAE (its multipliers are algebraic unknowns and its "
+           "constraints algebraic equations) and CVODES integrates ODEs "
+           "only; use --integrator idas";
+  if (f == Formulation::kProjection && i == Integrator::kIdas)
+    return "IDAS has no projection step (it advances the DAE by BDF on the "
+           "residual alone); use --formulation ggl, which enforces the "
+           "position and velocity constraints as equations, or projection "
+           "on --integrator cvodes-bdf";
+  if (f == Formulation::kProjection && i == Integrator::kCvodesAdams)
+    return "CVODES projects after BDF steps only (the projection corrects "
+           "the BDF error estimate); use --integrator cvodes-bdf";
+  return "";
+}
+
+}  // namespace
+
+Formulation EscalationTarget(const SimulationOptions& o, std::string* why) {
+  const Formulation f = o.formulation;
+  auto none = [&](const std::string& m) {
+    if (why) *why = m;
+    return Formulation::kUnstabilized;
+  };
+  if (f != Formulation::kUnstabilized && f != Formulation::kBaumgarte)
+    return none("--formulation " + Flag(f) +
+                " already enforces the position and velocity constraints: "
+                "there is no stronger form to escalate to");
+  if (o.integrator == Integrator::kCvodesBdf) return Formulation::kProjection;
+  if (o.integrator == Integrator::kCvodesAdams)
+    return none(
+        "escalation switches to projection, which CVODES applies "
+        "after BDF steps only; use --integrator cvodes-bdf");
+  if (o.integrator == Integrator::kIdas) return Formulation::kGgl;
+  return none("the fixed-step schemes have no formulation to escalate to");
+}
+
+std::string Refusal(const SimulationOptions& o,
+                    KktPath /*path*/,
+                    const ModelTraits& traits) {
+  // Both KKT paths run every formulation, integrator and feature: the
+  // formulations are stated on the Mechanics interface (mechanics.hpp).
+  std::string why = PairRefusal(o.formulation, o.integrator, traits);
+  if (!why.empty()) return why;
+  const SensMethod sens = o.sensitivity.method;
+  const bool fixed = FixedStep(o.integrator);
+  if (sens != SensMethod::kNone && fixed)
+    return "--integrator " + Flag(o.integrator) +
+           " takes fixed steps without error control, and sensitivities are "
+           "integrated under the state's error test by the SUNDIALS "
+           "sensitivity modules; use --integrator cvodes-bdf or idas";
+  if (sens == SensMethod::kForward && o.formulation == Formulation::kProjection)
+    return "CVODES projects the state only: the sensitivities would need "
+           "the derivative of the projection, which CVODES does not apply; "
+           "use --formulation baumgarte on CVODES, or ggl on IDAS";
+  if (sens == SensMethod::kAdjoint) {
+    if (o.formulation == Formulation::kProjection)
+      return "the adjoint of a projected integration needs the adjoint of "
+             "the projection, which CVODES's adjoint module does not have; "
+             "use --formulation baumgarte or unstabilized";
+    if (o.formulation == Formulation::kGgl ||
+        o.formulation == Formulation::kIndex3)
+      return "the adjoint of the index-2 and index-3 forms is a DAE of the "
+             "same index whose terminal values must satisfy the adjoint "
+             "constraints (Cao, Li, Petzold and Serban 2003), which Daedalus "
+             "does not construct yet; use --formulation baumgarte or "
+             "unstabilized (their adjoint is the ODE's), or forward "
+             "sensitivities with ggl";
+  }
+  const bool escalate =
+      o.drift_tol > 0.0 && o.drift_action == DriftAction::kEscalate;
+  if (escalate && sens != SensMethod::kNone) {
+    std::string none;
+    EscalationTarget(o, &none);
+    if (none.empty())
+      return "escalation switches formulation mid-run, and the sensitivities "
+             "of the switched run would need the derivative of the "
+             "projection onto the manifold at the switch; use --drift-action "
+             "fail with --sens";
+  }
+  return "";
+}
+
+std::string CellRefusal(Formulation f,
+                        Integrator i,
+                        KktPath path,
+                        Feature feature) {
+  SimulationOptions o;
+  o.formulation = f;
+  o.integrator = i;
+  if (FixedStep(i)) o.step = o.output_step;
+  ModelTraits traits;
+  traits.constraints = true;
+  switch (feature) {
+    case Feature::kEvents:
+      traits.events = true;
+      break;
+    case Feature::kFeasibility:
+      traits.feasibility = true;
+      break;
+    case Feature::kForward:
+      o.sensitivity.method = SensMethod::kForward;
+      break;
+    case Feature::kAdjoint:
+      o.sensitivity.method = SensMethod::kAdjoint;
+      break;
+    case Feature::kDriftEscalation:
+      o.drift_tol = 1e-6;
+      o.drift_action = DriftAction::kEscalate;
+      break;
+    default:
+      break;
+  }
+  return Refusal(o, path, traits);
+}
+
+KktPath ResolveKktPath(const Model& model, const SimulationOptions& o) {
+  const KktMethod m = o.kkt.method;
+  if (IsSparseMethod(m)) return KktPath::kSparse;
+  if (m != KktMethod::kAuto) return KktPath::kDense;
+  // IDAS evaluates its residual Jacobian by dense tangents (or compiled
+  // programs): auto keeps it on the dense evaluator.
+  if (o.integrator == Integrator::kIdas) return KktPath::kDense;
+  const SparseWorkspace ws(model);
+  return IsSparseMethod(ResolveKktMethod(KktMethod::kAuto, ws.M, ws.J))
+             ? KktPath::kSparse
+             : KktPath::kDense;
+}
+
+std::string SupportTableMarkdown() {
+  const Formulation forms[] = {
+      Formulation::kUnstabilized, Formulation::kBaumgarte,
+      Formulation::kProjection, Formulation::kGgl, Formulation::kIndex3};
+  const Integrator integrators[] = {Integrator::kCvodesBdf,
+                                    Integrator::kCvodesAdams,
+                                    Integrator::kIdas,
+                                    Integrator::kStormerVerlet,
+                                    Integrator::kSymplecticEuler,
+                                    Integrator::kRattle};
+  const Feature features[] = {
+      Feature::kNone,          Feature::kEvents,  Feature::kFeasibility,
+      Feature::kForward,       Feature::kAdjoint, Feature::kDriftEscalation,
+      Feature::kCounterfactual};
+  // Reasons are numbered in order of first appearance.
+  std::vector<std::string> reasons;
+  auto cell = [&](const std::string& why) -> std::string {
+    if (why.empty()) return "yes";
+    for (size_t k = 0; k < reasons.size(); ++k)
+      if (reasons[k] == why) return "no (" + std::to_string(k + 1) + ")";
+    reasons.push_back(why);
+    return "no (" + std::to_string(reasons.size()) + ")";
+  };
+  std::ostringstream os;
+  os << "# Support matrix\n\n"
+     << "Generated from `src/formulation/support.cpp` by "
+        "`build/tests/support_matrix_test --print-table` (the test fails when "
+        "this file differs from what the source says). Every combination "
+        "marked yes is run by that test on small models and compared with a "
+        "reference combination on the same model; every combination marked "
+        "no is refused before the run (exit status 2 on the command line) "
+        "with the numbered reason.\n\n"
+     << "Rows: `--formulation` x `--integrator` on a model with stationary "
+        "holonomic constraints (without constraints every formulation is "
+        "the same ODE and every integrator runs it). Columns: the feature "
+        "switched on. A cell reads the same on both KKT paths (`--kkt "
+        "dense|full-lu` and `--kkt schur|sparse-cholesky|sparse-lu|qr`): ";
+  bool same = true;
+  for (Formulation f : forms)
+    for (Integrator i : integrators)
+      for (Feature x : features)
+        same &= CellRefusal(f, i, KktPath::kDense, x) ==
+                CellRefusal(f, i, KktPath::kSparse, x);
+  os << (same ? "they agree everywhere.\n\n"
+              : "they differ; see the sparse table.\n\n");
+  auto table = [&](KktPath path) {
+    os << "| formulation | integrator |";
+    for (Feature x : features) os << " " << ToString(x) << " |";
+    os << "\n|---|---|";
+    for (size_t k = 0; k < std::size(features); ++k) os << "---|";
+    os << "\n";
+    for (Formulation f : forms) {
+      for (Integrator i : integrators) {
+        os << "| " << ToString(f) << " | " << ToString(i) << " |";
+        for (Feature x : features) {
+          std::string c = cell(CellRefusal(f, i, path, x));
+          if (x == Feature::kDriftEscalation && c == "yes") {
+            SimulationOptions o;
+            o.formulation = f;
+            o.integrator = i;
+            std::string none;
+            const Formulation to = EscalationTarget(o, &none);
+            c = none.empty() ? std::string("to ") + ToString(to)
+                             : "fails at a violation";
+          }
+          os << " " << c << " |";
+        }
+        os << "\n";
+      }
+    }
+    os << "\n";
+  };
+  table(KktPath::kDense);
+  if (!same) {
+    os << "Sparse path:\n\n";
+    table(KktPath::kSparse);
+  }
+  os << "Drift escalation: \"to F\" switches to formulation F at the first "
+        "sample whose drift exceeds `--drift-tol`; \"fails at a violation\" "
+        "stops the run there with the drift, the row and the time, because ";
+  {
+    SimulationOptions o;
+    o.formulation = Formulation::kGgl;
+    std::string why;
+    EscalationTarget(o, &why);
+    os << why << " (ggl, index3, projection), or because ";
+    o.formulation = Formulation::kBaumgarte;
+    o.integrator = Integrator::kCvodesAdams;
+    EscalationTarget(o, &why);
+    os << why << " (Adams).\n\n";
+  }
+  os << "Reasons:\n\n";
+  for (size_t k = 0; k < reasons.size(); ++k)
+    os << (k + 1) << ". " << reasons[k] << "\n";
+  return os.str();
+}
+
+}  // namespace daedalus::internal

@@ -1,0 +1,73 @@
+// The support matrix (docs/support.md): which combinations of formulation,
+// integrator, KKT path and feature run, and for every other one the
+// mathematical reason it is refused. One source: Simulate() and the
+// command line refuse with these texts before anything is written, the
+// support-matrix test (tests/formulation/support_matrix_test.cpp) runs
+// every combination this says runs, and docs/support.md is generated from
+// it (SupportTableMarkdown).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "daedalus/simulate.hpp"
+
+namespace daedalus::internal {
+
+/// The evaluator and KKT solvers a run uses.
+enum class KktPath { kDense, kSparse };
+const char* ToString(KktPath p);
+
+/// A feature a run may ask for, beyond integrating.
+enum class Feature {
+  kNone,
+  kEvents,           ///< user events (root finding)
+  kFeasibility,      ///< unilateral rows and friction cones watched
+  kForward,          ///< forward sensitivities
+  kAdjoint,          ///< adjoint gradient of a functional
+  kDriftEscalation,  ///< --drift-tol with --drift-action escalate
+  kCounterfactual,   ///< --counterfactual branches and pointwise analyses
+};
+const char* ToString(Feature f);
+
+/// What the support matrix needs to know about a model.
+struct ModelTraits {
+  bool constraints = false;   ///< nc > 0
+  bool moving = false;        ///< a rheonomic constraint
+  bool nonholonomic = false;  ///< a nonholonomic constraint
+  bool events = false;
+  bool feasibility = false;  ///< unilateral rows or friction cones
+};
+ModelTraits TraitsOf(const Model& model);
+
+/// The combination `options` asks for on a model with `traits`, on `path`:
+/// empty when it runs, else why not (the mathematical reason) and what
+/// runs instead.
+std::string Refusal(const SimulationOptions& options,
+                    KktPath path,
+                    const ModelTraits& traits);
+
+/// One cell: formulation x integrator x path with one feature switched on,
+/// on a model with constraints (and the events and feasibility conditions
+/// the feature needs).
+std::string CellRefusal(Formulation f,
+                        Integrator i,
+                        KktPath path,
+                        Feature feature);
+
+/// The KKT path `options` select for `model`: an explicit sparse --kkt
+/// method, or auto resolving to one for the model's declared structure (on
+/// CVODES and the fixed-step schemes; IDAS's residual Jacobian is
+/// evaluated densely, so auto keeps it on the dense evaluator).
+KktPath ResolveKktPath(const Model& model, const SimulationOptions& options);
+
+/// The drift contract's escalation target for a run (kUnstabilized when
+/// the run cannot escalate and fails at a violation instead), with the
+/// reason in `why` when it cannot.
+Formulation EscalationTarget(const SimulationOptions& options,
+                             std::string* why);
+
+/// docs/support.md, generated from CellRefusal.
+std::string SupportTableMarkdown();
+
+}  // namespace daedalus::internal

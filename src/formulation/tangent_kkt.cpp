@@ -1,0 +1,116 @@
+#include "formulation/tangent_kkt.hpp"
+
+#include <Eigen/Cholesky>
+
+namespace daedalus::internal {
+
+void TangentKkt::Factor(const Eigen::MatrixXd& M, const Eigen::MatrixXd& J) {
+  const Eigen::Index nv = M.rows(), nc = J.rows();
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nv + nc, nv + nc);
+  K.topLeftCorner(nv, nv) = M;
+  K.topRightCorner(nv, nc) = -J.transpose();
+  K.bottomLeftCorner(nc, nv) = J;
+  lu_.compute(K);
+}
+
+void TangentKkt::Solve(const TangentWorkspace& tws,
+                       const VecX<D1>& bias,
+                       const Eigen::VectorXd& vdot,
+                       const Eigen::VectorXd& lambda,
+                       Eigen::VectorXd* dvdot,
+                       Eigen::VectorXd* dlambda) const {
+  const Eigen::Index nv = vdot.size(), nc = lambda.size();
+  Eigen::VectorXd rhs(nv + nc);
+  for (Eigen::Index i = 0; i < nv; ++i) {
+    D1 acc = tws.h[i] - tws.Bu[i];
+    for (Eigen::Index j = 0; j < nv; ++j) acc += tws.M(i, j) * vdot[j];
+    for (Eigen::Index k = 0; k < nc; ++k) acc -= tws.J(k, i) * lambda[k];
+    rhs[i] = -acc.d;
+  }
+  for (Eigen::Index k = 0; k < nc; ++k) {
+    D1 acc = bias[k];
+    for (Eigen::Index j = 0; j < nv; ++j) acc += tws.J(k, j) * vdot[j];
+    rhs[nv + k] = -acc.d;
+  }
+  const Eigen::VectorXd x = lu_.solve(rhs);
+  *dvdot = x.head(nv);
+  if (dlambda) *dlambda = x.tail(nc);
+}
+
+InitialSensitivity LinearizeConsistentStart(
+    Workspace& ws,
+    TangentWorkspace* tws,
+    const Eigen::VectorXd& vdot,
+    const Eigen::VectorXd& lambda,
+    const SensParameter& sp,
+    const Eigen::MatrixXd& initial_tangent) {
+  const int nq = ws.model().nq(), nv = ws.model().nv(), nc = ws.model().nc();
+  const int np = ws.model().num_parameters();
+  InitialSensitivity out;
+  Eigen::VectorXd dq0 = Eigen::VectorXd::Zero(nq);
+  Eigen::VectorXd dv0 = Eigen::VectorXd::Zero(nv);
+  Eigen::VectorXd dp = Eigen::VectorXd::Zero(np);
+  if (sp.kind == SensParameter::Kind::kInitialQ) dq0[sp.index] = 1.0;
+  if (sp.kind == SensParameter::Kind::kInitialV) dv0[sp.index] = 1.0;
+  if (sp.kind == SensParameter::Kind::kModel) {
+    dp[sp.index] = 1.0;
+    if (initial_tangent.cols() > sp.index) {
+      dq0 = initial_tangent.col(sp.index).head(nq);
+      dv0 = initial_tangent.col(sp.index).tail(nv);
+    }
+  }
+
+  // M^-1 J' S^-1 r by two solves with M and one with S (no inverse formed).
+  Eigen::LDLT<Eigen::MatrixXd> mf(ws.M);
+  const Eigen::MatrixXd MiJt = mf.solve(ws.J.transpose());
+  Eigen::LDLT<Eigen::MatrixXd> sf(ws.J * MiJt);
+  auto correct = [&](const Eigen::VectorXd& r) -> Eigen::VectorXd {
+    if (nc == 0) return Eigen::VectorXd::Zero(nv);
+    return MiJt * sf.solve(r);
+  };
+
+  // Position: the linearized constraint residual along (dq0, dp) is
+  // J dq0 + Phi_p dp (holonomic rows; nonholonomic rows have Phi = 0).
+  SeedTangent(ws, dq0, dv0, dp, tws);
+  EvaluatePosition(tws);
+  Eigen::VectorXd dphi(nc);
+  for (int i = 0; i < nc; ++i) dphi[i] = tws->phi[i].d;
+  out.dq = dq0 - correct(dphi);
+
+  // Velocity: re-linearize at the corrected position tangent.
+  SeedTangent(ws, out.dq, dv0, dp, tws);
+  EvaluateAll(tws);
+  Eigen::VectorXd dr(nc);
+  for (int i = 0; i < nc; ++i) dr[i] = tws->vel_residual[i].d;
+  out.dv = dv0 - correct(dr);
+
+  // Accelerations and multipliers: linearized KKT system
+  //   M dvdot - J' dlambda = -(dM vdot + dh - dBu - dJ' lambda)
+  //   J dvdot              = -(dJ vdot + db)
+  SeedTangent(ws, out.dq, out.dv, dp, tws);
+  EvaluateAll(tws);
+  Eigen::VectorXd r1(nv), r2(nc);
+  for (int i = 0; i < nv; ++i) {
+    D1 acc = tws->h[i] - tws->Bu[i];
+    for (int j = 0; j < nv; ++j) acc += tws->M(i, j) * vdot[j];
+    for (int k = 0; k < nc; ++k) acc -= tws->J(k, i) * lambda[k];
+    r1[i] = -acc.d;
+  }
+  for (int k = 0; k < nc; ++k) {
+    D1 acc = tws->bias[k];
+    for (int j = 0; j < nv; ++j) acc += tws->J(k, j) * vdot[j];
+    r2[k] = -acc.d;
+  }
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nv + nc, nv + nc);
+  K.topLeftCorner(nv, nv) = ws.M;
+  K.topRightCorner(nv, nc) = -ws.J.transpose();
+  K.bottomLeftCorner(nc, nv) = ws.J;
+  Eigen::VectorXd rhs(nv + nc);
+  rhs << r1, r2;
+  const Eigen::VectorXd x = K.partialPivLu().solve(rhs);
+  out.dvdot = x.head(nv);
+  out.dlambda = x.tail(nc);
+  return out;
+}
+
+}  // namespace daedalus::internal

@@ -1,0 +1,40 @@
+// The integrator adapters behind Simulate() (integrate/simulate.cpp). Each
+// takes the run's Mechanics (dense or sparse, parameters set) and a summary
+// whose identity StartSummary filled, integrates, and fills the rest; a
+// failure during the run is reported in the summary, never thrown.
+#pragma once
+
+#include "daedalus/simulate.hpp"
+#include "formulation/mechanics.hpp"
+
+namespace daedalus::internal {
+
+/// CVODES (BDF or Adams) on the ODE forms (cvodes.cpp).
+void IntegrateCvodes(Mechanics* mech,
+                     const InitialState& x0,
+                     const SimulationOptions& options,
+                     Observer* observer,
+                     SimulationSummary* sum);
+
+/// IDAS on the DAE forms (idas.cpp).
+void IntegrateIdas(Mechanics* mech,
+                   const InitialState& x0,
+                   const SimulationOptions& options,
+                   Observer* observer,
+                   SimulationSummary* sum);
+
+/// The fixed-step structure-preserving schemes (fixed_step.cpp).
+void IntegrateFixedStep(Mechanics* mech,
+                        const InitialState& x0,
+                        const SimulationOptions& options,
+                        Observer* observer,
+                        SimulationSummary* sum);
+
+/// The adjoint gradient of options.sensitivity.functional on CVODES
+/// (adjoint_cvodes.cpp); on failure `error` says why.
+SensitivityResult AdjointGradient(Mechanics* mech,
+                                  const InitialState& x0,
+                                  const SimulationOptions& options,
+                                  std::string* error);
+
+}  // namespace daedalus::internal

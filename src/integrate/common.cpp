@@ -1,0 +1,120 @@
+#include "integrate/common.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "eval/compiled_model.hpp"
+
+namespace daedalus::internal {
+
+void SundialsErrHandler(int error_code,
+                        const char* module,
+                        const char* function,
+                        char* msg,
+                        void* guard) {
+  std::ostringstream os;
+  os << module << "/" << function << " (" << error_code << "): " << msg;
+  static_cast<CallbackGuard*>(guard)->sundials_message = os.str();
+}
+
+namespace {
+
+// The evaluator a dense run uses, as the summary reports it.
+std::string DenseEvaluator(const Model& model,
+                           const SimulationOptions& options) {
+  if (!options.compiled) return "dual numbers (--evaluator ad)";
+  std::string why;
+  const CompiledModel* cm = GetCompiled(model, &why);
+  if (cm == nullptr) return "dual numbers: " + why;
+  if (NativeKernelsEnabled() && cm->Stage(0).program.native())
+    return "compiled (native kernels)";
+  return "compiled (interpreted)";
+}
+
+}  // namespace
+
+SimulationSummary StartSummary(const Model& model,
+                               const SimulationOptions& options,
+                               KktPath path) {
+  SimulationSummary sum;
+  sum.problem = model.name();
+  sum.formulation = options.formulation;
+  sum.integrator = options.integrator;
+  sum.rtol = options.rtol;
+  sum.atol = options.atol;
+  sum.t_reached = options.t0;
+  sum.drift_tol = options.drift_tol;
+  sum.energy_kind =
+      model.data().energy_is_lagrangian ? "energy function v'p - L" : "T+V";
+  sum.evaluator = path == KktPath::kSparse
+                      ? "sparse path (dual-number sweeps per body)"
+                      : DenseEvaluator(model, options);
+  return sum;
+}
+
+bool MakeConsistent(Mechanics* mech,
+                    const SimulationOptions& options,
+                    Eigen::VectorXd* q,
+                    Eigen::VectorXd* v,
+                    SimulationSummary* sum) {
+  try {
+    const ProjectionResult pp = mech->ProjectPositions(
+        options.t0, q, *v, options.initial_projection_tol,
+        options.initial_projection_max_iter);
+    if (!pp.converged) {
+      std::ostringstream os;
+      os << "initial state cannot be made consistent: after " << pp.iterations
+         << " Gauss-Newton iterations the position residual max|Phi| is "
+         << pp.residual << " (tolerance " << options.initial_projection_tol
+         << "); start closer to the constraint manifold";
+      sum->error = os.str();
+      return false;
+    }
+    sum->initial_correction_position = pp.correction;
+    const ProjectionResult pv = mech->ProjectVelocities(options.t0, *q, v);
+    sum->initial_correction_velocity = pv.correction;
+  } catch (const std::exception& e) {
+    sum->error =
+        std::string("initial state cannot be made consistent: ") + e.what();
+    return false;
+  }
+  return true;
+}
+
+long NumOutputs(const SimulationOptions& o) {
+  return static_cast<long>(std::ceil((o.t_end - o.t0) / o.output_step - 1e-9));
+}
+
+double OutputTime(const SimulationOptions& o, long k) {
+  return std::min(o.t0 + k * o.output_step, o.t_end);
+}
+
+std::string DriftViolation(const Model& model,
+                           const SimulationOptions& o,
+                           const SimulationSummary& sum,
+                           int* row,
+                           double* drift) {
+  const Sample& f = sum.final;
+  if (!(o.drift_tol > 0.0) ||
+      !(std::max(f.drift_position, f.drift_velocity) > o.drift_tol))
+    return "";
+  const ConstraintRows rows(model);
+  int worst = 0;
+  double wd = -1.0;
+  for (int i = 0; i < rows.nc; ++i) {
+    const double d = std::max(rows.holonomic[i] ? std::abs(f.phi[i]) : 0.0,
+                              std::abs(f.vel_residual[i]));
+    if (d > wd) {
+      wd = d;
+      worst = i;
+    }
+  }
+  *row = worst;
+  *drift = wd;
+  std::ostringstream os;
+  os << "drift " << wd << " of constraint '" << model.RowName(worst)
+     << "' exceeds --drift-tol " << o.drift_tol << " at t = " << f.t;
+  return os.str();
+}
+
+}  // namespace daedalus::internal

@@ -1,0 +1,480 @@
+// The CVODES adapter: integrates an ODE form (formulation/ode_form.hpp)
+// with BDF or Adams, its energy-balance quadratures, forward
+// sensitivities, root finding and the projection step, and applies the
+// drift contract. No mechanics here: everything about the equations comes
+// from the form and its Mechanics.
+//
+// Newton systems: on the dense evaluator CVODES factors its own dense
+// Newton matrix (difference-quotient Jacobian); on the sparse one it runs
+// GMRES preconditioned by the exact sparse Newton matrix
+// (formulation/sparse_newton.hpp), or Adams with fixed-point iteration. The
+// sparse evaluator also carries the energy-balance quadratures inside the
+// ODE state (error-controlled like the state), so that their integrands
+// come from the same evaluation as the accelerations instead of one more
+// model evaluation and KKT solve per step.
+#include <cvodes/cvodes.h>
+#include <sundials/sundials_nonlinearsolver.h>
+#include <sunlinsol/sunlinsol_spgmr.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "formulation/ode_form.hpp"
+#include "integrate/adapters.hpp"
+#include "integrate/common.hpp"
+#include "integrate/sundials_util.hpp"
+#include "monitor/recorder.hpp"
+#include "sensitivity/forward.hpp"
+
+namespace daedalus::internal {
+
+namespace {
+
+struct CvodesRun : CallbackGuard {
+  explicit CvodesRun(OdeForm* f) : form(f) {}
+  OdeForm* form;
+  const RootSet* roots = nullptr;
+  int n = 0;  // nq + nv
+  // Quadratures inside the state: their positions in the layout.
+  std::vector<int> live;
+  Eigen::VectorXd integrands;  // layout-size scratch
+  // Forward sensitivities: one parameter direction per sensitivity.
+  std::vector<Eigen::VectorXd> directions;
+  Eigen::VectorXd da, dl, dr;
+};
+
+int RhsFn(realtype t, N_Vector y, N_Vector ydot, void* ud) {
+  auto* run = static_cast<CvodesRun*>(ud);
+  return run->Trap([&] {
+    run->form->Rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
+    if (run->live.empty()) return;
+    run->form->IntegrandsHere(run->integrands);
+    double* w = N_VGetArrayPointer(ydot) + run->n;
+    for (size_t j = 0; j < run->live.size(); ++j)
+      w[j] = run->integrands[run->live[j]];
+  });
+}
+
+int QuadFn(realtype t, N_Vector y, N_Vector yqdot, void* ud) {
+  auto* run = static_cast<CvodesRun*>(ud);
+  return run->Trap([&] {
+    run->form->Accelerations(t, N_VGetArrayPointer(y));
+    run->form->IntegrandsHere(View(yqdot));
+  });
+}
+
+// Sensitivity right-hand sides: (s_v, d vdot) along (s_i, e_i).
+int SensRhsFn(int ns,
+              realtype t,
+              N_Vector y,
+              N_Vector /*ydot*/,
+              N_Vector* yS,
+              N_Vector* ySdot,
+              void* ud,
+              N_Vector,
+              N_Vector) {
+  auto* run = static_cast<CvodesRun*>(ud);
+  return run->Trap([&] {
+    OdeForm& f = *run->form;
+    f.PrepareTangents(t, N_VGetArrayPointer(y));
+    for (int i = 0; i < ns; ++i) {
+      const double* s = N_VGetArrayPointer(yS[i]);
+      f.Tangent(s, run->directions[i], &run->da, nullptr, nullptr);
+      auto out = View(ySdot[i]);
+      out.head(f.nq()) = Eigen::Map<const Eigen::VectorXd>(s + f.nq(), f.nv());
+      out.tail(f.nv()) = run->da;
+    }
+  });
+}
+
+// Quadrature sensitivities: tangents of the integrands along (s_i, e_i),
+// with the multipliers' own tangents.
+int QuadSensFn(int ns,
+               realtype t,
+               N_Vector y,
+               N_Vector* yS,
+               N_Vector /*yq*/,
+               N_Vector* yQSdot,
+               void* ud,
+               N_Vector,
+               N_Vector) {
+  auto* run = static_cast<CvodesRun*>(ud);
+  return run->Trap([&] {
+    OdeForm& f = *run->form;
+    f.PrepareTangents(t, N_VGetArrayPointer(y));
+    for (int i = 0; i < ns; ++i) {
+      f.Tangent(N_VGetArrayPointer(yS[i]), run->directions[i], &run->da,
+                &run->dl, &run->dr);
+      f.IntegrandTangent(run->dl, run->dr, View(yQSdot[i]));
+    }
+  });
+}
+
+int RootFn(realtype t, N_Vector y, realtype* gout, void* ud) {
+  auto* run = static_cast<CvodesRun*>(ud);
+  return run->Trap(
+      [&] { run->form->Roots(t, N_VGetArrayPointer(y), *run->roots, gout); });
+}
+
+int ProjFn(realtype t,
+           N_Vector ycur,
+           N_Vector corr,
+           realtype /*eps*/,
+           N_Vector err,
+           void* ud) {
+  auto* run = static_cast<CvodesRun*>(ud);
+  return run->Trap([&] {
+    run->form->Project(t, N_VGetArrayPointer(ycur), N_VGetArrayPointer(corr),
+                       err ? N_VGetArrayPointer(err) : nullptr);
+    // The quadratures carried in the state are not projected.
+    auto c = View(corr);
+    c.tail(c.size() - run->n).setZero();
+  });
+}
+
+// Newton preconditioner of the sparse evaluator: Jacobian blocks when CVODES
+// asks for fresh ones (jok false), the augmented matrix for every gamma.
+int PSetup(realtype t,
+           N_Vector y,
+           N_Vector /*fy*/,
+           booleantype jok,
+           booleantype* jcur,
+           realtype gamma,
+           void* ud) {
+  auto* run = static_cast<CvodesRun*>(ud);
+  return run->Trap([&] {
+    run->form->PreconditionerSetup(t, N_VGetArrayPointer(y), jok, gamma);
+    *jcur = jok ? SUNFALSE : SUNTRUE;
+  });
+}
+
+int PSolve(realtype /*t*/,
+           N_Vector /*y*/,
+           N_Vector /*fy*/,
+           N_Vector r,
+           N_Vector z,
+           realtype /*gamma*/,
+           realtype /*delta*/,
+           int /*lr*/,
+           void* ud) {
+  auto* run = static_cast<CvodesRun*>(ud);
+  return run->Trap([&] {
+    // The quadrature components are left unpreconditioned.
+    auto zz = View(z);
+    const auto rr = ConstView(r);
+    run->form->newton()->Solve(rr.head(run->n), zz.head(run->n));
+    zz.tail(zz.size() - run->n) = rr.tail(rr.size() - run->n);
+  });
+}
+
+std::string HintFor(int flag) {
+  switch (flag) {
+    case CV_TOO_MUCH_WORK:
+      return "raise the step limit, loosen --rtol/--atol, or shorten --t-end";
+    case CV_TOO_MUCH_ACC:
+      return "the tolerances are below what double precision allows; loosen "
+             "--rtol/--atol";
+    case CV_ERR_FAILURE:
+    case CV_CONV_FAILURE:
+      return "tighten --rtol/--atol, try another --formulation (projection), "
+             "or check for a singular configuration near this time";
+    case CV_RHSFUNC_FAIL:
+    case CV_FIRST_RHSFUNC_ERR:
+    case CV_REPTD_RHSFUNC_ERR:
+    case CV_UNREC_RHSFUNC_ERR:
+      return "a model function failed; see the message above";
+    default:
+      return "check the model and the options";
+  }
+}
+
+struct NlsDeleter {
+  void operator()(SUNNonlinearSolver s) const { SUNNonlinSolFree(s); }
+};
+
+}  // namespace
+
+void IntegrateCvodes(Mechanics* mech,
+                     const InitialState& x0,
+                     const SimulationOptions& options,
+                     Observer* observer,
+                     SimulationSummary* out) {
+  SimulationSummary& sum = *out;
+  const Model& model = mech->model();
+  Recorder recorder(model, &sum, observer);
+
+  // ---- consistent initialization
+  Eigen::VectorXd q = x0.q, v = x0.v;
+  if (!MakeConsistent(mech, options, &q, &v, &sum)) return;
+
+  OdeForm form(mech, options);
+  CvodesRun run(&form);
+  const int nq = form.nq(), nv = form.nv();
+  run.n = nq + nv;
+  const SensitivityOptions& so = options.sensitivity;
+  const bool fsa = so.method == SensMethod::kForward;
+  const bool krylov = form.newton() != nullptr;
+  const bool adams = options.integrator == Integrator::kCvodesAdams;
+  // The sparse evaluator integrates its quadratures in the state (see the
+  // file comment); with sensitivities they stay CVODES quadratures, whose
+  // own sensitivities CVODES integrates.
+  const bool in_state = mech->sparse() && !fsa;
+  if (in_state) run.live = form.LiveQuadratures();
+  const int nlive = static_cast<int>(run.live.size());
+  run.integrands = Eigen::VectorXd::Zero(form.layout().size());
+
+  // ---- CVODES set-up
+  auto ctx = MakeContext();
+  const long n = run.n + nlive;
+  auto y = MakeVector(n, ctx.get());
+  View(y.get()).head(nq) = q;
+  View(y.get()).segment(nq, nv) = v;
+  auto yq = MakeVector(form.layout().size(), ctx.get());
+
+  void* mem = CVodeCreate(adams ? CV_ADAMS : CV_BDF, ctx.get());
+  if (mem == nullptr) throw std::runtime_error("CVodeCreate failed");
+  struct MemGuard {
+    void* m;
+    ~MemGuard() { CVodeFree(&m); }
+  } guard{mem};
+  MatrixPtr A;
+  LinSolPtr LS;
+  std::unique_ptr<std::remove_pointer_t<SUNNonlinearSolver>, NlsDeleter> NLS;
+
+  DAEDALUS_SUNDIALS_CHECK(CVodeInit(mem, RhsFn, options.t0, y.get()));
+  DAEDALUS_SUNDIALS_CHECK(CVodeSetUserData(mem, &run));
+  DAEDALUS_SUNDIALS_CHECK(CVodeSetErrHandlerFn(
+      mem, SundialsErrHandler, static_cast<CallbackGuard*>(&run)));
+  DAEDALUS_SUNDIALS_CHECK(CVodeSStolerances(mem, options.rtol, options.atol));
+  if (krylov) {
+    LS.reset(SUNLinSol_SPGMR(y.get(), SUN_PREC_LEFT, 0, ctx.get()));
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetLinearSolver(mem, LS.get(), nullptr));
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetPreconditioner(mem, PSetup, PSolve));
+  } else if (adams && mech->sparse()) {
+    NLS.reset(SUNNonlinSol_FixedPoint(y.get(), 0, ctx.get()));
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetNonlinearSolver(mem, NLS.get()));
+  } else {
+    A.reset(SUNDenseMatrix(n, n, ctx.get()));
+    LS.reset(MakeDenseLuSolver(y.get(), A.get(), ctx.get()));
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetLinearSolver(mem, LS.get(), A.get()));
+  }
+  DAEDALUS_SUNDIALS_CHECK(CVodeSetMaxNumSteps(mem, options.max_steps));
+  if (!in_state) {
+    DAEDALUS_SUNDIALS_CHECK(CVodeQuadInit(mem, QuadFn, yq.get()));
+    DAEDALUS_SUNDIALS_CHECK(
+        CVodeQuadSStolerances(mem, options.rtol, options.atol));
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetQuadErrCon(mem, SUNTRUE));
+  }
+
+  // ---- forward sensitivities (CVodeSensInit), consistent at t0.
+  int ns = 0;
+  VectorArrayPtr yS, qS;
+  Eigen::VectorXd pvals = mech->parameters(), pbar;
+  std::vector<int> plist;
+  Eigen::MatrixXd sens_now;
+  std::vector<SensParameter> sens;
+  if (fsa) {
+    try {
+      sens = ResolveSensParameters(model, so.parameters);
+      ns = static_cast<int>(sens.size());
+      yS = MakeVectorArray(ns, y.get());
+      qS = MakeVectorArray(ns, yq.get());
+      form.PrepareTangents(options.t0, ConstView(y.get()).data());
+      for (int i = 0; i < ns; ++i) {
+        run.directions.push_back(ParameterDirection(model, sens[i]));
+        const InitialSensitivity s0 =
+            mech->LinearizeStart(form.applied().vdot, form.applied().lambda,
+                                 sens[i], so.initial_tangent);
+        View(yS.get()[i]) << s0.dq, s0.dv;
+      }
+      if (so.difference_quotient) {
+        sum.error = DqParameters(sens, pvals, &plist, &pbar);
+        if (!sum.error.empty()) return;
+      }
+    } catch (const std::exception& e) {
+      sum.error = e.what();
+      return;
+    }
+    DAEDALUS_SUNDIALS_CHECK(
+        CVodeSensInit(mem, ns, so.staggered ? CV_STAGGERED : CV_SIMULTANEOUS,
+                      so.difference_quotient ? nullptr : SensRhsFn, yS.get()));
+    if (so.difference_quotient) {
+      form.set_dq_parameters(&pvals);
+      DAEDALUS_SUNDIALS_CHECK(
+          CVodeSetSensParams(mem, pvals.data(), pbar.data(), plist.data()));
+    }
+    DAEDALUS_SUNDIALS_CHECK(CVodeSensEEtolerances(mem));
+    DAEDALUS_SUNDIALS_CHECK(
+        CVodeSetSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
+    // The quadratures' sensitivities are exact even with --sens-dq: the
+    // internal difference quotient of SUNDIALS 6.4 writes the integrands
+    // (one per quadrature) into a work vector of the state's length, past
+    // its end when there are more quadratures than states (found by
+    // AddressSanitizer on the pendulum; IDAS has the same defect).
+    DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensInit(mem, QuadSensFn, qS.get()));
+    DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensEEtolerances(mem));
+    DAEDALUS_SUNDIALS_CHECK(
+        CVodeSetQuadSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
+    sens_now.resize(nq + nv + form.nc(), ns);
+    recorder.AttachSensitivities(&sens_now);
+    StartForwardResult(model, sens, &sum.sensitivities);
+  }
+  // Sensitivities at a sample: the state's from CVODES, the multipliers'
+  // (reported ones) from the linearized KKT system at that state.
+  auto read_sens = [&](double t, N_Vector yy, bool first) {
+    if (!fsa) return;
+    if (!first) {
+      double ts = t;
+      DAEDALUS_SUNDIALS_CHECK(CVodeGetSens(mem, &ts, yS.get()));
+    }
+    form.PrepareTangents(t, ConstView(yy).data());
+    for (int i = 0; i < ns; ++i) {
+      const auto s = ConstView(yS.get()[i]);
+      form.Tangent(s.data(), run.directions[i], &run.da, nullptr, &run.dr);
+      sens_now.col(i) << s, run.dr;
+    }
+  };
+
+  const RootSet roots(model);
+  run.roots = &roots;
+  std::vector<int> found(static_cast<size_t>(roots.size()), 0);
+  if (roots.size() > 0)
+    DAEDALUS_SUNDIALS_CHECK(CVodeRootInit(mem, roots.size(), RootFn));
+  auto projection_on = [&] {
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetProjFn(mem, ProjFn));
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetProjErrEst(mem, SUNTRUE));
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetProjFrequency(mem, 1));
+  };
+  if (form.kind() == Formulation::kProjection && form.nc() > 0) projection_on();
+
+  // ---- sampling
+  Eigen::VectorXd w(form.layout().size());
+  auto sample = [&](double t, N_Vector yy, bool first) {
+    read_sens(t, yy, first);
+    form.Accelerations(t, ConstView(yy).data());
+    if (!first) {
+      if (in_state) {
+        w.setZero();
+        const auto Y = ConstView(yy);
+        for (int j = 0; j < nlive; ++j) w[run.live[j]] = Y[run.n + j];
+      } else {
+        double tq = t;
+        DAEDALUS_SUNDIALS_CHECK(CVodeGetQuad(mem, &tq, yq.get()));
+        w = ConstView(yq.get());
+      }
+    }
+    recorder.Record(*mech, form.applied().vdot, form.Reported(), w,
+                    form.ProjectionWork(t), first);
+  };
+
+  auto collect_stats = [&] {
+    CVodeGetNumSteps(mem, &sum.stats.steps);
+    CVodeGetNumRhsEvals(mem, &sum.stats.rhs_evals);
+    if (krylov)
+      CVodeGetNumJtimesEvals(mem, &sum.stats.jacobian_evals);
+    else if (A)
+      CVodeGetNumJacEvals(mem, &sum.stats.jacobian_evals);
+    CVodeGetNumErrTestFails(mem, &sum.stats.error_test_failures);
+    CVodeGetNumNonlinSolvConvFails(mem, &sum.stats.nonlinear_conv_failures);
+    if (form.kind() == Formulation::kProjection && form.nc() > 0)
+      CVodeGetNumProjEvals(mem, &sum.stats.projections);
+  };
+
+  try {
+    sample(options.t0, y.get(), true);
+    const long nout = NumOutputs(options);
+    for (long k = 1; k <= nout; ++k) {
+      const double tout = OutputTime(options, k);
+      double tret = 0.0;
+      run.Reset();
+      const int flag = CVode(mem, tout, y.get(), &tret, CV_NORMAL);
+      if (flag < 0) {
+        std::ostringstream os;
+        // CVodeGetReturnFlagName returns a malloc'd string we must free.
+        std::unique_ptr<char, decltype(&std::free)> flag_name(
+            CVodeGetReturnFlagName(flag), &std::free);
+        os << "CVode failed with " << flag_name.get() << " (flag " << flag
+           << ") at t = " << tret;
+        os << run.Detail();
+        os << "; hint: " << HintFor(flag);
+        sum.error = os.str();
+        collect_stats();
+        sum.t_reached = tret;
+        return;
+      }
+      sample(tret, y.get(), false);
+      if (flag == CV_ROOT_RETURN) {
+        DAEDALUS_SUNDIALS_CHECK(CVodeGetRootInfo(mem, found.data()));
+        if (roots.Record(model, tret, found.data(), &sum)) break;
+        // A multiplier sign change: go on to the same output time, unless
+        // the root fell on it.
+        if (tret < tout) --k;
+        continue;
+      }
+      // ---- drift contract
+      int row = 0;
+      double drift = 0.0;
+      const std::string violation =
+          DriftViolation(model, options, sum, &row, &drift);
+      if (violation.empty()) continue;
+      SimulationOptions now = options;
+      now.formulation = form.kind();
+      std::string cannot;
+      const bool escalate =
+          options.drift_action == DriftAction::kEscalate &&
+          EscalationTarget(now, &cannot) == Formulation::kProjection;
+      if (!escalate) {
+        sum.error = violation +
+                    "; hint: tighten --rtol/--atol or use --formulation "
+                    "projection or ggl";
+        if (options.drift_action == DriftAction::kEscalate)
+          sum.error += " (no escalation: " + cannot + ")";
+        collect_stats();
+        return;
+      }
+      Escalation e;
+      e.t = tret;
+      e.constraint = model.RowName(row);
+      e.drift = drift;
+      e.from = form.kind();
+      e.to = Formulation::kProjection;
+      sum.escalations.push_back(e);
+      // Restart from the projected state with projection on every step.
+      const Sample& f = sum.final;
+      Eigen::VectorXd qn = f.q, vn = f.v;
+      std::string why;
+      if (!form.EscalateToProjection(tret, f.energy, &qn, &vn, &why)) {
+        sum.error = violation + "; escalation to projection failed: " + why;
+        collect_stats();
+        return;
+      }
+      View(y.get()).head(nq) = qn;
+      View(y.get()).segment(nq, nv) = vn;
+      DAEDALUS_SUNDIALS_CHECK(CVodeReInit(mem, tret, y.get()));
+      if (!in_state) DAEDALUS_SUNDIALS_CHECK(CVodeQuadReInit(mem, yq.get()));
+      projection_on();
+    }
+  } catch (const std::exception& e) {
+    sum.error = std::string("evaluation failed at an output time: ") + e.what();
+    collect_stats();
+    return;
+  }
+  collect_stats();
+  if (fsa) {
+    SensitivityResult& sr = sum.sensitivities;
+    sr.final = sens_now;
+    double tq = sum.t_reached;
+    DAEDALUS_SUNDIALS_CHECK(CVodeGetQuadSens(mem, &tq, qS.get()));
+    const QuadLayout& L = form.layout();
+    for (int k = 0; k < L.nuq; ++k) {
+      Eigen::VectorXd g(ns);
+      for (int i = 0; i < ns; ++i) g[i] = ConstView(qS.get()[i])[L.user() + k];
+      sr.quadratures.emplace_back(model.quadrature_name(k), g);
+    }
+  }
+  sum.ok = true;
+}
+
+}  // namespace daedalus::internal

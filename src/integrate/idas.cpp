@@ -1,0 +1,482 @@
+// The IDAS adapter: integrates a DAE form (formulation/dae_form.hpp), its
+// energy-balance quadratures, forward sensitivities and root functions,
+// and applies the drift contract (an index-1 form escalates to GGL, IDAS's
+// constraint-enforcing form). No mechanics here: everything about the
+// equations comes from the form and its Mechanics.
+#include <idas/idas.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "formulation/dae_form.hpp"
+#include "integrate/adapters.hpp"
+#include "integrate/common.hpp"
+#include "integrate/sundials_util.hpp"
+#include "monitor/recorder.hpp"
+#include "sensitivity/forward.hpp"
+
+namespace daedalus::internal {
+
+namespace {
+
+struct IdasRun : CallbackGuard {
+  DaeForm* form = nullptr;
+  const RootSet* roots = nullptr;
+  std::vector<Eigen::VectorXd> directions;  // per sensitivity parameter
+};
+
+int ResFn(realtype t, N_Vector y, N_Vector yp, N_Vector rr, void* ud) {
+  auto* run = static_cast<IdasRun*>(ud);
+  return run->Trap([&] {
+    run->form->Residual(t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp),
+                        N_VGetArrayPointer(rr));
+  });
+}
+
+int QuadFn(realtype t, N_Vector y, N_Vector /*yp*/, N_Vector rq, void* ud) {
+  auto* run = static_cast<IdasRun*>(ud);
+  return run->Trap([&] {
+    run->form->Quadratures(t, N_VGetArrayPointer(y), N_VGetArrayPointer(rq));
+  });
+}
+
+int RootFn(realtype t, N_Vector y, N_Vector /*yp*/, realtype* gout, void* ud) {
+  auto* run = static_cast<IdasRun*>(ud);
+  return run->Trap(
+      [&] { run->form->Roots(t, N_VGetArrayPointer(y), *run->roots, gout); });
+}
+
+// Exact Jacobian dF/dy + cj dF/dyp into a dense or a compressed-sparse-
+// column SUNMatrix (the sparse pattern is fixed at setup).
+int JacFn(realtype t,
+          realtype cj,
+          N_Vector y,
+          N_Vector yp,
+          N_Vector /*r*/,
+          SUNMatrix Jac,
+          void* ud,
+          N_Vector,
+          N_Vector,
+          N_Vector) {
+  auto* run = static_cast<IdasRun*>(ud);
+  return run->Trap([&] {
+    DaeForm& f = *run->form;
+    if (SUNMatGetID(Jac) == SUNMATRIX_DENSE) {
+      f.DenseJacobian(t, cj, N_VGetArrayPointer(y), N_VGetArrayPointer(yp),
+                      SM_DATA_D(Jac));
+      return;
+    }
+    const auto& pattern = f.Pattern();
+    sunindextype* colptr = SM_INDEXPTRS_S(Jac);
+    sunindextype* rowval = SM_INDEXVALS_S(Jac);
+    sunindextype k = 0;
+    for (size_t j = 0; j < pattern.size(); ++j) {
+      colptr[j] = k;
+      for (int i : pattern[j]) rowval[k++] = i;
+    }
+    colptr[pattern.size()] = k;
+    f.SparseJacobian(t, cj, N_VGetArrayPointer(y), N_VGetArrayPointer(yp),
+                     SM_DATA_S(Jac));
+  });
+}
+
+// Sensitivity residuals: the tangent of F along (s_i, s_i', e_i).
+int SensResFn(int ns,
+              realtype t,
+              N_Vector y,
+              N_Vector yp,
+              N_Vector /*r*/,
+              N_Vector* yS,
+              N_Vector* ypS,
+              N_Vector* rS,
+              void* ud,
+              N_Vector,
+              N_Vector,
+              N_Vector) {
+  auto* run = static_cast<IdasRun*>(ud);
+  return run->Trap([&] {
+    const double* yv = N_VGetArrayPointer(y);
+    const double* ypv = N_VGetArrayPointer(yp);
+    for (int i = 0; i < ns; ++i)
+      run->form->SensResidual(t, yv, ypv, N_VGetArrayPointer(yS[i]),
+                              N_VGetArrayPointer(ypS[i]), run->directions[i],
+                              N_VGetArrayPointer(rS[i]));
+  });
+}
+
+// Quadrature sensitivities: the tangent of the integrands along (s_i, e_i).
+int QuadSensFn(int ns,
+               realtype t,
+               N_Vector y,
+               N_Vector /*yp*/,
+               N_Vector* yS,
+               N_Vector* /*ypS*/,
+               N_Vector /*rq*/,
+               N_Vector* rqS,
+               void* ud,
+               N_Vector,
+               N_Vector,
+               N_Vector) {
+  auto* run = static_cast<IdasRun*>(ud);
+  return run->Trap([&] {
+    const double* yv = N_VGetArrayPointer(y);
+    for (int i = 0; i < ns; ++i)
+      run->form->QuadSens(t, yv, N_VGetArrayPointer(yS[i]), run->directions[i],
+                          N_VGetArrayPointer(rqS[i]));
+  });
+}
+
+std::string HintFor(int flag, Formulation f) {
+  switch (flag) {
+    case IDA_TOO_MUCH_WORK:
+      return "raise the step limit, loosen --rtol/--atol, or shorten --t-end";
+    case IDA_TOO_MUCH_ACC:
+      return "the tolerances are below what double precision allows; loosen "
+             "--rtol/--atol";
+    case IDA_ERR_FAIL:
+    case IDA_CONV_FAIL:
+    case IDA_LSETUP_FAIL:
+    case IDA_LSOLVE_FAIL:
+      return f == Formulation::kIndex3
+                 ? "the index-3 form is ill-conditioned at small steps; use "
+                   "--formulation ggl"
+                 : "the Newton matrix of an index-2 DAE grows ill-conditioned "
+                   "as the step shrinks, so very small --atol (below ~1e-9) "
+                   "can stall the corrector: pass --multiplier-atol 1 (the "
+                   "multipliers are not in the error test), raise --atol, "
+                   "try another "
+                   "--formulation, or check for a singular configuration";
+    case IDA_RES_FAIL:
+    case IDA_REP_RES_ERR:
+    case IDA_FIRST_RES_FAIL:
+      return "a model function failed; see the message above";
+    default:
+      return "check the model and the options";
+  }
+}
+
+// One IDAS integration of one DAE form from a consistent start; the drift
+// contract's escalation starts a new one.
+struct Segment {
+  ~Segment() {
+    if (mem) IDAFree(&mem);
+  }
+  void* mem = nullptr;
+  VectorPtr y, yp, id, yq, atol, qtol;
+  MatrixPtr A;
+  LinSolPtr LS;
+};
+
+std::unique_ptr<Segment> StartSegment(DaeForm* form,
+                                      IdasRun* run,
+                                      const SimulationOptions& options,
+                                      SUNContext ctx,
+                                      double t0,
+                                      const Eigen::VectorXd& y0,
+                                      const Eigen::VectorXd& yp0,
+                                      const Eigen::VectorXd& quad0,
+                                      int num_roots) {
+  auto s = std::make_unique<Segment>();
+  const int n = form->size();
+  s->y = MakeVector(n, ctx);
+  s->yp = MakeVector(n, ctx);
+  s->id = MakeVector(n, ctx);
+  s->yq = MakeVector(form->quad_layout().size(), ctx);
+  View(s->y.get()) = y0;
+  View(s->yp.get()) = yp0;
+  View(s->yq.get()) = quad0;
+  // Differential q and v; the multipliers algebraic.
+  View(s->id.get()).head(form->differential()).setOnes();
+  s->mem = IDACreate(ctx);
+  if (s->mem == nullptr) throw std::runtime_error("IDACreate failed");
+  void* mem = s->mem;
+  if (options.linear_solver == LinearSolver::kKlu) {
+    sunindextype nnz = 0;
+    for (const auto& col : form->Pattern()) nnz += col.size();
+    s->A.reset(SUNSparseMatrix(n, n, nnz, CSC_MAT, ctx));
+    s->LS.reset(SUNLinSol_KLU(s->y.get(), s->A.get(), ctx));
+  } else {
+    s->A.reset(SUNDenseMatrix(n, n, ctx));
+    s->LS.reset(MakeDenseLuSolver(s->y.get(), s->A.get(), ctx));
+  }
+  DAEDALUS_SUNDIALS_CHECK(IDAInit(mem, ResFn, t0, s->y.get(), s->yp.get()));
+  DAEDALUS_SUNDIALS_CHECK(IDASetUserData(mem, run));
+  DAEDALUS_SUNDIALS_CHECK(IDASetErrHandlerFn(mem, SundialsErrHandler,
+                                             static_cast<CallbackGuard*>(run)));
+  // Multipliers are excluded from the error test; their tolerance enters
+  // only the Newton convergence test, where an index-2 multiplier is
+  // resolved no better than round-off / h^2. --multiplier-atol loosens it.
+  s->atol = MakeVector(n, ctx);
+  {
+    auto a = View(s->atol.get());
+    a.setConstant(options.atol);
+    if (options.multiplier_atol > 0.0)
+      a.tail(n - form->differential()).setConstant(options.multiplier_atol);
+  }
+  DAEDALUS_SUNDIALS_CHECK(IDASVtolerances(mem, options.rtol, s->atol.get()));
+  DAEDALUS_SUNDIALS_CHECK(IDASetId(mem, s->id.get()));
+  // Multipliers (and GGL multipliers) are algebraic: excluded from the
+  // local error test, as in idasSlCrank_dns.
+  DAEDALUS_SUNDIALS_CHECK(IDASetSuppressAlg(mem, SUNTRUE));
+  DAEDALUS_SUNDIALS_CHECK(IDASetMaxNumSteps(mem, options.max_steps));
+  DAEDALUS_SUNDIALS_CHECK(IDASetLinearSolver(mem, s->LS.get(), s->A.get()));
+  if (options.jacobian == JacobianMethod::kAd ||
+      options.linear_solver == LinearSolver::kKlu)
+    DAEDALUS_SUNDIALS_CHECK(IDASetJacFn(mem, JacFn));
+  DAEDALUS_SUNDIALS_CHECK(IDAQuadInit(mem, QuadFn, s->yq.get()));
+  // A huge absolute tolerance takes a component out of the error test (its
+  // value is still the integral of the solver's own multipliers).
+  s->qtol = MakeVector(form->quad_layout().size(), ctx);
+  {
+    auto Q = View(s->qtol.get());
+    for (Eigen::Index k = 0; k < Q.size(); ++k)
+      Q[k] = form->QuadratureOutsideErrorTest(static_cast<int>(k))
+                 ? 1e300
+                 : options.atol;
+  }
+  DAEDALUS_SUNDIALS_CHECK(
+      IDAQuadSVtolerances(mem, options.rtol, s->qtol.get()));
+  DAEDALUS_SUNDIALS_CHECK(IDASetQuadErrCon(mem, SUNTRUE));
+  if (num_roots > 0)
+    DAEDALUS_SUNDIALS_CHECK(IDARootInit(mem, num_roots, RootFn));
+  return s;
+}
+
+}  // namespace
+
+void IntegrateIdas(Mechanics* mech,
+                   const InitialState& x0,
+                   const SimulationOptions& options,
+                   Observer* observer,
+                   SimulationSummary* out) {
+  SimulationSummary& sum = *out;
+  const Model& model = mech->model();
+  Recorder recorder(model, &sum, observer);
+  auto form = std::make_unique<DaeForm>(mech, options, &sum.evaluator);
+  IdasRun run;
+  run.form = form.get();
+
+  // ---- consistent initialization: project, then vdot0 and lambda0 from
+  // the KKT system, so that IDAS starts from a consistent (y0, yp0).
+  Eigen::VectorXd q = x0.q, v = x0.v;
+  if (!MakeConsistent(mech, options, &q, &v, &sum)) return;
+  const int n = form->size();
+  Eigen::VectorXd y0(n), yp0(n);
+  KktResult r0;
+  try {
+    form->ConsistentStart(options.t0, q, v, y0, yp0, &r0);
+  } catch (const std::exception& e) {
+    sum.error = std::string("initial accelerations: ") + e.what();
+    return;
+  }
+
+  const RootSet roots(model);
+  run.roots = &roots;
+  std::vector<int> found(static_cast<size_t>(roots.size()), 0);
+  auto ctx = MakeContext();
+  std::unique_ptr<Segment> seg = StartSegment(
+      form.get(), &run, options, ctx.get(), options.t0, y0, yp0,
+      Eigen::VectorXd::Zero(form->quad_layout().size()), roots.size());
+
+  // ---- forward sensitivities (IDASensInit), consistent at t0.
+  const SensitivityOptions& so = options.sensitivity;
+  const bool fsa = so.method == SensMethod::kForward;
+  int ns = 0;
+  VectorArrayPtr yS, ypS, qS;
+  Eigen::VectorXd pvals = mech->parameters(), pbar;
+  std::vector<int> plist;
+  Eigen::MatrixXd sens_now;
+  const int ny = mech->nq() + mech->nv() + mech->nc();
+  if (fsa) {
+    std::vector<SensParameter> sens;
+    try {
+      sens = ResolveSensParameters(model, so.parameters);
+    } catch (const std::exception& e) {
+      sum.error = e.what();
+      return;
+    }
+    ns = static_cast<int>(sens.size());
+    yS = MakeVectorArray(ns, seg->y.get());
+    ypS = MakeVectorArray(ns, seg->y.get());
+    qS = MakeVectorArray(ns, seg->yq.get());
+    for (int i = 0; i < ns; ++i) {
+      run.directions.push_back(ParameterDirection(model, sens[i]));
+      form->InitialSensitivity(r0, sens[i], so.initial_tangent,
+                               View(yS.get()[i]), View(ypS.get()[i]));
+      View(qS.get()[i]).setZero();
+    }
+    if (so.difference_quotient) {
+      sum.error = DqParameters(sens, pvals, &plist, &pbar);
+      if (!sum.error.empty()) return;
+    }
+    void* mem = seg->mem;
+    const int ism = so.staggered ? IDA_STAGGERED : IDA_SIMULTANEOUS;
+    DAEDALUS_SUNDIALS_CHECK(
+        IDASensInit(mem, ns, ism, so.difference_quotient ? nullptr : SensResFn,
+                    yS.get(), ypS.get()));
+    if (so.difference_quotient) {
+      // SUNDIALS perturbs pvals in place; the residual reads them back.
+      form->set_dq_parameters(&pvals);
+      DAEDALUS_SUNDIALS_CHECK(
+          IDASetSensParams(mem, pvals.data(), pbar.data(), plist.data()));
+    }
+    DAEDALUS_SUNDIALS_CHECK(IDASensEEtolerances(mem));
+    DAEDALUS_SUNDIALS_CHECK(
+        IDASetSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
+    // Exact even with --sens-dq: IDAS 6.4's internal difference quotient
+    // for the quadratures' sensitivities evaluates the integrands into a
+    // work vector of the state's length (IDAQuadSensRhs1InternalDQ, its
+    // tmpQS), past its end when there are more quadratures than states.
+    DAEDALUS_SUNDIALS_CHECK(IDAQuadSensInit(mem, QuadSensFn, qS.get()));
+    DAEDALUS_SUNDIALS_CHECK(IDAQuadSensEEtolerances(mem));
+    DAEDALUS_SUNDIALS_CHECK(
+        IDASetQuadSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
+    sens_now.resize(ny, ns);
+    recorder.AttachSensitivities(&sens_now);
+    StartForwardResult(model, sens, &sum.sensitivities);
+  }
+
+  double jumps = 0.0;  // energy added by escalation projections
+  Eigen::VectorXd w(form->quad_layout().size());
+  auto sample = [&](double t, bool first) {
+    if (fsa) {
+      if (!first) {
+        double ts = t;
+        DAEDALUS_SUNDIALS_CHECK(IDAGetSens(seg->mem, &ts, yS.get()));
+      }
+      for (int i = 0; i < ns; ++i)
+        sens_now.col(i) = ConstView(yS.get()[i]).head(ny);
+    }
+    const KktResult& r = form->SampleState(t, ConstView(seg->y.get()).data());
+    if (!first) {
+      double tq = t;
+      DAEDALUS_SUNDIALS_CHECK(IDAGetQuad(seg->mem, &tq, seg->yq.get()));
+      w = ConstView(seg->yq.get());
+    }
+    recorder.Record(*mech, r.vdot, r.lambda, w, jumps, first);
+  };
+  // Statistics of the finished segments, and the current one's.
+  SolverStats done;
+  auto collect_stats = [&] {
+    SolverStats s;
+    IDAGetNumSteps(seg->mem, &s.steps);
+    IDAGetNumResEvals(seg->mem, &s.rhs_evals);
+    IDAGetNumJacEvals(seg->mem, &s.jacobian_evals);
+    IDAGetNumErrTestFails(seg->mem, &s.error_test_failures);
+    IDAGetNumNonlinSolvConvFails(seg->mem, &s.nonlinear_conv_failures);
+    sum.stats.steps = done.steps + s.steps;
+    sum.stats.rhs_evals = done.rhs_evals + s.rhs_evals;
+    sum.stats.jacobian_evals = done.jacobian_evals + s.jacobian_evals;
+    sum.stats.error_test_failures =
+        done.error_test_failures + s.error_test_failures;
+    sum.stats.nonlinear_conv_failures =
+        done.nonlinear_conv_failures + s.nonlinear_conv_failures;
+    sum.residual_evals = sum.stats.rhs_evals;
+  };
+
+  try {
+    sample(options.t0, true);
+    const long nout = NumOutputs(options);
+    for (long k = 1; k <= nout; ++k) {
+      const double tout = OutputTime(options, k);
+      double tret = 0.0;
+      run.Reset();
+      const int flag = IDASolve(seg->mem, tout, &tret, seg->y.get(),
+                                seg->yp.get(), IDA_NORMAL);
+      if (flag < 0) {
+        std::unique_ptr<char, decltype(&std::free)> name(
+            IDAGetReturnFlagName(flag), &std::free);
+        std::ostringstream os;
+        os << "IDASolve failed with " << name.get() << " (flag " << flag
+           << ") at t = " << tret;
+        os << run.Detail();
+        os << "; hint: " << HintFor(flag, form->layout().form);
+        sum.error = os.str();
+        collect_stats();
+        return;
+      }
+      sample(tret, false);
+      if (flag == IDA_ROOT_RETURN) {
+        DAEDALUS_SUNDIALS_CHECK(IDAGetRootInfo(seg->mem, found.data()));
+        if (roots.Record(model, tret, found.data(), &sum)) break;
+        if (tret < tout) --k;
+        continue;
+      }
+      // ---- drift contract
+      int row = 0;
+      double drift = 0.0;
+      const std::string violation =
+          DriftViolation(model, options, sum, &row, &drift);
+      if (violation.empty()) continue;
+      SimulationOptions now = options;
+      now.formulation = form->layout().form;
+      std::string cannot;
+      const Formulation to = EscalationTarget(now, &cannot);
+      if (options.drift_action != DriftAction::kEscalate ||
+          to != Formulation::kGgl) {
+        sum.error = violation +
+                    "; hint: tighten --rtol/--atol or use --formulation ggl";
+        if (options.drift_action == DriftAction::kEscalate)
+          sum.error += " (no escalation: " + cannot + ")";
+        collect_stats();
+        return;
+      }
+      Escalation e;
+      e.t = tret;
+      e.constraint = model.RowName(row);
+      e.drift = drift;
+      e.from = now.formulation;
+      e.to = to;
+      sum.escalations.push_back(e);
+      // Project onto the manifold and restart as GGL from there, with the
+      // energy change of the projection as stabilization work.
+      const Sample& f = sum.final;
+      Eigen::VectorXd qn = f.q, vn = f.v;
+      const ProjectionResult pp = mech->ProjectPositions(
+          tret, &qn, vn, 1e-13, options.initial_projection_max_iter);
+      if (!pp.converged) {
+        sum.error = violation +
+                    "; escalation to ggl failed: the position projection did "
+                    "not converge";
+        collect_stats();
+        return;
+      }
+      mech->ProjectVelocities(tret, qn, &vn);
+      collect_stats();
+      done = sum.stats;
+      now.formulation = to;
+      form = std::make_unique<DaeForm>(mech, now, nullptr);
+      run.form = form.get();
+      Eigen::VectorXd y1(form->size()), yp1(form->size());
+      KktResult r1;
+      form->ConsistentStart(tret, qn, vn, y1, yp1, &r1);
+      jumps += mech->energy() - f.energy;
+      seg = StartSegment(form.get(), &run, now, ctx.get(), tret, y1, yp1, w,
+                         roots.size());
+    }
+  } catch (const std::exception& e) {
+    sum.error = std::string("evaluation failed at an output time: ") + e.what();
+    collect_stats();
+    return;
+  }
+  collect_stats();
+  if (fsa) {
+    SensitivityResult& sr = sum.sensitivities;
+    sr.final = sens_now;
+    double tq = sum.t_reached;
+    DAEDALUS_SUNDIALS_CHECK(IDAGetQuadSens(seg->mem, &tq, qS.get()));
+    const QuadLayout& L = form->quad_layout();
+    for (int k = 0; k < L.nuq; ++k) {
+      Eigen::VectorXd g(ns);
+      for (int i = 0; i < ns; ++i) g[i] = ConstView(qS.get()[i])[L.user() + k];
+      sr.quadratures.emplace_back(model.quadrature_name(k), g);
+    }
+  }
+  sum.ok = true;
+}
+
+}  // namespace daedalus::internal

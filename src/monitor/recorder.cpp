@@ -1,0 +1,256 @@
+#include "monitor/recorder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace daedalus::internal {
+
+// ------------------------------------------------------------ feasibility
+
+FeasibilitySet::FeasibilitySet(const Model& m)
+    : cones_(&m.data().friction_cones) {
+  for (int ci = 0; ci < m.num_constraints(); ++ci) {
+    const auto& c = m.constraints()[ci];
+    if (!c.unilateral) continue;
+    for (int r = 0; r < c.rows; ++r) {
+      unilateral_rows_.push_back(m.constraint_row(ci) + r);
+      names_.push_back(m.RowName(unilateral_rows_.back()));
+    }
+  }
+  for (const auto& cone : *cones_) names_.push_back(cone.name);
+}
+
+void FeasibilitySet::Margins(const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                             double* g) const {
+  for (int j = 0; j < num_unilateral(); ++j) g[j] = lambda[unilateral_rows_[j]];
+  for (size_t c = 0; c < cones_->size(); ++c) {
+    const FrictionConeDecl& cone = (*cones_)[c];
+    double t2 = 0.0;
+    for (int r : cone.tangential_rows) t2 += lambda[r] * lambda[r];
+    g[num_unilateral() + static_cast<int>(c)] =
+        cone.mu * lambda[cone.normal_row] - std::sqrt(t2);
+  }
+}
+
+FeasibilityViolation* FeasibilitySet::Open(SimulationSummary* sum,
+                                           int k) const {
+  for (auto& v : sum->violations)
+    if (v.ongoing && v.kind == kind(k) && v.name == names_[k]) return &v;
+  return nullptr;
+}
+
+FeasibilityViolation* FeasibilitySet::Start(SimulationSummary* sum,
+                                            int k,
+                                            double t,
+                                            double g) const {
+  FeasibilityViolation v;
+  v.kind = kind(k);
+  v.name = names_[k];
+  v.t_start = v.t_end = v.t_worst = t;
+  v.worst = std::min(g, 0.0);
+  sum->violations.push_back(v);
+  return &sum->violations.back();
+}
+
+void FeasibilitySet::Check(
+    SimulationSummary* sum,
+    double t,
+    const Eigen::Ref<const Eigen::VectorXd>& lambda) const {
+  if (size() == 0) return;
+  std::vector<double> g(static_cast<size_t>(size()));
+  Margins(lambda, g.data());
+  for (int k = 0; k < size(); ++k) {
+    FeasibilityViolation* v = Open(sum, k);
+    if (g[k] < 0.0) {
+      if (v == nullptr) v = Start(sum, k, t, g[k]);
+      v->t_end = t;
+      if (g[k] < v->worst) {
+        v->worst = g[k];
+        v->t_worst = t;
+      }
+    } else if (v != nullptr) {
+      v->t_end = t;
+      v->ongoing = false;
+    }
+  }
+}
+
+// ----------------------------------------------------------------- roots
+
+RootSet::RootSet(const Model& m)
+    : feasibility_(m), num_events_(static_cast<int>(m.data().events.size())) {}
+
+void RootSet::Evaluate(const Mechanics& mech,
+                       const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                       double* g) const {
+  const Point<double> x = mech.point();
+  const auto& ev = mech.model().data().events;
+  for (int k = 0; k < num_events_; ++k) g[k] = ev[k].second.f0(x);
+  feasibility_.Margins(lambda, g + num_events_);
+}
+
+bool RootSet::Record(const Model& m,
+                     double t,
+                     const int* found,
+                     SimulationSummary* sum) const {
+  bool stop = false;
+  for (int k = 0; k < size(); ++k) {
+    if (found[k] == 0) continue;
+    EventRecord e;
+    e.t = t;
+    e.direction = found[k] > 0 ? 1.0 : -1.0;
+    if (k < num_events_) {
+      e.name = m.data().events[k].first;
+      e.stopped = true;
+      stop = true;
+    } else {
+      const int j = k - num_events_;
+      e.name = feasibility_.event_name(j);
+      FeasibilityViolation* v = feasibility_.Open(sum, j);
+      if (found[k] < 0 && v == nullptr) {
+        feasibility_.Start(sum, j, t, 0.0);
+      } else if (found[k] > 0 && v != nullptr) {
+        v->t_end = t;
+        v->ongoing = false;
+      }
+    }
+    sum->events.push_back(e);
+  }
+  return stop;
+}
+
+// -------------------------------------------------------------- recorder
+
+Recorder::Recorder(const Model& model, SimulationSummary* sum, Observer* obs)
+    : layout_(model),
+      sum_(sum),
+      obs_(obs),
+      rows_(model),
+      feasibility_(model),
+      model_(model) {
+  sum->unilateral_rows = feasibility_.num_unilateral();
+  sum->friction_cones = feasibility_.size() - feasibility_.num_unilateral();
+  sum->power_gap_max = Eigen::VectorXd::Zero(model.nc());
+  sum->kkt_health.checked = model.nc() > 0;
+  sum->kkt_health.rank_J_min = model.nc();
+}
+
+void Recorder::Record(Mechanics& mech,
+                      const Eigen::VectorXd& vdot,
+                      const Eigen::VectorXd& lambda,
+                      const Eigen::VectorXd& quad,
+                      double extra_stabilization,
+                      bool first) {
+  const QuadLayout& L = layout_;
+  Sample s;
+  s.t = mech.t();
+  s.q = mech.q();
+  s.v = mech.v();
+  s.vdot = vdot;
+  s.lambda = lambda;
+  s.power = lambda.cwiseProduct(mech.ConstraintRates());
+  s.reaction_power = mech.v().cwiseProduct(mech.Reaction(lambda));
+  s.phi = mech.phi();
+  s.vel_residual = mech.vel_residual();
+  for (int i = 0; i < L.nc; ++i) {
+    if (rows_.holonomic[i])
+      s.drift_position = std::max(s.drift_position, std::abs(s.phi[i]));
+    s.drift_velocity = std::max(s.drift_velocity, std::abs(s.vel_residual[i]));
+  }
+  s.energy = mech.energy();
+  if (first) e0_ = s.energy;
+  // Instantaneous power terms: the quadrature integrands at this state.
+  Eigen::VectorXd rate(L.size());
+  mech.Integrands(L, lambda, 0.0, rate);
+  s.ideal_power = rate.segment(L.ideal(), L.nc);
+  s.input_power = rate.head(L.nu);
+  s.damping_power = rate[L.damping()];
+  s.other_power = rate[L.other()];
+  s.explicit_time_power = rate[L.time()];
+  s.energy_rate = s.input_power.sum() - s.damping_power + s.other_power +
+                  s.power.sum() + s.explicit_time_power;
+  const Eigen::VectorXd w =
+      first ? Eigen::VectorXd::Zero(L.size()) : Eigen::VectorXd(quad);
+  s.input_work = w.head(L.nu);
+  s.damping_loss = w[L.damping()];
+  s.other_work = w[L.other()];
+  s.constraint_work = w.segment(L.constraint(), L.nc);
+  s.ideal_constraint_work = w.segment(L.ideal(), L.nc);
+  s.explicit_time_work = w[L.time()];
+  s.stabilization_work = w[L.stabilization()] + extra_stabilization;
+  s.quadratures = w.tail(L.nuq);
+  if (sens_) s.sens = *sens_;
+  const double work = s.input_work.sum() - s.damping_loss + s.other_work +
+                      s.constraint_work.sum() + s.explicit_time_work +
+                      s.stabilization_work;
+  s.energy_residual = s.energy - e0_ - work;
+  SimulationSummary& sum = *sum_;
+  RecordKktHealth(mech, &s);
+  feasibility_.Check(&sum, s.t, lambda);
+  sum.power_gap_max =
+      sum.power_gap_max.cwiseMax((s.power - s.ideal_power).cwiseAbs());
+  sum.drift_position_max = std::max(sum.drift_position_max, s.drift_position);
+  sum.drift_velocity_max = std::max(sum.drift_velocity_max, s.drift_velocity);
+  sum.energy_residual_max =
+      std::max(sum.energy_residual_max, std::abs(s.energy_residual));
+  if (first) sum.energy_initial = s.energy;
+  sum.energy_final = s.energy;
+  sum.t_reached = s.t;
+  ++sum.samples;
+  sum.final = s;
+  if (obs_) obs_->OnSample(s);
+}
+
+int Recorder::WorstDriftRow(double* drift) const {
+  const Sample& f = sum_->final;
+  int worst = 0;
+  double wd = -1.0;
+  for (int i = 0; i < rows_.nc; ++i) {
+    const double d = std::max(rows_.holonomic[i] ? std::abs(f.phi[i]) : 0.0,
+                              std::abs(f.vel_residual[i]));
+    if (d > wd) {
+      wd = d;
+      worst = i;
+    }
+  }
+  *drift = wd;
+  return worst;
+}
+
+void Recorder::RecordKktHealth(Mechanics& mech, Sample* s) {
+  const int nc = mech.nc();
+  if (nc == 0) return;
+  KktHealthSummary& kh = sum_->kkt_health;
+  const KktHealthSample h = mech.Health(false);
+  s->kkt_rcond = h.rcond;
+  s->rank_J = h.rank_J;
+  kh.rank_J_min = std::min(kh.rank_J_min, s->rank_J);
+  if (sum_->samples == 0 || s->kkt_rcond < kh.rcond_min) {
+    const KktHealthSample d = mech.Health(true);
+    kh.rcond_min = s->kkt_rcond;
+    kh.t_worst = s->t;
+    kh.q_worst = s->q;
+    kh.v_worst = s->v;
+    kh.sigma_min_at_worst = d.sigma_min;
+    kh.weak_rows.clear();
+    for (int r : d.weak_rows) kh.weak_rows.push_back(model_.RowName(r));
+  }
+  if (!kh.near_singular && s->kkt_rcond < kNearSingularRcond) {
+    kh.near_singular = true;
+    kh.t_first_near_singular = s->t;
+    std::ostringstream os;
+    os.precision(3);
+    os << "near-singular configuration at t = " << s->t
+       << ": reciprocal condition of J M^-1 J' is " << s->kkt_rcond << " (< "
+       << kNearSingularRcond << "), rank(J) = " << s->rank_J << " of " << nc
+       << "; nearly dependent rows:";
+    for (const auto& r : kh.weak_rows) os << " '" << r << "'";
+    os << ". The multipliers lose accuracy and the run fails if the "
+          "mechanism reaches the singularity (a dead centre or a locked "
+          "or redundant set of constraints)";
+    sum_->warnings.push_back(os.str());
+  }
+}
+
+}  // namespace daedalus::internal
