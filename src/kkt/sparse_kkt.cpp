@@ -128,6 +128,7 @@ void SparseKktSolver::Impl::Analyze(const SparseMatrixD& M,
   }
   CopyPattern(M, &m_outer, &m_inner);
   CopyPattern(J, &j_outer, &j_inner);
+  j_last = J;
   z.resize(nv);
   y.resize(nv);
   w.resize(nv);
@@ -215,22 +216,35 @@ bool SparseKktSolver::Impl::SolveCholesky(
   if (!chol_m.Factorize(lower) || !(chol_m.Rcond() > opt.singular_tolerance))
     ThrowSingularMass({});
   ++factorizations;
+  if (nc > 0) {
+    // S = J M^-1 J' through a sparse solve with the sparse right side J'.
+    const SparseMatrixD Y = chol_m.SolveSparse(J.transpose());
+    SparseMatrixD Sfull = J * Y;
+    S = Sfull.triangularView<Eigen::Lower>();
+    S.makeCompressed();
+    if (!SamePattern(S, s_outer, s_inner)) {
+      chol_s.Analyze(S);
+      CopyPattern(S, &s_outer, &s_inner);
+    }
+    if (!chol_s.Factorize(S) || !(chol_s.Rcond() > opt.singular_tolerance))
+      return false;
+  }
+  CholeskySolves(J, f, bias, vdot, lambda);
+  return true;
+}
+
+void SparseKktSolver::Impl::CholeskySolves(
+    const SparseMatrixD& J,
+    const Eigen::Ref<const Eigen::VectorXd>& f,
+    const Eigen::Ref<const Eigen::VectorXd>& bias,
+    Eigen::Ref<Eigen::VectorXd> vdot,
+    Eigen::Ref<Eigen::VectorXd> lambda) {
+  // z = M^-1 f;  lambda = -S^-1 (b + J z);  vdot = M^-1 (f + J' lambda).
   chol_m.Solve(f, z);
   if (nc == 0) {
     vdot = z;
-    return true;
+    return;
   }
-  // S = J M^-1 J' through a sparse solve with the sparse right side J'.
-  const SparseMatrixD Y = chol_m.SolveSparse(J.transpose());
-  SparseMatrixD Sfull = J * Y;
-  S = Sfull.triangularView<Eigen::Lower>();
-  S.makeCompressed();
-  if (!SamePattern(S, s_outer, s_inner)) {
-    chol_s.Analyze(S);
-    CopyPattern(S, &s_outer, &s_inner);
-  }
-  if (!chol_s.Factorize(S) || !(chol_s.Rcond() > opt.singular_tolerance))
-    return false;
   r.noalias() = J * z;
   r += bias;
   r = -r;
@@ -239,7 +253,6 @@ bool SparseKktSolver::Impl::SolveCholesky(
   y += f;
   chol_m.Solve(y, w);
   vdot = w;
-  return true;
 }
 
 bool SparseKktSolver::Impl::SolveLu(
@@ -270,12 +283,75 @@ bool SparseKktSolver::Impl::SolveLu(
           "Check the kinetic energy: every coordinate needs inertia";
     throw KktError(os.str());
   }
+  LuSolves(f, bias, vdot, lambda);
+  return true;
+}
+
+void SparseKktSolver::Impl::LuSolves(
+    const Eigen::Ref<const Eigen::VectorXd>& f,
+    const Eigen::Ref<const Eigen::VectorXd>& bias,
+    Eigen::Ref<Eigen::VectorXd> vdot,
+    Eigen::Ref<Eigen::VectorXd> lambda) {
   rhs.head(nv) = f;
   rhs.tail(nc) = -bias;
   klu.Solve(rhs, &sol);
   vdot = sol.head(nv);
   lambda = sol.tail(nc);
-  return true;
+}
+
+void SparseKktSolver::Impl::Dispatch(
+    const SparseMatrixD& M,
+    const SparseMatrixD& J,
+    const Eigen::Ref<const Eigen::VectorXd>& f,
+    const Eigen::Ref<const Eigen::VectorXd>& bias,
+    Eigen::Ref<Eigen::VectorXd> vdot,
+    Eigen::Ref<Eigen::VectorXd> lambda) {
+  if (!analysed || !SamePattern(M, m_outer, m_inner) ||
+      !SamePattern(J, j_outer, j_inner))
+    Analyze(M, J);
+  if (f.size() != nv || bias.size() != nc || vdot.size() != nv ||
+      lambda.size() != nc)
+    throw std::invalid_argument(
+        "SparseKktSolver::Solve: f, bias, vdot, lambda must have nv = " +
+        std::to_string(nv) + " and nc = " + std::to_string(nc) + " rows");
+  const bool redundant_ok = opt.allow_redundant || method == KktMethod::kQr;
+  if (method == KktMethod::kQr || inner) {
+    SolveRedundant(M, J, f, bias, vdot, lambda);
+    return;
+  }
+  bool ok = false;
+  switch (method) {
+    case KktMethod::kSparseSchur:
+      ok = SolveSchur(M, J, f, bias, vdot, lambda);
+      break;
+    case KktMethod::kSparseCholesky:
+      ok = SolveCholesky(M, J, f, bias, vdot, lambda);
+      break;
+    case KktMethod::kSparseLu:
+      ok = SolveLu(M, J, f, bias, vdot, lambda);
+      break;
+    default:
+      throw std::logic_error("SparseKktSolver: unresolved method");
+  }
+  if (ok) {
+    dependent.clear();
+    return;
+  }
+  // The constraint part is singular: dependent rows.
+  const std::vector<int> dep = SparseDependentRows(J, opt.rank_tolerance);
+  if (!redundant_ok || dep.empty()) {
+    if (dep.empty())
+      throw KktError(
+          "KKT system is singular or ill-conditioned (reciprocal "
+          "condition below " +
+          std::to_string(opt.singular_tolerance) + ")" + Where() +
+          " although no constraint row is dependent at rank "
+          "tolerance " +
+          std::to_string(opt.rank_tolerance) +
+          "; the mechanism is near a singular configuration");
+    ThrowDependent(J, dep);
+  }
+  SolveRedundant(M, J, f, bias, vdot, lambda);
 }
 
 // ------------------------------------------------------ SparseKktSolver
@@ -317,53 +393,49 @@ void SparseKktSolver::Solve(const SparseMatrixD& M,
                             Eigen::Ref<Eigen::VectorXd> vdot,
                             Eigen::Ref<Eigen::VectorXd> lambda) {
   Impl& im = *impl_;
-  if (!im.analysed || !SamePattern(M, im.m_outer, im.m_inner) ||
-      !SamePattern(J, im.j_outer, im.j_inner))
-    im.Analyze(M, J);
+  // A solve that throws may leave its factors half made: nothing for
+  // Resolve to reuse.
+  im.solved = false;
+  im.Dispatch(M, J, f, bias, vdot, lambda);
+  // Dispatch analysed J's pattern into j_last; Resolve needs its values.
+  std::copy(J.valuePtr(), J.valuePtr() + J.nonZeros(), im.j_last.valuePtr());
+  im.solved = true;
+}
+
+void SparseKktSolver::Resolve(const Eigen::Ref<const Eigen::VectorXd>& f,
+                              const Eigen::Ref<const Eigen::VectorXd>& bias,
+                              Eigen::Ref<Eigen::VectorXd> vdot,
+                              Eigen::Ref<Eigen::VectorXd> lambda) {
+  Impl& im = *impl_;
+  if (!im.solved)
+    throw std::logic_error(
+        "SparseKktSolver::Resolve: there is no successful Solve whose "
+        "factors it could reuse; call Solve with this M and J first");
   if (f.size() != im.nv || bias.size() != im.nc || vdot.size() != im.nv ||
       lambda.size() != im.nc)
     throw std::invalid_argument(
-        "SparseKktSolver::Solve: f, bias, vdot, lambda must have nv = " +
-        std::to_string(im.nv) + " and nc = " + std::to_string(im.nc) + " rows");
-  const bool redundant_ok =
-      im.opt.allow_redundant || im.method == KktMethod::kQr;
+        "SparseKktSolver::Resolve: f, bias, vdot, lambda must have nv = " +
+        std::to_string(im.nv) + " and nc = " + std::to_string(im.nc) +
+        " rows, the sizes of the last Solve");
+  // The same routing as Dispatch: once the redundant path has an inner
+  // solver, every solve goes through it.
   if (im.method == KktMethod::kQr || im.inner) {
-    im.SolveRedundant(M, J, f, bias, vdot, lambda);
+    im.ResolveRedundant(f, bias, vdot, lambda);
     return;
   }
-  bool ok = false;
   switch (im.method) {
     case KktMethod::kSparseSchur:
-      ok = im.SolveSchur(M, J, f, bias, vdot, lambda);
+      im.ResolveSchur(f, bias, vdot, lambda);
       break;
     case KktMethod::kSparseCholesky:
-      ok = im.SolveCholesky(M, J, f, bias, vdot, lambda);
+      im.CholeskySolves(im.j_last, f, bias, vdot, lambda);
       break;
     case KktMethod::kSparseLu:
-      ok = im.SolveLu(M, J, f, bias, vdot, lambda);
+      im.LuSolves(f, bias, vdot, lambda);
       break;
     default:
       throw std::logic_error("SparseKktSolver: unresolved method");
   }
-  if (ok) {
-    im.dependent.clear();
-    return;
-  }
-  // The constraint part is singular: dependent rows.
-  const std::vector<int> dep = SparseDependentRows(J, im.opt.rank_tolerance);
-  if (!redundant_ok || dep.empty()) {
-    if (dep.empty())
-      throw KktError(
-          "KKT system is singular or ill-conditioned (reciprocal "
-          "condition below " +
-          std::to_string(im.opt.singular_tolerance) + ")" + im.Where() +
-          " although no constraint row is dependent at rank "
-          "tolerance " +
-          std::to_string(im.opt.rank_tolerance) +
-          "; the mechanism is near a singular configuration");
-    im.ThrowDependent(J, dep);
-  }
-  im.SolveRedundant(M, J, f, bias, vdot, lambda);
 }
 
 void SparseKktSolver::Solve(const SparseWorkspace& ws,

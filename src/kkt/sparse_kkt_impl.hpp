@@ -191,11 +191,25 @@ struct SparseKktSolver::Impl {
   Eigen::VectorXd z, r, y, w, rhs, sol;
   Eigen::VectorXd f_ws, jv_ws;  // Solve(ws): f = Bu - h and J v
 
+  // ---- Resolve: the last Solve, if it succeeded, left its factors in
+  // place; J (nc x nv) is copied because Resolve is not given it (pattern
+  // at Analyze, values at every successful Solve).
+  bool solved = false;
+  SparseMatrixD j_last;
+
   std::string RowName(int i) const {
     return names ? names(i) : "row " + std::to_string(i);
   }
   std::string Where() const { return context ? " at " + context() : ""; }
 
+  // Solve's work: analysis when the pattern changed, the method's solve,
+  // and the redundant fallback.
+  void Dispatch(const SparseMatrixD& M,
+                const SparseMatrixD& J,
+                const Eigen::Ref<const Eigen::VectorXd>& f,
+                const Eigen::Ref<const Eigen::VectorXd>& bias,
+                Eigen::Ref<Eigen::VectorXd> vdot,
+                Eigen::Ref<Eigen::VectorXd> lambda);
   void Analyze(const SparseMatrixD& M, const SparseMatrixD& J);
   void AnalyzeSchur(const SparseMatrixD& M, const SparseMatrixD& J);
   void AnalyzeLu(const SparseMatrixD& M, const SparseMatrixD& J);
@@ -225,6 +239,41 @@ struct SparseKktSolver::Impl {
                       const Eigen::Ref<const Eigen::VectorXd>& bias,
                       Eigen::Ref<Eigen::VectorXd> vdot,
                       Eigen::Ref<Eigen::VectorXd> lambda);
+  // The solves with the factors in place, shared by Solve and Resolve (J
+  // is the caller's matrix in Solve, j_last in Resolve). SchurSolves
+  // starts from z = M^-1 f.
+  void SchurSolves(const SparseMatrixD& J,
+                   const Eigen::Ref<const Eigen::VectorXd>& bias,
+                   Eigen::Ref<Eigen::VectorXd> vdot,
+                   Eigen::Ref<Eigen::VectorXd> lambda);
+  void CholeskySolves(const SparseMatrixD& J,
+                      const Eigen::Ref<const Eigen::VectorXd>& f,
+                      const Eigen::Ref<const Eigen::VectorXd>& bias,
+                      Eigen::Ref<Eigen::VectorXd> vdot,
+                      Eigen::Ref<Eigen::VectorXd> lambda);
+  void LuSolves(const Eigen::Ref<const Eigen::VectorXd>& f,
+                const Eigen::Ref<const Eigen::VectorXd>& bias,
+                Eigen::Ref<Eigen::VectorXd> vdot,
+                Eigen::Ref<Eigen::VectorXd> lambda);
+  // After the inner solve on the independent rows Ji (multipliers li):
+  // lambda, the consistency of the dependent rows and the minimum-norm
+  // multipliers; factor_g: factor G = Ji Ji' (false: reuse its factor).
+  void FinishRedundant(const SparseMatrixD& J,
+                       const SparseMatrixD& Ji,
+                       const Eigen::Ref<const Eigen::VectorXd>& bias,
+                       const Eigen::VectorXd& li,
+                       Eigen::Ref<Eigen::VectorXd> vdot,
+                       Eigen::Ref<Eigen::VectorXd> lambda,
+                       bool factor_g);
+  // Resolve's paths (cholesky and lu call their *Solves directly).
+  void ResolveSchur(const Eigen::Ref<const Eigen::VectorXd>& f,
+                    const Eigen::Ref<const Eigen::VectorXd>& bias,
+                    Eigen::Ref<Eigen::VectorXd> vdot,
+                    Eigen::Ref<Eigen::VectorXd> lambda);
+  void ResolveRedundant(const Eigen::Ref<const Eigen::VectorXd>& f,
+                        const Eigen::Ref<const Eigen::VectorXd>& bias,
+                        Eigen::Ref<Eigen::VectorXd> vdot,
+                        Eigen::Ref<Eigen::VectorXd> lambda);
   [[noreturn]] void ThrowDependent(const SparseMatrixD& J,
                                    const std::vector<int>& dep) const;
   [[noreturn]] void ThrowSingularMass(const std::vector<int>& coords) const;

@@ -57,6 +57,14 @@ SparseMatrixD SelectRows(const SparseMatrixD& J, const std::vector<int>& rows) {
   return S;
 }
 
+// x[rows[0]], x[rows[1]], ...
+Eigen::VectorXd Gather(const Eigen::Ref<const Eigen::VectorXd>& x,
+                       const std::vector<int>& rows) {
+  Eigen::VectorXd v(static_cast<Eigen::Index>(rows.size()));
+  for (size_t i = 0; i < rows.size(); ++i) v[i] = x[rows[i]];
+  return v;
+}
+
 }  // namespace
 
 void SparseKktSolver::Impl::SolveRedundant(
@@ -104,9 +112,7 @@ void SparseKktSolver::Impl::SolveRedundant(
       }
     }
     const SparseMatrixD Ji = SelectRows(J, independent);
-    Eigen::VectorXd bi(static_cast<Eigen::Index>(independent.size()));
-    for (size_t i = 0; i < independent.size(); ++i)
-      bi[i] = bias[independent[i]];
+    const Eigen::VectorXd bi = Gather(bias, independent);
     Eigen::VectorXd li(bi.size());
     try {
       inner->Solve(M, Ji, f, bi, vdot, li);
@@ -117,44 +123,55 @@ void SparseKktSolver::Impl::SolveRedundant(
       }
       throw;
     }
-    lambda.setZero();
-    for (size_t i = 0; i < independent.size(); ++i)
-      lambda[independent[i]] = li[i];
-    if (dependent.empty()) return;
+    FinishRedundant(J, Ji, bias, li, vdot, lambda, /*factor_g=*/true);
+    return;
+  }
+}
 
-    // Consistency: the dependent rows must hold at the solution.
-    const SparseMatrixD Jd = SelectRows(J, dependent);
-    const Eigen::VectorXd bd = [&] {
-      Eigen::VectorXd v(static_cast<Eigen::Index>(dependent.size()));
-      for (size_t i = 0; i < dependent.size(); ++i) v[i] = bias[dependent[i]];
-      return v;
-    }();
-    const Eigen::VectorXd res = Jd * vdot + bd;
-    // Scale: the size of the terms that cancel in J_d vdot + b_d (a
-    // mechanism at rest has b ~ 0 but J_d vdot is a sum of large terms),
-    // with a floor of 64 eps for systems where everything vanishes (a
-    // projection on the manifold).
-    const Eigen::VectorXd terms =
-        SparseMatrixD(Jd.cwiseAbs()) * vdot.cwiseAbs() + bd.cwiseAbs();
-    const double scale = std::max(terms.maxCoeff(), 1.0);
-    const double allowed = opt.consistency_tolerance * terms.maxCoeff() +
-                           64 * std::numeric_limits<double>::epsilon() * scale;
-    if (res.cwiseAbs().maxCoeff() > allowed) {
-      std::ostringstream os;
-      os.precision(3);
-      os << "contradictory constraints" << Where() << ": rows";
-      for (int i : dependent) os << " '" << RowName(i) << "'";
-      os << " depend linearly on the others but their equations disagree "
-            "(acceleration-level residual "
-         << std::scientific << res.cwiseAbs().maxCoeff()
-         << " against terms of size " << terms.maxCoeff()
-         << "); no motion satisfies all constraints. Remove or correct one "
-            "of them";
-      throw KktError(os.str());
-    }
-    // Minimum-norm multipliers: J_d = C J_i; the null space of J' is
-    // spanned by N = [-C'; I], and projecting lambda0 = [li; 0] off it gives
-    // mu = (C C' + I)^-1 C li, lambda_i = li - C' mu, lambda_d = mu.
+void SparseKktSolver::Impl::FinishRedundant(
+    const SparseMatrixD& J,
+    const SparseMatrixD& Ji,
+    const Eigen::Ref<const Eigen::VectorXd>& bias,
+    const Eigen::VectorXd& li,
+    Eigen::Ref<Eigen::VectorXd> vdot,
+    Eigen::Ref<Eigen::VectorXd> lambda,
+    bool factor_g) {
+  lambda.setZero();
+  for (size_t i = 0; i < independent.size(); ++i)
+    lambda[independent[i]] = li[i];
+  if (dependent.empty()) return;
+
+  // Consistency: the dependent rows must hold at the solution.
+  const SparseMatrixD Jd = SelectRows(J, dependent);
+  const Eigen::VectorXd bd = Gather(bias, dependent);
+  const Eigen::VectorXd res = Jd * vdot + bd;
+  // Scale: the size of the terms that cancel in J_d vdot + b_d (a
+  // mechanism at rest has b ~ 0 but J_d vdot is a sum of large terms),
+  // with a floor of 64 eps for systems where everything vanishes (a
+  // projection on the manifold).
+  const Eigen::VectorXd terms =
+      SparseMatrixD(Jd.cwiseAbs()) * vdot.cwiseAbs() + bd.cwiseAbs();
+  const double scale = std::max(terms.maxCoeff(), 1.0);
+  const double allowed = opt.consistency_tolerance * terms.maxCoeff() +
+                         64 * std::numeric_limits<double>::epsilon() * scale;
+  if (res.cwiseAbs().maxCoeff() > allowed) {
+    std::ostringstream os;
+    os.precision(3);
+    os << "contradictory constraints" << Where() << ": rows";
+    for (int i : dependent) os << " '" << RowName(i) << "'";
+    os << " depend linearly on the others but their equations disagree "
+          "(acceleration-level residual "
+       << std::scientific << res.cwiseAbs().maxCoeff()
+       << " against terms of size " << terms.maxCoeff()
+       << "); no motion satisfies all constraints. Remove or correct one "
+          "of them";
+    throw KktError(os.str());
+  }
+  // Minimum-norm multipliers: J_d = C J_i; the null space of J' is
+  // spanned by N = [-C'; I], and projecting lambda0 = [li; 0] off it gives
+  // mu = (C C' + I)^-1 C li, lambda_i = li - C' mu, lambda_d = mu.
+  // G = J_i J_i' depends on J only: Resolve reuses its factor.
+  if (factor_g) {
     SparseMatrixD G = Ji * SparseMatrixD(Ji.transpose());
     SparseMatrixD Gl = G.triangularView<Eigen::Lower>();
     Gl.makeCompressed();
@@ -167,21 +184,36 @@ void SparseKktSolver::Impl::SolveRedundant(
           "redundant constraints: J_i J_i' is not positive "
           "definite" +
           Where());
-    const Eigen::MatrixXd JiJd = Ji * Eigen::MatrixXd(Jd.transpose());
-    Eigen::MatrixXd Ct(JiJd.rows(), JiJd.cols());
-    for (Eigen::Index c = 0; c < JiJd.cols(); ++c) {
-      chol_g.Solve(JiJd.col(c), Ct.col(c));
-    }
-    const Eigen::Index nd = Ct.cols();
-    const Eigen::MatrixXd A =
-        Ct.transpose() * Ct + Eigen::MatrixXd::Identity(nd, nd);
-    const Eigen::VectorXd mu = A.llt().solve(Ct.transpose() * li);
-    const Eigen::VectorXd li_min = li - Ct * mu;
-    for (size_t i = 0; i < independent.size(); ++i)
-      lambda[independent[i]] = li_min[i];
-    for (size_t i = 0; i < dependent.size(); ++i) lambda[dependent[i]] = mu[i];
-    return;
   }
+  const Eigen::MatrixXd JiJd = Ji * Eigen::MatrixXd(Jd.transpose());
+  Eigen::MatrixXd Ct(JiJd.rows(), JiJd.cols());
+  for (Eigen::Index c = 0; c < JiJd.cols(); ++c) {
+    chol_g.Solve(JiJd.col(c), Ct.col(c));
+  }
+  const Eigen::Index nd = Ct.cols();
+  const Eigen::MatrixXd A =
+      Ct.transpose() * Ct + Eigen::MatrixXd::Identity(nd, nd);
+  const Eigen::VectorXd mu = A.llt().solve(Ct.transpose() * li);
+  const Eigen::VectorXd li_min = li - Ct * mu;
+  for (size_t i = 0; i < independent.size(); ++i)
+    lambda[independent[i]] = li_min[i];
+  for (size_t i = 0; i < dependent.size(); ++i) lambda[dependent[i]] = mu[i];
+}
+
+void SparseKktSolver::Impl::ResolveRedundant(
+    const Eigen::Ref<const Eigen::VectorXd>& f,
+    const Eigen::Ref<const Eigen::VectorXd>& bias,
+    Eigen::Ref<Eigen::VectorXd> vdot,
+    Eigen::Ref<Eigen::VectorXd> lambda) {
+  // The inner solver reuses its factors on the independent rows (its last
+  // Solve was this one's, on the same dependent set).
+  Eigen::VectorXd li(static_cast<Eigen::Index>(independent.size()));
+  inner->Resolve(f, Gather(bias, independent), vdot, li);
+  // (J_i is needed only when there are dependent rows.)
+  FinishRedundant(
+      j_last,
+      dependent.empty() ? SparseMatrixD() : SelectRows(j_last, independent),
+      bias, li, vdot, lambda, /*factor_g=*/false);
 }
 
 }  // namespace daedalus

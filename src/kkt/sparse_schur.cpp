@@ -40,6 +40,17 @@ void SmallSolveK(const double* L, int k, double* x) {
   }
 }
 
+// z_b = M_b^-1 f_b (L from SmallCholesky).
+template <int K>
+void BlockSolve(
+    const int* coords, int k, const double* L, const double* f, double* z) {
+  const int n = K > 0 ? K : k;
+  double zb[kMaxSchurBlock];
+  for (int i = 0; i < n; ++i) zb[i] = f[coords[i]];
+  SmallSolveK<K>(L, n, zb);
+  for (int i = 0; i < n; ++i) z[coords[i]] = zb[i];
+}
+
 // One block of the Schur assembly: z_b = M_b^-1 f_b and S += W' W with W =
 // L^-1 J_b' (k x m, column c from row c of J_b; j_src maps it to J's
 // values, s_slot the m x m lower triangle of W' W to S's values).
@@ -56,10 +67,7 @@ void SchurBlock(const int* coords,
                 double* Wd,
                 double* sv) {
   const int n = K > 0 ? K : k;
-  double zb[kMaxSchurBlock];
-  for (int i = 0; i < n; ++i) zb[i] = f[coords[i]];
-  SmallSolveK<K>(L, n, zb);
-  for (int i = 0; i < n; ++i) z[coords[i]] = zb[i];
+  BlockSolve<K>(coords, n, L, f, z);
   if (m == 0) return;
   for (int e = 0; e < n * m; ++e) Wd[e] = j_src[e] >= 0 ? jv[j_src[e]] : 0.0;
   for (int c = 0; c < m; ++c) SmallForwardK<K>(L, n, Wd + c * n);
@@ -358,6 +366,16 @@ bool SparseKktSolver::Impl::SolveSchur(
   }
   if (!ldl_sp.Factorize(Sp) || !(ldl_sp.Rcond() > opt.singular_tolerance))
     return false;
+  SchurSolves(J, bias, vdot, lambda);
+  y_is_reaction = true;
+  return true;
+}
+
+void SparseKktSolver::Impl::SchurSolves(
+    const SparseMatrixD& J,
+    const Eigen::Ref<const Eigen::VectorXd>& bias,
+    Eigen::Ref<Eigen::VectorXd> vdot,
+    Eigen::Ref<Eigen::VectorXd> lambda) {
   // lambda = -S^-1 (b + J M^-1 f);  vdot = M^-1 (f + J' lambda).
   r.noalias() = J * z;
   r += bias;
@@ -365,7 +383,6 @@ bool SparseKktSolver::Impl::SolveSchur(
   ldl_sp.Solve(rp.data());
   for (int k = 0; k < nc; ++k) lambda[s_perm[k]] = rp[k];
   y.noalias() = J.transpose() * lambda;
-  y_is_reaction = true;
   for (const Block& B : blocks) {
     const int k = static_cast<int>(B.coords.size());
     switch (k) {
@@ -382,7 +399,33 @@ bool SparseKktSolver::Impl::SolveSchur(
                       vdot.data());
     }
   }
-  return true;
+}
+
+void SparseKktSolver::Impl::ResolveSchur(
+    const Eigen::Ref<const Eigen::VectorXd>& f,
+    const Eigen::Ref<const Eigen::VectorXd>& bias,
+    Eigen::Ref<Eigen::VectorXd> vdot,
+    Eigen::Ref<Eigen::VectorXd> lambda) {
+  // z = M^-1 f by the block factors of the last solve; then the same solves
+  // with its factor of S, on preallocated storage only (a hot path).
+  for (const Block& B : blocks) {
+    const int k = static_cast<int>(B.coords.size());
+    switch (k) {
+      case 3:
+        BlockSolve<3>(B.coords.data(), k, B.L.data(), f.data(), z.data());
+        break;
+      case 6:
+        BlockSolve<6>(B.coords.data(), k, B.L.data(), f.data(), z.data());
+        break;
+      default:
+        BlockSolve<0>(B.coords.data(), k, B.L.data(), f.data(), z.data());
+    }
+  }
+  if (nc == 0) {
+    vdot = z;
+    return;
+  }
+  SchurSolves(j_last, bias, vdot, lambda);
 }
 
 }  // namespace daedalus
