@@ -16,7 +16,8 @@
 //                    dependent rows checked for consistency, and the
 //                    multipliers made minimum-norm.
 // Every path analyses the pattern (symbolic factorization) at the first
-// solve and refactorizes numerically afterwards. No SuiteSparse type appears
+// solve and refactorizes numerically afterwards; Resolve reuses the last
+// factorization for new right-hand sides. No SuiteSparse type appears
 // here; the factorizations live behind a pointer.
 #pragma once
 
@@ -70,6 +71,33 @@ class SparseKktSolver {
   void Solve(const SparseWorkspace& ws,
              const Eigen::Ref<const Eigen::VectorXd>& bias,
              KktResult* out);
+
+  /// Solves the same KKT system as the last successful Solve (the same M
+  /// and J values) for new right-hand sides f (nv) and bias (nc), into vdot
+  /// (nv) and lambda (nc), reusing that solve's factorizations; no method
+  /// refactors:
+  ///   schur            the block Cholesky factors of M and the L D L'
+  ///                    factor of S = J M^-1 J' (no allocation);
+  ///   sparse-cholesky  the CHOLMOD factors of M and S (CHOLMOD's solves
+  ///                    allocate work space on every call);
+  ///   sparse-lu        the KLU factors of the augmented matrix (no
+  ///                    allocation);
+  ///   qr (and the redundant fallback of the others) the inner solver's
+  ///                    factors on the independent rows and that of
+  ///                    J_i J_i'; the consistency check of the dependent
+  ///                    rows and the minimum-norm multipliers are redone
+  ///                    (they allocate, as in Solve).
+  /// The solver keeps a copy of J's values, so M and J need not outlive
+  /// Solve.
+  /// @pre M and J have the values of the last successful Solve.
+  /// @throws std::logic_error if no Solve has succeeded yet or the last one
+  /// threw; std::invalid_argument (a logic_error) if the sizes differ from
+  /// that solve's nv and nc; KktError (qr) if the new bias makes the
+  /// dependent rows contradictory.
+  void Resolve(const Eigen::Ref<const Eigen::VectorXd>& f,
+               const Eigen::Ref<const Eigen::VectorXd>& bias,
+               Eigen::Ref<Eigen::VectorXd> vdot,
+               Eigen::Ref<Eigen::VectorXd> lambda);
 
   /// Solves M x = rhs with the mass factorization of the last solve
   /// (schur and sparse-cholesky; sparse-lu and qr factor M on demand).

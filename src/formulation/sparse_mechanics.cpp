@@ -131,7 +131,15 @@ class SparseMechanics final : public Mechanics {
     kkt_.Solve(ws_, bias, r);
   }
   void ResolveKkt(const Eigen::VectorXd& bias, KktResult* r) override {
-    kkt_.Solve(ws_, bias, r);  // RESOLVE-PENDING
+    // Same M and J as the last solve: its factorizations serve again.
+    f_ = ws_.Bu - ws_.h;
+    r->vdot.resize(nv());
+    r->lambda.resize(nc());
+    kkt_.Resolve(f_, bias, r->vdot, r->lambda);
+    r->reaction.noalias() = ws_.J.transpose() * r->lambda;
+    jv_.noalias() = ws_.J * ws_.v;
+    r->power = r->lambda.cwiseProduct(jv_);
+    r->health.dependent_rows = kkt_.dependent_rows();
   }
   const std::vector<int>& dependent_rows() const override {
     return kkt_.dependent_rows();
