@@ -249,9 +249,8 @@ RunConfig ParseCommandLine(const Problem& problem,
   // choose (formulation/support.cpp).
   if (!formulation_given && cfg.options.integrator == Integrator::kRattle)
     cfg.options.formulation = Formulation::kIndex3;
-  std::string why;
-  if (!cfg.help && !cfg.options.IsValid(&why))
-    throw std::invalid_argument("invalid options: " + why);
+  std::string why = cfg.help ? "" : internal::OptionsRangeError(cfg.options);
+  if (!why.empty()) throw std::invalid_argument("invalid options: " + why);
   if (!cfg.help) {
     // The model-dependent part of the support matrix, before any file is
     // written.

@@ -21,7 +21,9 @@ OdeForm::OdeForm(Mechanics* mech, const SimulationOptions& options)
     throw std::logic_error(std::string("OdeForm: ") + ToString(kind_) +
                            " is not an ODE form");
   split_ = kind_ == Formulation::kBaumgarte && nc_ > 0;
-  if (mech->sparse() && options.integrator == Integrator::kCvodesBdf) {
+  // The sparse evaluator's Newton systems (BDF, and Adams with
+  // sensitivities) are solved by GMRES with this preconditioner.
+  if (mech->sparse()) {
     newton_ = mech->MakeNewtonPreconditioner([this](Eigen::VectorXd* b) {
       *b = mech_->StabilizedBias(kind_, opt_.baumgarte_alpha,
                                  opt_.baumgarte_beta);

@@ -80,38 +80,48 @@ DriftAction DriftActionFromString(const std::string& s) {
                               "'; valid: fail, escalate");
 }
 
+namespace internal {
+
+std::string OptionsRangeError(const SimulationOptions& o) {
+  if (!(o.t_end > o.t0)) return "t_end must be greater than t0";
+  if (!(o.output_step > 0.0)) return "output step must be positive";
+  if (!(o.rtol > 0.0) || o.rtol >= 1.0) return "rtol must be in (0, 1)";
+  if (!(o.atol > 0.0)) return "atol must be positive";
+  if (!(o.multiplier_atol >= 0.0))
+    return "multiplier atol must be >= 0 (0: same as atol)";
+  if (!(o.baumgarte_alpha >= 0.0) || !(o.baumgarte_beta >= 0.0))
+    return "Baumgarte gains must be non-negative";
+  if (o.max_steps <= 0) return "max_steps must be positive";
+  if (!(o.drift_tol >= 0.0)) return "drift tolerance must be >= 0";
+  if (o.integrator == Integrator::kStormerVerlet ||
+      o.integrator == Integrator::kSymplecticEuler ||
+      o.integrator == Integrator::kRattle) {
+    if (!(o.step > 0.0) || !std::isfinite(o.step))
+      return std::string("--integrator ") + ToString(o.integrator) +
+             " is a fixed-step scheme and needs --step H > 0";
+    const double k = o.output_step / o.step;
+    if (k < 1.0 - 1e-9 || std::abs(k - std::round(k)) > 1e-9 * k)
+      return "the output step must be a multiple of --step";
+  }
+  if (!(o.initial_projection_tol > 0.0))
+    return "initial projection tolerance must be positive";
+  return "";
+}
+
+}  // namespace internal
+
 bool SimulationOptions::IsValid(std::string* why) const {
   auto fail = [why](const std::string& m) {
     if (why) *why = m;
     return false;
   };
-  if (!(t_end > t0)) return fail("t_end must be greater than t0");
-  if (!(output_step > 0.0)) return fail("output step must be positive");
-  if (!(rtol > 0.0) || rtol >= 1.0) return fail("rtol must be in (0, 1)");
-  if (!(atol > 0.0)) return fail("atol must be positive");
-  if (!(multiplier_atol >= 0.0))
-    return fail("multiplier atol must be >= 0 (0: same as atol)");
-  if (!(baumgarte_alpha >= 0.0) || !(baumgarte_beta >= 0.0))
-    return fail("Baumgarte gains must be non-negative");
-  if (max_steps <= 0) return fail("max_steps must be positive");
-  if (!(drift_tol >= 0.0)) return fail("drift tolerance must be >= 0");
-  if (integrator == Integrator::kStormerVerlet ||
-      integrator == Integrator::kSymplecticEuler ||
-      integrator == Integrator::kRattle) {
-    if (!(step > 0.0) || !std::isfinite(step))
-      return fail(std::string("--integrator ") + ToString(integrator) +
-                  " is a fixed-step scheme and needs --step H > 0");
-    const double k = output_step / step;
-    if (k < 1.0 - 1e-9 || std::abs(k - std::round(k)) > 1e-9 * k)
-      return fail("the output step must be a multiple of --step");
-  }
+  const std::string range = internal::OptionsRangeError(*this);
+  if (!range.empty()) return fail(range);
   // The combinations that no model makes possible (the support matrix,
   // formulation/support.hpp; Simulate() checks the model-dependent ones).
   const std::string refusal = internal::Refusal(
       *this, internal::KktPath::kDense, internal::ModelTraits{});
   if (!refusal.empty()) return fail(refusal);
-  if (!(initial_projection_tol > 0.0))
-    return fail("initial projection tolerance must be positive");
   return true;
 }
 

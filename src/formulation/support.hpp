@@ -40,12 +40,21 @@ struct ModelTraits {
 };
 ModelTraits TraitsOf(const Model& model);
 
+/// The first option value out of its range (tolerances, steps, gains), or
+/// empty: SimulationOptions::IsValid without the combinations.
+std::string OptionsRangeError(const SimulationOptions& options);
+
 /// The combination `options` asks for on a model with `traits`, on `path`:
 /// empty when it runs, else why not (the mathematical reason) and what
 /// runs instead.
 std::string Refusal(const SimulationOptions& options,
                     KktPath path,
                     const ModelTraits& traits);
+
+/// A combination that runs but fails on typical mechanisms for a known
+/// numerical reason, with that reason (empty: none). The support-matrix
+/// test expects the failure until it is fixed.
+std::string KnownDefect(Formulation f, Integrator i);
 
 /// One cell: formulation x integrator x path with one feature switched on,
 /// on a model with constraints (and the events and feasibility conditions

@@ -11,7 +11,14 @@
 // sparse evaluator also carries the energy-balance quadratures inside the
 // ODE state (error-controlled like the state), so that their integrands
 // come from the same evaluation as the accelerations instead of one more
-// model evaluation and KKT solve per step.
+// model evaluation and KKT solve per step. So does Adams with forward
+// sensitivities, for another reason: on an order increase CVODES's Adams
+// leaves the new Nordsieck column of the quadrature sensitivities unset
+// (cvAdjustAdams zeroes those of the state, the quadratures and the state
+// sensitivities only; SUNDIALS 6.4.1, still so in 7.5.0), so that they and
+// the step-size choices read uninitialized memory (found by valgrind:
+// runs that failed or passed from one process to the next); in the state,
+// their sensitivities are state sensitivities, which Adams handles.
 #include <cvodes/cvodes.h>
 #include <sundials/sundials_nonlinearsolver.h>
 #include <sunlinsol/sunlinsol_spgmr.h>
@@ -79,12 +86,20 @@ int SensRhsFn(int ns,
   return run->Trap([&] {
     OdeForm& f = *run->form;
     f.PrepareTangents(t, N_VGetArrayPointer(y));
+    const bool quads = !run->live.empty();
     for (int i = 0; i < ns; ++i) {
       const double* s = N_VGetArrayPointer(yS[i]);
-      f.Tangent(s, run->directions[i], &run->da, nullptr, nullptr);
+      f.Tangent(s, run->directions[i], &run->da, quads ? &run->dl : nullptr,
+                quads ? &run->dr : nullptr);
       auto out = View(ySdot[i]);
       out.head(f.nq()) = Eigen::Map<const Eigen::VectorXd>(s + f.nq(), f.nv());
-      out.tail(f.nv()) = run->da;
+      out.segment(f.nq(), f.nv()) = run->da;
+      if (!quads) continue;
+      // The quadratures carried in the state: their integrands' tangents.
+      f.IntegrandTangent(run->dl, run->dr, run->integrands);
+      for (size_t j = 0; j < run->live.size(); ++j)
+        out[run->n + static_cast<Eigen::Index>(j)] =
+            run->integrands[run->live[j]];
     }
   });
 }
@@ -215,12 +230,16 @@ void IntegrateCvodes(Mechanics* mech,
   run.n = nq + nv;
   const SensitivityOptions& so = options.sensitivity;
   const bool fsa = so.method == SensMethod::kForward;
-  const bool krylov = form.newton() != nullptr;
   const bool adams = options.integrator == Integrator::kCvodesAdams;
+  // Adams on the sparse evaluator iterates to a fixed point (its steps are
+  // set by accuracy, not stiffness); with sensitivities, whose corrector
+  // CVODES runs by Newton, it takes the Krylov path as BDF does.
+  const bool fixed_point = mech->sparse() && adams && !fsa;
+  const bool krylov = form.newton() != nullptr && !fixed_point;
   // The sparse evaluator integrates its quadratures in the state (see the
   // file comment); with sensitivities they stay CVODES quadratures, whose
   // own sensitivities CVODES integrates.
-  const bool in_state = mech->sparse() && !fsa;
+  const bool in_state = (mech->sparse() && !fsa) || (adams && fsa);
   if (in_state) run.live = form.LiveQuadratures();
   const int nlive = static_cast<int>(run.live.size());
   run.integrands = Eigen::VectorXd::Zero(form.layout().size());
@@ -252,7 +271,7 @@ void IntegrateCvodes(Mechanics* mech,
     LS.reset(SUNLinSol_SPGMR(y.get(), SUN_PREC_LEFT, 0, ctx.get()));
     DAEDALUS_SUNDIALS_CHECK(CVodeSetLinearSolver(mem, LS.get(), nullptr));
     DAEDALUS_SUNDIALS_CHECK(CVodeSetPreconditioner(mem, PSetup, PSolve));
-  } else if (adams && mech->sparse()) {
+  } else if (fixed_point) {
     NLS.reset(SUNNonlinSol_FixedPoint(y.get(), 0, ctx.get()));
     DAEDALUS_SUNDIALS_CHECK(CVodeSetNonlinearSolver(mem, NLS.get()));
   } else {
@@ -287,7 +306,7 @@ void IntegrateCvodes(Mechanics* mech,
         const InitialSensitivity s0 =
             mech->LinearizeStart(form.applied().vdot, form.applied().lambda,
                                  sens[i], so.initial_tangent);
-        View(yS.get()[i]) << s0.dq, s0.dv;
+        View(yS.get()[i]).head(run.n) << s0.dq, s0.dv;
       }
       if (so.difference_quotient) {
         sum.error = DqParameters(sens, pvals, &plist, &pbar);
@@ -313,10 +332,12 @@ void IntegrateCvodes(Mechanics* mech,
     // (one per quadrature) into a work vector of the state's length, past
     // its end when there are more quadratures than states (found by
     // AddressSanitizer on the pendulum; IDAS has the same defect).
-    DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensInit(mem, QuadSensFn, qS.get()));
-    DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensEEtolerances(mem));
-    DAEDALUS_SUNDIALS_CHECK(
-        CVodeSetQuadSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
+    if (!in_state) {
+      DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensInit(mem, QuadSensFn, qS.get()));
+      DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensEEtolerances(mem));
+      DAEDALUS_SUNDIALS_CHECK(
+          CVodeSetQuadSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
+    }
     sens_now.resize(nq + nv + form.nc(), ns);
     recorder.AttachSensitivities(&sens_now);
     StartForwardResult(model, sens, &sum.sensitivities);
@@ -331,7 +352,7 @@ void IntegrateCvodes(Mechanics* mech,
     }
     form.PrepareTangents(t, ConstView(yy).data());
     for (int i = 0; i < ns; ++i) {
-      const auto s = ConstView(yS.get()[i]);
+      const auto s = ConstView(yS.get()[i]).head(run.n);
       form.Tangent(s.data(), run.directions[i], &run.da, nullptr, &run.dr);
       sens_now.col(i) << s, run.dr;
     }
@@ -465,12 +486,26 @@ void IntegrateCvodes(Mechanics* mech,
   if (fsa) {
     SensitivityResult& sr = sum.sensitivities;
     sr.final = sens_now;
-    double tq = sum.t_reached;
-    DAEDALUS_SUNDIALS_CHECK(CVodeGetQuadSens(mem, &tq, qS.get()));
     const QuadLayout& L = form.layout();
+    // The user quadratures' sensitivities, from CVODES's quadrature
+    // sensitivities or from the state's tail.
+    std::vector<const double*> qs(static_cast<size_t>(ns));
+    std::vector<int> at(static_cast<size_t>(L.size()), -1);
+    if (in_state) {
+      double ts = sum.t_reached;
+      DAEDALUS_SUNDIALS_CHECK(CVodeGetSens(mem, &ts, yS.get()));
+      for (int i = 0; i < ns; ++i)
+        qs[i] = N_VGetArrayPointer(yS.get()[i]) + run.n;
+      for (int j = 0; j < nlive; ++j) at[run.live[j]] = j;
+    } else {
+      double tq = sum.t_reached;
+      DAEDALUS_SUNDIALS_CHECK(CVodeGetQuadSens(mem, &tq, qS.get()));
+      for (int i = 0; i < ns; ++i) qs[i] = N_VGetArrayPointer(qS.get()[i]);
+      for (int k = 0; k < L.size(); ++k) at[k] = k;
+    }
     for (int k = 0; k < L.nuq; ++k) {
       Eigen::VectorXd g(ns);
-      for (int i = 0; i < ns; ++i) g[i] = ConstView(qS.get()[i])[L.user() + k];
+      for (int i = 0; i < ns; ++i) g[i] = qs[i][at[L.user() + k]];
       sr.quadratures.emplace_back(model.quadrature_name(k), g);
     }
   }

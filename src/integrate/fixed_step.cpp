@@ -179,8 +179,15 @@ void IntegrateFixedStep(Mechanics* mech,
         double drift = 0.0;
         const std::string violation =
             DriftViolation(model, options, sum, &row, &drift);
-        if (!violation.empty())
-          throw std::runtime_error(violation + "; hint: reduce --step");
+        if (!violation.empty()) {
+          std::string cannot;
+          EscalationTarget(options, &cannot);
+          throw std::runtime_error(
+              violation + "; hint: reduce --step" +
+              (options.drift_action == DriftAction::kEscalate
+                   ? " (no escalation: " + cannot + ")"
+                   : std::string()));
+        }
       }
       if (stop) break;
     }

@@ -18,8 +18,10 @@ SimulationSummary Simulate(const Model& model,
                            const Eigen::VectorXd& params,
                            const SimulationOptions& options,
                            Observer* observer) {
-  std::string why;
-  if (!options.IsValid(&why)) throw std::invalid_argument("options: " + why);
+  // Option values first, then the combination for this model (the support
+  // matrix), so that a refusal reads as the matrix states it.
+  std::string why = internal::OptionsRangeError(options);
+  if (!why.empty()) throw std::invalid_argument("options: " + why);
   if (x0.q.size() != model.nq() || x0.v.size() != model.nv()) {
     throw std::invalid_argument(
         "initial state has " + std::to_string(x0.q.size()) +
