@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "monitor/recorder.hpp"
+#include "formulation/roots.hpp"
 
 namespace daedalus::internal {
 

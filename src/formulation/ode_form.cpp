@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "monitor/recorder.hpp"
+#include "formulation/roots.hpp"
 
 namespace daedalus::internal {
 

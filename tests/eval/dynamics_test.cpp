@@ -352,20 +352,5 @@ TEST(BadInput, MismatchedStateDimensions) {
           ::testing::HasSubstr("model has 2 and 2")));
 }
 
-TEST(BadInput, UnknownParameterListsValidNames) {
-  const Model m = testing::SeedMovingSupport();
-  EXPECT_THAT([&] { m.ParameterIndex("mass"); },
-              ::testing::ThrowsMessage<std::invalid_argument>(
-                  ::testing::HasSubstr("valid parameters are: m g")));
-}
-
-TEST(BadInput, ModelWithoutEnergyIsRejected) {
-  ModelBuilder b("empty");
-  b.Coordinates({"x"});
-  EXPECT_THAT([&] { std::move(b).Build(); },
-              ::testing::ThrowsMessage<std::invalid_argument>(
-                  ::testing::HasSubstr("no kinetic energy")));
-}
-
 }  // namespace
 }  // namespace daedalus

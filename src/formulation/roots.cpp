@@ -1,0 +1,122 @@
+#include "formulation/roots.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace daedalus::internal {
+
+// ------------------------------------------------------------ feasibility
+
+FeasibilitySet::FeasibilitySet(const Model& m)
+    : cones_(&m.data().friction_cones) {
+  for (int ci = 0; ci < m.num_constraints(); ++ci) {
+    const auto& c = m.constraints()[ci];
+    if (!c.unilateral) continue;
+    for (int r = 0; r < c.rows; ++r) {
+      unilateral_rows_.push_back(m.constraint_row(ci) + r);
+      names_.push_back(m.RowName(unilateral_rows_.back()));
+    }
+  }
+  for (const auto& cone : *cones_) names_.push_back(cone.name);
+}
+
+void FeasibilitySet::Margins(const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                             double* g) const {
+  for (int j = 0; j < num_unilateral(); ++j) g[j] = lambda[unilateral_rows_[j]];
+  for (size_t c = 0; c < cones_->size(); ++c) {
+    const FrictionConeDecl& cone = (*cones_)[c];
+    double t2 = 0.0;
+    for (int r : cone.tangential_rows) t2 += lambda[r] * lambda[r];
+    g[num_unilateral() + static_cast<int>(c)] =
+        cone.mu * lambda[cone.normal_row] - std::sqrt(t2);
+  }
+}
+
+FeasibilityViolation* FeasibilitySet::Open(SimulationSummary* sum,
+                                           int k) const {
+  for (auto& v : sum->violations)
+    if (v.ongoing && v.kind == kind(k) && v.name == names_[k]) return &v;
+  return nullptr;
+}
+
+FeasibilityViolation* FeasibilitySet::Start(SimulationSummary* sum,
+                                            int k,
+                                            double t,
+                                            double g) const {
+  FeasibilityViolation v;
+  v.kind = kind(k);
+  v.name = names_[k];
+  v.t_start = v.t_end = v.t_worst = t;
+  v.worst = std::min(g, 0.0);
+  sum->violations.push_back(v);
+  return &sum->violations.back();
+}
+
+void FeasibilitySet::Check(
+    SimulationSummary* sum,
+    double t,
+    const Eigen::Ref<const Eigen::VectorXd>& lambda) const {
+  if (size() == 0) return;
+  std::vector<double> g(static_cast<size_t>(size()));
+  Margins(lambda, g.data());
+  for (int k = 0; k < size(); ++k) {
+    FeasibilityViolation* v = Open(sum, k);
+    if (g[k] < 0.0) {
+      if (v == nullptr) v = Start(sum, k, t, g[k]);
+      v->t_end = t;
+      if (g[k] < v->worst) {
+        v->worst = g[k];
+        v->t_worst = t;
+      }
+    } else if (v != nullptr) {
+      v->t_end = t;
+      v->ongoing = false;
+    }
+  }
+}
+
+// ----------------------------------------------------------------- roots
+
+RootSet::RootSet(const Model& m)
+    : feasibility_(m), num_events_(static_cast<int>(m.data().events.size())) {}
+
+void RootSet::Evaluate(const Mechanics& mech,
+                       const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                       double* g) const {
+  const Point<double> x = mech.point();
+  const auto& ev = mech.model().data().events;
+  for (int k = 0; k < num_events_; ++k) g[k] = ev[k].second.f0(x);
+  feasibility_.Margins(lambda, g + num_events_);
+}
+
+bool RootSet::Record(const Model& m,
+                     double t,
+                     const int* found,
+                     SimulationSummary* sum) const {
+  bool stop = false;
+  for (int k = 0; k < size(); ++k) {
+    if (found[k] == 0) continue;
+    EventRecord e;
+    e.t = t;
+    e.direction = found[k] > 0 ? 1.0 : -1.0;
+    if (k < num_events_) {
+      e.name = m.data().events[k].first;
+      e.stopped = true;
+      stop = true;
+    } else {
+      const int j = k - num_events_;
+      e.name = feasibility_.event_name(j);
+      FeasibilityViolation* v = feasibility_.Open(sum, j);
+      if (found[k] < 0 && v == nullptr) {
+        feasibility_.Start(sum, j, t, 0.0);
+      } else if (found[k] > 0 && v != nullptr) {
+        v->t_end = t;
+        v->ongoing = false;
+      }
+    }
+    sum->events.push_back(e);
+  }
+  return stop;
+}
+
+}  // namespace daedalus::internal
