@@ -11,7 +11,7 @@ share the machine's load), over a 1000 s horizon:
                  operations and dense LU, which are built without
                  optimization);
   example+ops    the same source with Daedalus's optimized vector
-                 operations and dense LU (src/serial_ops.hpp) swapped in:
+                 operations and dense LU (src/integrate/serial_ops.hpp) swapped in:
                  what the hand-written program costs with the same
                  integrator internals as Daedalus, so that the ratio to it
                  is the framework's own overhead;

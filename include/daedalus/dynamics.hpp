@@ -19,7 +19,7 @@
 namespace daedalus {
 
 namespace internal {
-struct StageProgram;  // src/compiled_model.hpp
+struct StageProgram;  // src/eval/compiled_model.hpp
 }
 
 /// Stage the workspace last completed, in order.

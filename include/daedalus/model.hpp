@@ -258,7 +258,7 @@ struct FrictionConeDecl {
 };
 
 struct ModelData;
-class CompiledModel;  // src/compiled_model.hpp
+class CompiledModel;  // src/eval/compiled_model.hpp
 
 /// A model's compiled evaluator (sym.hpp), recorded and compiled on first
 /// use. A copy starts empty: a rewritten model has other functions.

@@ -102,5 +102,4 @@ struct EnergyBehaviour {
 EnergyBehaviour AnalyzeEnergy(const std::vector<Sample>& samples,
                               double window = 0.1);
 
-
 }  // namespace daedalus

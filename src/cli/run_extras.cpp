@@ -1,5 +1,5 @@
 // --counterfactual analyses and the energy behaviour of the fixed-step
-// schemes for run() (src/run_extras.hpp; docs/analysis.md, docs/output.md).
+// schemes for run() (src/cli/run_extras.hpp; docs/analysis.md, docs/output.md).
 #include "cli/run_extras.hpp"
 
 #include <cmath>

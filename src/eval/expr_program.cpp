@@ -410,7 +410,8 @@ std::string ProgramCollector::KernelSource(const std::string& origin) const {
           << p.num_outputs() << ", &" << name << "},\n";
   }
   if (sincos) {
-    os << "// The interpreter's sin/cos (src/expr_program.cpp): same results.\n"
+    os << "// The interpreter's sin/cos (src/eval/expr_program.cpp): same "
+          "results.\n"
           "inline void daedalus_sincos(double x, double* s, double* c) {\n"
           "#if defined(__GLIBC__)\n  ::sincos(x, s, c);\n#else\n"
           "  *s = std::sin(x);\n  *c = std::cos(x);\n#endif\n}\n\n";

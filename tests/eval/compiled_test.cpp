@@ -1,4 +1,4 @@
-// Compiled evaluation (sym.hpp, src/compiled_model.hpp): the expression
+// Compiled evaluation (sym.hpp, src/eval/compiled_model.hpp): the expression
 // graph's identities and derivatives against closed forms, straight-line
 // programs against the graph's reference evaluator, and the compiled
 // stages against the dual-number path on every problem of the catalogue
@@ -24,9 +24,9 @@
 #include "eval/compiled_model.hpp"
 #include "eval/expr_graph.hpp"
 #include "eval/expr_program.hpp"
+#include "formulation/dae_form.hpp"
 #include "four_bar.hpp"
 #include "golf_swing.hpp"
-#include "formulation/dae_form.hpp"
 #include "moving_support.hpp"
 #include "particle_sphere.hpp"
 #include "pendulum.hpp"

@@ -1,5 +1,6 @@
-// The optimized vector operations and dense LU solver (src/serial_ops.hpp)
-// against SUNDIALS's own serial vector and SUNLinSol_Dense.
+// The optimized vector operations and dense LU solver
+// (src/integrate/serial_ops.hpp) against SUNDIALS's own serial vector and
+// SUNLinSol_Dense.
 #include "integrate/serial_ops.hpp"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // GGL on IDAS at tight absolute tolerances (found while building the
-// catalogue). Two causes, both fixed in src/idas_integrate.cpp:
+// catalogue). Two causes, both fixed in src/formulation/dae_form.cpp:
 //  1. The energy-balance quadratures whose integrands carry the index-2
 //     multipliers (lambda J v, -lambda Phi_t, the GGL correction power)
 //     were in the local error test although the multipliers are not
