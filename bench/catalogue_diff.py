@@ -11,10 +11,13 @@ the release preset, and build/. For each problem and each command line
 path, forward sensitivities, RATTLE) both executables run with --t-end T
 (default 1) into separate directories; the CSVs are then compared:
 
-  identical    every byte of the CSV the same
+  identical    every byte of every CSV the same
   round-off    same columns, every value within 64 ulps of the other
-               (relative 1.4e-14), or both below 1e-300
-  differs      the largest relative difference and its column
+               (relative 1.4e-14) or within 1e-15 absolute
+  filled       as identical or round-off, except values that were nan in
+               the old build and are finite in the new one (named)
+  differs      the largest relative difference, its column and the
+               largest absolute difference in that column
   columns      the set of columns changed (added or removed ones named)
   exit         the exit statuses differ (both named)
 
@@ -51,7 +54,8 @@ def problems(build):
     out = []
     for f in sorted(os.listdir(d)):
         p = os.path.join(d, f)
-        if os.path.isfile(p) and os.access(p, os.X_OK) and "." not in f:
+        if (os.path.isfile(p) and os.access(p, os.X_OK) and "." not in f
+                and not f.endswith("_kernelgen")):
             out.append(f)
     return out
 
@@ -79,24 +83,22 @@ def compare(a_path, b_path):
         return "identical", ""
     ha, ra = read_csv(a_path)
     hb, rb = read_csv(b_path)
+    note = ""
     if ha != hb:
         added = [c for c in hb if c not in ha]
         removed = [c for c in ha if c not in hb]
-        note = ""
         if added:
             note += "added " + ",".join(added[:4]) + ("..." if len(added) > 4 else "")
         if removed:
             note += " removed " + ",".join(removed[:4]) + ("..." if len(removed) > 4 else "")
-        # Compare the shared columns too.
-        shared = [c for c in ha if c in hb]
-    else:
-        shared = ha
-        note = ""
+    shared = [c for c in ha if c in hb]
     if len(ra) != len(rb):
-        return "differs", note + " rows %d vs %d" % (len(ra), len(rb))
+        return "differs", (note + " rows %d vs %d" % (len(ra), len(rb))).strip()
     ia = {c: i for i, c in enumerate(ha)}
     ib = {c: i for i, c in enumerate(hb)}
-    worst, where = 0.0, ""
+    worst, where, absd = 0.0, "", 0.0
+    col_abs = {}
+    filled = set()
     for x, y in zip(ra, rb):
         for c in shared:
             u, v = x[ia[c]], y[ib[c]]
@@ -105,22 +107,57 @@ def compare(a_path, b_path):
             try:
                 fu, fv = float(u), float(v)
             except ValueError:
-                worst, where = math.inf, c
+                worst, where = math.inf, c + " (text)"
+                continue
+            if math.isnan(fu) and not math.isnan(fv):
+                filled.add(c)
                 continue
             if math.isnan(fu) or math.isnan(fv):
-                if not (math.isnan(fu) and math.isnan(fv)):
-                    worst, where = math.inf, c + " (nan)"
+                worst, where = math.inf, c + " (new nan)"
                 continue
-            scale = max(abs(fu), abs(fv))
-            if scale < 1e-300:
+            d = abs(fu - fv)
+            col_abs[c] = max(col_abs.get(c, 0.0), d)
+            if d <= 1e-15:
                 continue
-            rel = abs(fu - fv) / scale
+            rel = d / max(abs(fu), abs(fv))
             if rel > worst:
                 worst, where = rel, c
-    kind = "columns" if ha != hb else ("round-off" if worst <= ROUNDOFF else "differs")
+    if ha != hb:
+        kind = "columns"
+    elif worst > ROUNDOFF:
+        kind = "differs"
+    elif filled:
+        kind = "filled"
+    else:
+        kind = "round-off"
+    if filled:
+        cols = sorted(filled)
+        note += " nan->finite in %d columns (%s%s)" % (
+            len(cols), ",".join(cols[:3]), "..." if len(cols) > 3 else "")
     if worst > 0:
-        note += " max rel %.2e in %s" % (worst, where)
+        note += " max rel %.2e in %s (max abs %.2e)" % (worst, where,
+                                                       col_abs.get(where, math.inf))
     return kind, note.strip()
+
+
+def compare_dirs(da, db):
+    """Compares every CSV the two runs wrote (a problem may name its files
+    after its variant, as atwood_reduced.csv)."""
+    fa = sorted(f for f in os.listdir(da) if f.endswith(".csv"))
+    fb = sorted(f for f in os.listdir(db) if f.endswith(".csv"))
+    if fa != fb:
+        return "columns", "files %s vs %s" % (fa, fb)
+    if not fa:
+        return "no-csv", ""
+    order = ["identical", "round-off", "filled", "differs", "columns"]
+    kind, notes = "identical", []
+    for f in fa:
+        k, n = compare(os.path.join(da, f), os.path.join(db, f))
+        if order.index(k) > order.index(kind):
+            kind = k
+        if n:
+            notes.append((f + ": " if len(fa) > 1 else "") + n)
+    return kind, "; ".join(notes)
 
 
 def main():
@@ -150,10 +187,7 @@ def main():
             return p, v, "exit", "%d -> %d %s" % (ca, cb, msg.splitlines()[-1][:110] if msg else "")
         if ca != 0:
             return p, v, "both-fail", "exit %d" % ca
-        fa, fb = os.path.join(da, p + ".csv"), os.path.join(db, p + ".csv")
-        if not (os.path.exists(fa) and os.path.exists(fb)):
-            return p, v, "no-csv", ""
-        return (p, v) + compare(fa, fb)
+        return (p, v) + compare_dirs(da, db)
 
     counts = {}
     with ThreadPoolExecutor(max_workers=a.jobs) as ex:

@@ -45,7 +45,7 @@ SUNDIALS_LIBS = ["-lsundials_idas", "-lsundials_nvecserial",
 
 # Daedalus's kernels as objects the C example can link.
 kernel_objs = []
-for name, path in [("serial_ops", os.path.join(root, "src", "serial_ops.cpp")),
+for name, path in [("serial_ops", os.path.join(root, "src", "integrate", "serial_ops.cpp")),
                    ("shim", os.path.join(root, "bench",
                                          "example_kernels_shim.cpp"))]:
     obj = os.path.join(tmp, name + ".o")

@@ -13,7 +13,8 @@ DaeForm::DaeForm(Mechanics* mech,
     : mech_(mech),
       opt_(options),
       L_(mech->model(), mech->rows(), options),
-      Q_(mech->model()) {
+      Q_(mech->model()),
+      params_(&mech->parameters()) {
   if (options.formulation == Formulation::kProjection)
     throw std::logic_error("DaeForm: projection is not a DAE form");
   const CompiledModel* cm = mech->compiled();
@@ -72,11 +73,10 @@ void DaeForm::InitialSensitivity(const KktResult& r0,
   sp_dot.segment(L_.iv(), L_.nv) = s0.dvdot;
 }
 
-void DaeForm::Residual(double t,
-                       const double* y,
-                       const double* yp,
-                       double* res) {
-  if (prog_ && prog_->Residual(t, y, yp, CurrentParameters(), res)) return;
+void DaeForm::ResidualByWorkspace(double t,
+                                  const double* y,
+                                  const double* yp,
+                                  double* res) {
   if (dq_params_) mech_->SetParameters(*dq_params_);
   mech_->DaeResidual(L_, t, y, yp, res);
 }
@@ -198,10 +198,7 @@ void DaeForm::SensResidual(double t,
   AssembleTangent(tws, y, yp, dy, dyp, out);
 }
 
-void DaeForm::Quadratures(double t, const double* y, double* out) {
-  if (prog_ && prog_->has_quad &&
-      prog_->Quadratures(t, y, CurrentParameters(), out))
-    return;
+void DaeForm::QuadraturesByWorkspace(double t, const double* y, double* out) {
   Eigen::Map<Eigen::VectorXd> rq(out, Q_.size());
   const Eigen::Map<const Eigen::VectorXd> Y(y, size());
   const auto lambda = Y.segment(L_.il(), L_.nc);

@@ -65,7 +65,13 @@ class DaeForm {
                           Eigen::Ref<Eigen::VectorXd> s,
                           Eigen::Ref<Eigen::VectorXd> sp_dot);
 
-  void Residual(double t, const double* y, const double* yp, double* res);
+  // Residual and Quadratures run once per IDAS residual evaluation: their
+  // compiled fast path is inline (bench/slider_crank_overhead.py counts
+  // the instructions around the program).
+  void Residual(double t, const double* y, const double* yp, double* res) {
+    if (prog_ && prog_->Residual(t, y, yp, CurrentParameters(), res)) return;
+    ResidualByWorkspace(t, y, yp, res);
+  }
   /// dF/dy + cj dF/dyp into a dense column-major n x n array.
   void DenseJacobian(
       double t, double cj, const double* y, const double* yp, double* a);
@@ -84,7 +90,12 @@ class DaeForm {
                     const Eigen::VectorXd& dp,
                     double* out);
   /// Integrands of quad_layout() at (t, y).
-  void Quadratures(double t, const double* y, double* out);
+  void Quadratures(double t, const double* y, double* out) {
+    if (prog_ && prog_->has_quad &&
+        prog_->Quadratures(t, y, CurrentParameters(), out))
+      return;
+    QuadraturesByWorkspace(t, y, out);
+  }
   /// Their tangent along (dy, dp).
   void QuadSens(double t,
                 const double* y,
@@ -100,13 +111,20 @@ class DaeForm {
 
  private:
   const Eigen::VectorXd& CurrentParameters() const {
-    return dq_params_ ? *dq_params_ : mech_->parameters();
+    return dq_params_ ? *dq_params_ : *params_;
   }
   // Seeds the tangent workspace at (t, q, v) with (dq, dv) from dy and dp.
   TangentWorkspace& SeedAndEvaluate(double t,
                                     const double* y,
                                     const double* dy,
                                     const Eigen::VectorXd& dp);
+  // The residual and the integrands on the mechanics' workspace, when no
+  // compiled program serves them (or one returned a non-finite value).
+  void ResidualByWorkspace(double t,
+                           const double* y,
+                           const double* yp,
+                           double* res);
+  void QuadraturesByWorkspace(double t, const double* y, double* out);
   // Tangent of F along (dy, dyp) with the tangent workspace seeded
   // consistently with dy.
   void AssembleTangent(const TangentWorkspace& tws,
@@ -124,6 +142,9 @@ class DaeForm {
   QuadLayout Q_;
   KktResult reported_;
   const Eigen::VectorXd* dq_params_ = nullptr;
+  // The mechanics' parameter vector (a stable reference: its size is the
+  // model's), read without a virtual call on every residual.
+  const Eigen::VectorXd* params_ = nullptr;
   std::unique_ptr<DaePrograms> prog_;
   std::vector<std::vector<int>> pattern_;
   Eigen::MatrixXd jac_;

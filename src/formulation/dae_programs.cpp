@@ -6,16 +6,6 @@
 
 namespace daedalus::internal {
 
-namespace {
-
-bool Finite(const double* x, int m) {
-  double z = 0.0;
-  for (int i = 0; i < m; ++i) z += x[i] * 0.0;
-  return z == 0.0;
-}
-
-}  // namespace
-
 std::unique_ptr<DaePrograms> DaePrograms::Build(const CompiledModel& cm,
                                                 const Model& model,
                                                 const DaeLayout& L,
@@ -128,20 +118,6 @@ std::unique_ptr<DaePrograms> DaePrograms::Build(const CompiledModel& cm,
   return p;
 }
 
-void DaePrograms::Fill(double t,
-                       const double* y,
-                       const double* yp,
-                       const Eigen::VectorXd& p,
-                       double cj,
-                       double* to) {
-  if (!to) to = in.data();
-  to[0] = t;
-  std::copy_n(y, n, to + 1);
-  std::copy_n(yp, n, to + 1 + n);
-  std::copy_n(p.data(), np, to + 1 + 2 * n);
-  to[1 + 2 * n + np] = cj;
-}
-
 void DaePrograms::FillTangent(double t,
                               const double* y,
                               const double* yp,
@@ -156,16 +132,6 @@ void DaePrograms::FillTangent(double t,
   std::copy_n(dp.data(), np, d);
 }
 
-bool DaePrograms::Residual(double t,
-                           const double* y,
-                           const double* yp,
-                           const Eigen::VectorXd& p,
-                           double* out) {
-  Fill(t, y, yp, p, 0.0);
-  res.Run(in.data(), out, s_res.data());
-  return Finite(out, n);
-}
-
 bool DaePrograms::Jacobian(double t,
                            double cj,
                            const double* y,
@@ -173,16 +139,7 @@ bool DaePrograms::Jacobian(double t,
                            const Eigen::VectorXd& p) {
   Fill(t, y, yp, p, cj);
   jac.Run(in.data(), jac_values.data(), s_jac.data());
-  return Finite(jac_values.data(), jac.num_outputs());
-}
-
-bool DaePrograms::Quadratures(double t,
-                              const double* y,
-                              const Eigen::VectorXd& p,
-                              double* out) {
-  Fill(t, y, y, p, 0.0);
-  quad.Run(in.data(), out, s_quad.data());
-  return Finite(out, quad.num_outputs());
+  return AllFinite(jac_values.data(), jac.num_outputs());
 }
 
 bool DaePrograms::SensResidual(double t,
@@ -195,7 +152,7 @@ bool DaePrograms::SensResidual(double t,
                                double* out) {
   FillTangent(t, y, yp, p, dy, dyp, dp);
   sens.Run(sin.data(), out, s_sens.data());
-  return Finite(out, n);
+  return AllFinite(out, n);
 }
 
 bool DaePrograms::QuadSens(double t,
@@ -206,7 +163,7 @@ bool DaePrograms::QuadSens(double t,
                            double* out) {
   FillTangent(t, y, y, p, dy, nullptr, dp);
   qsens.Run(sin.data(), out, s_qsens.data());
-  return Finite(out, qsens.num_outputs());
+  return AllFinite(out, qsens.num_outputs());
 }
 
 }  // namespace daedalus::internal

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -41,11 +42,16 @@ struct DaePrograms {
 
   // Each returns false (the caller then takes the dual-number path, which
   // names the function at fault) when an output is not finite.
+  // (Residual and Quadratures inline: they run at every IDAS residual.)
   bool Residual(double t,
                 const double* y,
                 const double* yp,
                 const Eigen::VectorXd& p,
-                double* res);
+                double* out) {
+    Fill(t, y, yp, p, 0.0);
+    res.Run(in.data(), out, s_res.data());
+    return AllFinite(out, n);
+  }
   bool Jacobian(double t,
                 double cj,
                 const double* y,
@@ -54,7 +60,11 @@ struct DaePrograms {
   bool Quadratures(double t,
                    const double* y,
                    const Eigen::VectorXd& p,
-                   double* out);
+                   double* out) {
+    Fill(t, y, y, p, 0.0);
+    quad.Run(in.data(), out, s_quad.data());
+    return AllFinite(out, quad.num_outputs());
+  }
   bool SensResidual(double t,
                     const double* y,
                     const double* yp,
@@ -71,13 +81,26 @@ struct DaePrograms {
                 double* out);
 
  private:
+  // True when no x[i] is inf or nan (one pass, no branch per entry).
+  static bool AllFinite(const double* x, int m) {
+    double z = 0.0;
+    for (int i = 0; i < m; ++i) z += x[i] * 0.0;
+    return z == 0.0;
+  }
   // Writes [t | y | yp | p | cj] to `to` (`in` unless given).
   void Fill(double t,
             const double* y,
             const double* yp,
             const Eigen::VectorXd& p,
             double cj,
-            double* to = nullptr);
+            double* to = nullptr) {
+    if (!to) to = in.data();
+    to[0] = t;
+    std::copy_n(y, n, to + 1);
+    std::copy_n(yp, n, to + 1 + n);
+    std::copy_n(p.data(), np, to + 1 + 2 * n);
+    to[1 + 2 * n + np] = cj;
+  }
   // The inputs of the sensitivity programs; dyp may be null (zero).
   void FillTangent(double t,
                    const double* y,
