@@ -99,6 +99,17 @@ class SparseKktSolver {
                Eigen::Ref<Eigen::VectorXd> vdot,
                Eigen::Ref<Eigen::VectorXd> lambda);
 
+  /// The change of the multipliers when the bias changes by `dbias` and f
+  /// stays: dlambda = -(J M^-1 J')^-1 dbias (minimum-norm on the
+  /// independent rows with redundant constraints), by the factors of the
+  /// last Solve. On the schur path one triangular solve pair with the
+  /// factor of J M^-1 J' (no M solves, no accelerations): what the ideal
+  /// multipliers of a Baumgarte run cost at every right-hand side. Other
+  /// methods go through Resolve with f = 0.
+  /// @pre as Resolve; @throws as Resolve.
+  void MultiplierChange(const Eigen::Ref<const Eigen::VectorXd>& dbias,
+                        Eigen::Ref<Eigen::VectorXd> dlambda);
+
   /// Solves M x = rhs with the mass factorization of the last solve
   /// (schur and sparse-cholesky; sparse-lu and qr factor M on demand).
   void SolveMass(const SparseMatrixD& M,

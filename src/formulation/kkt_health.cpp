@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <vector>
 
 namespace daedalus::internal {
 
@@ -68,6 +69,75 @@ Ritz LargestEigenvalue(int n,
   return r;
 }
 
+// W = L^-1 B for a sparse lower-triangular L (compressed columns) and a
+// sparse B, column by column by Gilbert and Peierls's method (Davis,
+// Direct Methods for Sparse Linear Systems, SIAM 2006, sec. 3.2): the
+// nonzeros of each column of W are the nodes reachable in L's graph from
+// those of B's column, found by depth-first search and solved in
+// topological order, so the work is proportional to the flops (Eigen's
+// sparse-sparse triangular solve scans all n rows per column).
+SparseMatrixD LowerSolveSparse(const SparseMatrixD& L, const SparseMatrixD& B) {
+  const int n = static_cast<int>(L.rows());
+  const int* Lp = L.outerIndexPtr();
+  const int* Li = L.innerIndexPtr();
+  const double* Lx = L.valuePtr();
+  std::vector<int> mark(static_cast<size_t>(n), -1), order, stack, pos;
+  order.reserve(static_cast<size_t>(n));
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(n);
+  std::vector<Eigen::Triplet<double, int>> t;
+  for (int c = 0; c < B.outerSize(); ++c) {
+    order.clear();
+    for (SparseMatrixD::InnerIterator it(B, c); it; ++it) {
+      const int root = static_cast<int>(it.row());
+      if (mark[root] == c) continue;
+      // Iterative depth-first search; nodes finish in reverse topological
+      // order.
+      stack.assign(1, root);
+      pos.assign(1, Lp[root]);
+      mark[root] = c;
+      while (!stack.empty()) {
+        const int j = stack.back();
+        int& p = pos.back();
+        bool pushed = false;
+        for (; p < Lp[j + 1]; ++p) {
+          const int i = Li[p];
+          if (i > j && mark[i] != c) {
+            mark[i] = c;
+            ++p;
+            stack.push_back(i);
+            pos.push_back(Lp[i]);
+            pushed = true;
+            break;
+          }
+        }
+        if (!pushed) {
+          order.push_back(j);
+          stack.pop_back();
+          pos.pop_back();
+        }
+      }
+    }
+    for (SparseMatrixD::InnerIterator it(B, c); it; ++it)
+      x[it.row()] = it.value();
+    for (auto k = order.rbegin(); k != order.rend(); ++k) {
+      const int j = *k;
+      double diag = 0.0;
+      for (int p = Lp[j]; p < Lp[j + 1]; ++p)
+        if (Li[p] == j) diag = Lx[p];
+      x[j] /= diag;
+      for (int p = Lp[j]; p < Lp[j + 1]; ++p)
+        if (Li[p] > j) x[Li[p]] -= Lx[p] * x[j];
+    }
+    for (const int j : order) {
+      if (x[j] != 0.0) t.emplace_back(j, c, x[j]);
+      x[j] = 0.0;
+    }
+  }
+  SparseMatrixD W(n, B.cols());
+  W.setFromTriplets(t.begin(), t.end());
+  return W;
+}
+
 // Rank of J (rows normalized) by SPQR on J', relative threshold 1e-10 as on
 // the dense path.
 int SparseRank(const SparseMatrixD& J) {
@@ -104,9 +174,15 @@ KktHealthSample SparseKktHealth(const SparseMatrixD& M,
     h.rank_J = SparseRank(J);
     return h;
   }
-  const SparseMatrixD Jt = J.transpose();
-  const SparseMatrixD Y = llt_m.solve(Jt);
-  const SparseMatrixD S = J * Y;
+  // With P M P' = L L': S = W' W, W = L^-1 P J', by a sparse triangular
+  // solve that follows the sparsity of J' (a block-diagonal M keeps W as
+  // sparse as J'). Solving M Y = J' through dense panels, or with Eigen's
+  // sparse-sparse triangular solve, cost 30 ms a sample on the 1000-body
+  // chain.
+  const SparseMatrixD PJt = llt_m.permutationP() * SparseMatrixD(J.transpose());
+  const SparseMatrixD W =
+      LowerSolveSparse(SparseMatrixD(llt_m.matrixL().nestedExpression()), PJt);
+  const SparseMatrixD S = SparseMatrixD(W.transpose()) * W;
   const Eigen::VectorXd diag = S.diagonal();
   Eigen::VectorXd d(nc);
   bool zero_row = false;

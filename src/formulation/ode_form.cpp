@@ -34,16 +34,16 @@ OdeForm::OdeForm(Mechanics* mech, const SimulationOptions& options)
 void OdeForm::Accelerations(double t, const double* y) {
   if (dq_params_) mech_->SetParameters(*dq_params_);
   mech_->Evaluate(t, y, y + nq_);
-  mech_->SolveKkt(
-      mech_->StabilizedBias(kind_, opt_.baumgarte_alpha, opt_.baumgarte_beta),
-      &r_);
+  applied_bias_ =
+      mech_->StabilizedBias(kind_, opt_.baumgarte_alpha, opt_.baumgarte_beta);
+  mech_->SolveKkt(applied_bias_, &r_);
   ideal_valid_ = false;
 }
 
 const Eigen::VectorXd& OdeForm::Reported() {
   if (!split_) return r_.lambda;
   if (!ideal_valid_) {
-    mech_->ResolveKkt(mech_->bias(), &ideal_);
+    mech_->IdealMultipliers(applied_bias_, r_, &ideal_.lambda);
     ideal_valid_ = true;
   }
   return ideal_.lambda;
@@ -151,7 +151,11 @@ bool OdeForm::EscalateToProjection(double t,
 void OdeForm::PrepareTangents(double t, const double* y) {
   Accelerations(t, y);
   mech_->FactorTangentKkt();
-  if (split_) Reported();
+  if (split_) {
+    // The tangents need the ideal accelerations too: the whole system.
+    mech_->ResolveKkt(mech_->bias(), &ideal_);
+    ideal_valid_ = true;
+  }
 }
 
 void OdeForm::Tangent(const double* s,

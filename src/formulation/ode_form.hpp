@@ -111,6 +111,7 @@ class OdeForm {
   int nq_, nv_, nc_;
   QuadLayout layout_;
   KktResult r_, ideal_;
+  Eigen::VectorXd applied_bias_;  // the bias of r_'s solve
   bool ideal_valid_ = false;
   TangentWorkspace* tws_ = nullptr;  // of the last Tangent
   const Eigen::VectorXd* dq_params_ = nullptr;

@@ -10,6 +10,7 @@
 // models up to a few hundred coordinates (docs/performance.md).
 #include <Eigen/Cholesky>
 #include <Eigen/SparseCore>
+#include <memory>
 #include <vector>
 
 #include "daedalus/sparse_kkt.hpp"
@@ -34,9 +35,7 @@ class SparseMechanics final : public Mechanics {
         ws_(model),
         kkt_(o.kkt),
         proj_q_(QuietRedundant(o.kkt)),
-        proj_v_(QuietRedundant(o.kkt)),
-        shadow_(model),
-        tws_(model) {
+        proj_v_(QuietRedundant(o.kkt)) {
     // The main solver reports redundancy once; the projections stay quiet.
     proj_q_.SetReportStream(nullptr);
     proj_v_.SetReportStream(nullptr);
@@ -46,14 +45,13 @@ class SparseMechanics final : public Mechanics {
     proj_q_.SetRowNames(
         [m, hrows, all](int i) { return m.RowName(all ? i : hrows[i]); });
     proj_v_.SetRowNames([m](int i) { return m.RowName(i); });
-    shadow_.use_compiled = false;
   }
 
   bool sparse() const override { return true; }
 
   void SetParameters(const Eigen::VectorXd& p) override {
     ws_.SetParameters(p);
-    shadow_.SetParameters(p);
+    if (shadow_) shadow_->SetParameters(p);
   }
   const Eigen::VectorXd& parameters() const override { return ws_.p; }
   void SetState(double t, const double* q, const double* v) override {
@@ -123,8 +121,7 @@ class SparseMechanics final : public Mechanics {
                           Eigen::Map<const Eigen::VectorXd>(y, L.size()));
   }
   double EnergyAlongQ(const Eigen::VectorXd& dq) override {
-    SyncShadow();
-    return EnergyDerivativeAlongQ(&shadow_, dq);
+    return EnergyDerivativeAlongQ(&Shadow(), dq);
   }
 
   void SolveKkt(const Eigen::VectorXd& bias, KktResult* r) override {
@@ -140,6 +137,14 @@ class SparseMechanics final : public Mechanics {
     jv_.noalias() = ws_.J * ws_.v;
     r->power = r->lambda.cwiseProduct(jv_);
     r->health.dependent_rows = kkt_.dependent_rows();
+  }
+  void IdealMultipliers(const Eigen::VectorXd& applied_bias,
+                        const KktResult& applied,
+                        Eigen::VectorXd* lambda) override {
+    db_ = ws_.bias - applied_bias;
+    lambda->resize(nc());
+    kkt_.MultiplierChange(db_, *lambda);
+    *lambda += applied.lambda;
   }
   const std::vector<int>& dependent_rows() const override {
     return kkt_.dependent_rows();
@@ -168,10 +173,10 @@ class SparseMechanics final : public Mechanics {
                             const Eigen::Ref<const Eigen::VectorXd>& dv,
                             const Eigen::VectorXd& dp,
                             const EvalRequest& req) override {
-    SyncShadow();
-    SeedTangent(shadow_, dq, dv, dp, &tws_);
-    EvaluateAll(&tws_, req);
-    return tws_;
+    Workspace& shadow = Shadow();
+    SeedTangent(shadow, dq, dv, dp, tws_.get());
+    EvaluateAll(tws_.get(), req);
+    return *tws_;
   }
   void FactorTangentKkt() override {
     tangent_kkt_.Factor(Eigen::MatrixXd(ws_.M), Eigen::MatrixXd(ws_.J));
@@ -189,9 +194,9 @@ class SparseMechanics final : public Mechanics {
       const Eigen::VectorXd& lambda,
       const SensParameter& sp,
       const Eigen::MatrixXd& initial_tangent) override {
-    SyncShadow();
-    EvaluateAll(&shadow_);
-    return LinearizeConsistentStart(shadow_, &tws_, vdot, lambda, sp,
+    Workspace& shadow = Shadow();
+    EvaluateAll(&shadow);
+    return LinearizeConsistentStart(shadow, tws_.get(), vdot, lambda, sp,
                                     initial_tangent);
   }
 
@@ -206,8 +211,21 @@ class SparseMechanics final : public Mechanics {
   }
 
  private:
-  // The dense shadow at the sparse workspace's state.
-  void SyncShadow() { shadow_.SetState(ws_.t, ws_.q, ws_.v); }
+  // The dense shadow at the sparse workspace's state, and its tangent
+  // workspace: made on first use, so that a run without tangents (no
+  // sensitivities, no IDAS Jacobian, no GGL correction power) does not
+  // hold O(nv^2) dense matrices (1000-body chain: 575 MB and 2 s to
+  // allocate).
+  Workspace& Shadow() {
+    if (!shadow_) {
+      shadow_ = std::make_unique<Workspace>(model());
+      shadow_->use_compiled = false;
+      shadow_->SetParameters(ws_.p);
+      tws_ = std::make_unique<TangentWorkspace>(model());
+    }
+    shadow_->SetState(ws_.t, ws_.q, ws_.v);
+    return *shadow_;
+  }
 
   // Rows G of J that the position projection uses (the holonomic ones).
   SparseMatrixD HolonomicJacobian() const;
@@ -219,10 +237,10 @@ class SparseMechanics final : public Mechanics {
 
   SparseWorkspace ws_;
   SparseKktSolver kkt_, proj_q_, proj_v_;
-  Workspace shadow_;
-  TangentWorkspace tws_;
+  std::unique_ptr<Workspace> shadow_;
+  std::unique_ptr<TangentWorkspace> tws_;
   TangentKkt tangent_kkt_;
-  Eigen::VectorXd f_, jv_, zero_f_, mu_, dx_;
+  Eigen::VectorXd f_, jv_, zero_f_, mu_, dx_, db_;
 };
 
 SparseMatrixD SparseMechanics::HolonomicJacobian() const {

@@ -438,6 +438,23 @@ void SparseKktSolver::Resolve(const Eigen::Ref<const Eigen::VectorXd>& f,
   }
 }
 
+void SparseKktSolver::MultiplierChange(
+    const Eigen::Ref<const Eigen::VectorXd>& dbias,
+    Eigen::Ref<Eigen::VectorXd> dlambda) {
+  Impl& im = *impl_;
+  if (im.solved && im.method == KktMethod::kSparseSchur && !im.inner &&
+      dbias.size() == im.nc && dlambda.size() == im.nc) {
+    for (int k = 0; k < im.nc; ++k) im.rp[k] = -dbias[im.s_perm[k]];
+    if (im.nc > 0) im.ldl_sp.Solve(im.rp.data());
+    for (int k = 0; k < im.nc; ++k) dlambda[im.s_perm[k]] = im.rp[k];
+    return;
+  }
+  // Resolve checks the preconditions and routes the other methods.
+  im.zero_f.setZero(im.nv);
+  im.scratch_v.resize(im.nv);
+  Resolve(im.zero_f, dbias, im.scratch_v, dlambda);
+}
+
 void SparseKktSolver::Solve(const SparseWorkspace& ws,
                             const Eigen::Ref<const Eigen::VectorXd>& bias,
                             KktResult* out) {

@@ -189,7 +189,8 @@ struct SparseKktSolver::Impl {
   std::string report;
 
   Eigen::VectorXd z, r, y, w, rhs, sol;
-  Eigen::VectorXd f_ws, jv_ws;  // Solve(ws): f = Bu - h and J v
+  Eigen::VectorXd zero_f, scratch_v;  // MultiplierChange off the schur path
+  Eigen::VectorXd f_ws, jv_ws;        // Solve(ws): f = Bu - h and J v
 
   // ---- Resolve: the last Solve, if it succeeded, left its factors in
   // place; J (nc x nv) is copied because Resolve is not given it (pattern
