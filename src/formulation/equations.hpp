@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "daedalus/dynamics.hpp"
@@ -77,21 +78,20 @@ VecX<typename W::Scalar> ConstraintRates(const W& ws) {
   }
 }
 
-/// Integrands of QuadLayout at the workspace state (stages through the
-/// forces evaluated) for multipliers `lambda` and the stabilization power
-/// `stabilization_power` of the formulation.
-template <class W, class VL, class VO>
-void QuadratureIntegrands(const QuadLayout& L,
-                          const W& ws,
-                          const VL& lambda,
-                          const typename W::Scalar& stabilization_power,
-                          VO&& out) {
+/// QuadratureIntegrands with the constraint rates J v given (nc; unused
+/// when nc = 0), for a caller that has them already.
+template <class W, class VJ, class VL, class VO>
+void QuadratureIntegrandsAtRates(const QuadLayout& L,
+                                 const W& ws,
+                                 const VJ& jv,
+                                 const VL& lambda,
+                                 const typename W::Scalar& stabilization_power,
+                                 VO&& out) {
   using S = typename W::Scalar;
   for (int i = 0; i < L.nu; ++i) out[i] = ws.v.dot(ws.B.col(i)) * ws.u[i];
   out[L.damping()] = ws.v.dot(ws.Dv);
   out[L.other()] = ws.v.dot(ws.Qr);
   if (L.nc > 0) {
-    const VecX<S> jv = ConstraintRates(ws);
     for (int i = 0; i < L.nc; ++i) {
       out[L.constraint() + i] = lambda[i] * jv[i];
       out[L.ideal() + i] = -lambda[i] * ws.phi_t[i];
@@ -112,6 +112,21 @@ void QuadratureIntegrands(const QuadLayout& L,
     }
     out[L.user() + k] = g;
   }
+}
+
+/// Integrands of QuadLayout at the workspace state (stages through the
+/// forces evaluated) for multipliers `lambda` and the stabilization power
+/// `stabilization_power` of the formulation.
+template <class W, class VL, class VO>
+void QuadratureIntegrands(const QuadLayout& L,
+                          const W& ws,
+                          const VL& lambda,
+                          const typename W::Scalar& stabilization_power,
+                          VO&& out) {
+  using S = typename W::Scalar;
+  const VecX<S> jv = L.nc > 0 ? ConstraintRates(ws) : VecX<S>();
+  QuadratureIntegrandsAtRates(L, ws, jv, lambda, stabilization_power,
+                              std::forward<VO>(out));
 }
 
 /// The acceleration-level constraint right-hand side of the index-1 forms:

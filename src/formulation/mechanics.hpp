@@ -136,6 +136,15 @@ class Mechanics {
                           const Eigen::Ref<const Eigen::VectorXd>& lambda,
                           double stabilization_power,
                           Eigen::Ref<Eigen::VectorXd> out) const = 0;
+  /// Integrands with Baumgarte's split: reported multipliers `lambda`,
+  /// stabilization power (applied - lambda)' J v. The sparse path
+  /// overrides it to form J v once.
+  virtual void IntegrandsSplit(const QuadLayout& L,
+                               const Eigen::VectorXd& lambda,
+                               const Eigen::VectorXd& applied,
+                               Eigen::Ref<Eigen::VectorXd> out) {
+    Integrands(L, lambda, (applied - lambda).dot(ConstraintRates()), out);
+  }
   /// F(t, y, yp) of the DAE forms, evaluated here (EvalRequest as the
   /// layout needs).
   virtual void DaeResidual(const DaeLayout& L,

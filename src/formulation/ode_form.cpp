@@ -60,9 +60,10 @@ void OdeForm::IntegrandsHere(Eigen::Ref<Eigen::VectorXd> out) {
   const Eigen::VectorXd& lambda = Reported();
   // Power of the stabilization share of the applied multipliers,
   // (lambda_applied - lambda_reported)' J v (zero unless Baumgarte).
-  const double stabilization =
-      split_ ? (r_.lambda - lambda).dot(mech_->ConstraintRates()) : 0.0;
-  mech_->Integrands(layout_, lambda, stabilization, out);
+  if (split_)
+    mech_->IntegrandsSplit(layout_, lambda, r_.lambda, out);
+  else
+    mech_->Integrands(layout_, lambda, 0.0, out);
 }
 
 std::vector<int> OdeForm::LiveQuadratures() const {

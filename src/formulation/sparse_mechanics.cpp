@@ -10,6 +10,7 @@
 // models up to a few hundred coordinates (docs/performance.md).
 #include <Eigen/Cholesky>
 #include <Eigen/SparseCore>
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -45,6 +46,9 @@ class SparseMechanics final : public Mechanics {
     proj_q_.SetRowNames(
         [m, hrows, all](int i) { return m.RowName(all ? i : hrows[i]); });
     proj_v_.SetRowNames([m](int i) { return m.RowName(i); });
+    all_stationary_ =
+        std::all_of(rows().stationary.begin(), rows().stationary.end(),
+                    [](bool s) { return s; });
   }
 
   bool sparse() const override { return true; }
@@ -90,7 +94,7 @@ class SparseMechanics final : public Mechanics {
   std::string DescribeState() const override {
     return daedalus::DescribeState(ws_);
   }
-  Eigen::VectorXd ConstraintRates() const override { return ws_.J * ws_.v; }
+  Eigen::VectorXd ConstraintRates() const override { return Rates(); }
   Eigen::VectorXd Reaction(const Eigen::VectorXd& lambda) const override {
     return ws_.J.transpose() * lambda;
   }
@@ -104,7 +108,16 @@ class SparseMechanics final : public Mechanics {
                   const Eigen::Ref<const Eigen::VectorXd>& lambda,
                   double stabilization_power,
                   Eigen::Ref<Eigen::VectorXd> out) const override {
-    QuadratureIntegrands(L, ws_, lambda, stabilization_power, out);
+    QuadratureIntegrandsAtRates(L, ws_, Rates(), lambda, stabilization_power,
+                                out);
+  }
+  void IntegrandsSplit(const QuadLayout& L,
+                       const Eigen::VectorXd& lambda,
+                       const Eigen::VectorXd& applied,
+                       Eigen::Ref<Eigen::VectorXd> out) override {
+    const Eigen::VectorXd& jv = Rates();
+    QuadratureIntegrandsAtRates(L, ws_, jv, lambda, (applied - lambda).dot(jv),
+                                out);
   }
   void DaeResidual(const DaeLayout& L,
                    double t,
@@ -211,6 +224,16 @@ class SparseMechanics final : public Mechanics {
   }
 
  private:
+  // J v at the evaluated state. With every row stationary (Phi_t = 0 by
+  // declaration) that is the velocity stage's J v + Phi_t itself, to
+  // round-off (a directional derivative against a sparse product): no
+  // second pass over J at every right-hand side. Otherwise J v, as
+  // vel_residual - Phi_t would cancel.
+  const Eigen::VectorXd& Rates() const {
+    if (all_stationary_) return ws_.vel_residual;
+    rates_.noalias() = ws_.J * ws_.v;
+    return rates_;
+  }
   // The dense shadow at the sparse workspace's state, and its tangent
   // workspace: made on first use, so that a run without tangents (no
   // sensitivities, no IDAS Jacobian, no GGL correction power) does not
@@ -241,6 +264,8 @@ class SparseMechanics final : public Mechanics {
   std::unique_ptr<TangentWorkspace> tws_;
   TangentKkt tangent_kkt_;
   Eigen::VectorXd f_, jv_, zero_f_, mu_, dx_, db_;
+  mutable Eigen::VectorXd rates_;
+  bool all_stationary_ = false;
 };
 
 SparseMatrixD SparseMechanics::HolonomicJacobian() const {
