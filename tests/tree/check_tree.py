@@ -5,7 +5,7 @@
   before it in the pipeline (LAYERS below): no include cycle between
   folders, and the data flow reads off the tree;
 - tests/ mirrors src/: a test folder for every source folder;
-- no source or public header is over 800 lines;
+- no source, public header or test file is over 800 lines;
 - the public headers (include/daedalus/) name no SUNDIALS or SuiteSparse
   header or type.
 
@@ -107,6 +107,16 @@ def main(root):
                 problems.append("include cycle between folders: " +
                                 " -> ".join(c))
                 break
+    for dirpath, _, files in sorted(os.walk(os.path.join(root, "tests"))):
+        for f in sorted(files):
+            if not f.endswith((".cpp", ".hpp", ".py")):
+                continue
+            path = os.path.join(dirpath, f)
+            with open(path, encoding="utf-8") as fh:
+                n = fh.read().count("\n")
+            if n > MAX_LINES:
+                rel = os.path.relpath(path, root)
+                problems.append(f"{rel}: {n} lines (limit {MAX_LINES})")
     inc = os.path.join(root, "include", "daedalus")
     for f in sorted(os.listdir(inc)):
         path = os.path.join(inc, f)
