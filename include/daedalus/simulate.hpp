@@ -98,7 +98,14 @@ struct SimulationOptions {
   /// constraints' own units; default far below any useful atol.
   double initial_projection_tol = 1e-12;
   int initial_projection_max_iter = 50;
+  /// Step limit of the SUNDIALS integrators over one output interval
+  /// (CVodeSetMaxNumSteps / IDASetMaxNumSteps; --max-steps).
   long max_steps = 500000;
+  /// Largest output grid a run accepts: ceil((t_end - t0) / output_step)
+  /// samples (--max-samples). A grid beyond it is refused before the run:
+  /// a mistyped --output-step or --t-end would otherwise write gigabytes,
+  /// or, past what a long holds, nothing at all.
+  long max_samples = 1000000;
   /// Drift contract: the largest position or velocity drift (max-norm of
   /// Phi or J v + Phi_t, in the constraints' units) accepted at an output
   /// sample; 0 disables the check. On violation the run fails or, for

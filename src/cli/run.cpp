@@ -1,5 +1,6 @@
 #include "daedalus/run.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -20,13 +21,31 @@ namespace daedalus {
 
 namespace {
 
-const char* const kValueFlags[] = {
-    "--t-end",           "--rtol",           "--atol",          "--output-step",
-    "--output-dir",      "--param",          "--formulation",   "--integrator",
-    "--baumgarte-alpha", "--baumgarte-beta", "--kkt",           "--drift-tol",
-    "--drift-action",    "--linear-solver",  "--jacobian",      "--evaluator",
-    "--emit-kernels",    "--sens",           "--sens-method",   "--functional",
-    "--multiplier-atol", "--step",           "--counterfactual"};
+const char* const kValueFlags[] = {"--t-end",
+                                   "--rtol",
+                                   "--atol",
+                                   "--output-step",
+                                   "--output-dir",
+                                   "--param",
+                                   "--formulation",
+                                   "--integrator",
+                                   "--baumgarte-alpha",
+                                   "--baumgarte-beta",
+                                   "--kkt",
+                                   "--drift-tol",
+                                   "--drift-action",
+                                   "--linear-solver",
+                                   "--jacobian",
+                                   "--evaluator",
+                                   "--emit-kernels",
+                                   "--sens",
+                                   "--sens-method",
+                                   "--functional",
+                                   "--multiplier-atol",
+                                   "--step",
+                                   "--counterfactual",
+                                   "--max-steps",
+                                   "--max-samples"};
 const char* const kBoolFlags[] = {"--quiet", "--help", "--sens-dq",
                                   "--sens-staggered",
                                   "--sens-no-error-control"};
@@ -56,19 +75,37 @@ std::string ValidFlags() {
   return s;
 }
 
+// A decimal number, the whole text: an optional sign, digits, an optional
+// fraction and exponent (std::from_chars, which takes neither leading
+// blanks nor "0x", which std::stod accepted), and finite.
 double ParseNumber(const std::string& flag, const std::string& text) {
-  size_t used = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (first != last && *first == '+') ++first;  // from_chars takes '-' only
   double x = 0.0;
-  try {
-    x = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty() || !std::isfinite(x)) {
-    throw std::invalid_argument(flag + ": '" + text +
-                                "' is not a finite number");
+  const auto [end, ec] = std::from_chars(first, last, x);
+  if (text.empty() || first == last ||
+      (first != text.data() && *first == '-') || ec != std::errc() ||
+      end != last || !std::isfinite(x)) {
+    throw std::invalid_argument(
+        flag + ": '" + text +
+        "' is not a finite decimal number (digits, optional sign, fraction "
+        "and exponent; e.g. 1e-6)");
   }
   return x;
+}
+
+// A positive whole number (a count: --max-steps, --max-samples).
+long ParseCount(const std::string& flag, const std::string& text) {
+  long n = 0;
+  const auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+      n <= 0) {
+    throw std::invalid_argument(flag + ": '" + text +
+                                "' is not a positive whole number");
+  }
+  return n;
 }
 
 }  // namespace
@@ -222,6 +259,10 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.sensitivity.functional = value;
     } else if (arg == "--step") {
       o.step = ParseNumber(arg, value);
+    } else if (arg == "--max-steps") {
+      o.max_steps = ParseCount(arg, value);
+    } else if (arg == "--max-samples") {
+      o.max_samples = ParseCount(arg, value);
     } else if (arg == "--counterfactual") {
       cfg.counterfactuals.push_back(ParseCounterfactual(problem.model, value));
     } else if (arg == "--param") {
@@ -316,6 +357,10 @@ std::string Usage(const Problem& problem, const std::string& program) {
         "test\n"
      << "  --step H             fixed step [s] of stormer-verlet |\n"
      << "                       symplectic-euler | rattle (--integrator)\n"
+     << "  --max-steps N        integrator steps allowed per output interval\n"
+     << "                       (default " << d.max_steps << ")\n"
+     << "  --max-samples N      largest output grid accepted (default "
+     << d.max_samples << ")\n"
      << "  --counterfactual C   repeatable; C is one of (docs/analysis.md)\n"
      << "                       ztcf[:CH[+CH..]]@T   branch at T with the\n"
      << "                         channels removed (all if none), compared\n"

@@ -1,6 +1,7 @@
 // Names of the formulation, integrator and drift-action options, and the
 // validity of SimulationOptions (the combinations themselves: support.cpp).
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -92,6 +93,31 @@ std::string OptionsRangeError(const SimulationOptions& o) {
   if (!(o.baumgarte_alpha >= 0.0) || !(o.baumgarte_beta >= 0.0))
     return "Baumgarte gains must be non-negative";
   if (o.max_steps <= 0) return "max_steps must be positive";
+  if (o.max_samples <= 0) return "max_samples must be positive";
+  if (!std::isfinite(o.t0) || !std::isfinite(o.t_end) ||
+      !std::isfinite(o.output_step))
+    return "t0, t_end and the output step must be finite";
+  {
+    // In double: the ratio may be beyond what a long holds.
+    const double n = std::ceil((o.t_end - o.t0) / o.output_step - 1e-9);
+    if (!(n <= static_cast<double>(o.max_samples))) {
+      std::ostringstream os;
+      os << "the output grid has " << n << " samples ((t_end - t0) / "
+         << "output step = " << (o.t_end - o.t0) << " / " << o.output_step
+         << "), more than max_samples = " << o.max_samples
+         << "; use a larger --output-step or a shorter --t-end, or raise "
+            "--max-samples";
+      return os.str();
+    }
+    // Every grid time must be distinct from its neighbours in double.
+    if (o.t_end - o.output_step == o.t_end || o.t0 + o.output_step == o.t0) {
+      std::ostringstream os;
+      os << "the output step " << o.output_step
+         << " is below the resolution of the times it separates (t up to "
+         << o.t_end << "); use a larger --output-step";
+      return os.str();
+    }
+  }
   if (!(o.drift_tol >= 0.0)) return "drift tolerance must be >= 0";
   if (o.integrator == Integrator::kStormerVerlet ||
       o.integrator == Integrator::kSymplecticEuler ||
@@ -102,6 +128,12 @@ std::string OptionsRangeError(const SimulationOptions& o) {
     const double k = o.output_step / o.step;
     if (k < 1.0 - 1e-9 || std::abs(k - std::round(k)) > 1e-9 * k)
       return "the output step must be a multiple of --step";
+    if (k > static_cast<double>(o.max_steps))
+      return "--step " + std::to_string(o.step) + " takes " +
+             std::to_string(std::llround(k)) +
+             " steps per output interval, more than max_steps = " +
+             std::to_string(o.max_steps) +
+             "; use a larger --step or raise --max-steps";
   }
   if (!(o.initial_projection_tol > 0.0))
     return "initial projection tolerance must be positive";

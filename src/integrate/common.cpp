@@ -82,7 +82,11 @@ bool MakeConsistent(Mechanics* mech,
 }
 
 long NumOutputs(const SimulationOptions& o) {
-  return static_cast<long>(std::ceil((o.t_end - o.t0) / o.output_step - 1e-9));
+  // At least one: an output step longer than the run ends it at t_end (the
+  // 1e-9 slack, for a ratio that is an integer up to rounding, made such a
+  // run end at t0 with status ok). OptionsRangeError bounds the count.
+  return std::max(1L, static_cast<long>(
+                          std::ceil((o.t_end - o.t0) / o.output_step - 1e-9)));
 }
 
 double OutputTime(const SimulationOptions& o, long k) {

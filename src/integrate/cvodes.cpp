@@ -184,10 +184,12 @@ int PSolve(realtype /*t*/,
   });
 }
 
-std::string HintFor(int flag) {
+std::string HintFor(int flag, long max_steps) {
   switch (flag) {
     case CV_TOO_MUCH_WORK:
-      return "raise the step limit, loosen --rtol/--atol, or shorten --t-end";
+      return "the integrator took --max-steps " + std::to_string(max_steps) +
+             " steps within one output interval: raise --max-steps, loosen "
+             "--rtol/--atol, or shorten --t-end";
     case CV_TOO_MUCH_ACC:
       return "the tolerances are below what double precision allows; loosen "
              "--rtol/--atol";
@@ -419,7 +421,7 @@ void IntegrateCvodes(Mechanics* mech,
         os << "CVode failed with " << flag_name.get() << " (flag " << flag
            << ") at t = " << tret;
         os << run.Detail();
-        os << "; hint: " << HintFor(flag);
+        os << "; hint: " << HintFor(flag, options.max_steps);
         sum.error = os.str();
         collect_stats();
         sum.t_reached = tret;

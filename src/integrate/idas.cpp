@@ -130,10 +130,12 @@ int QuadSensFn(int ns,
   });
 }
 
-std::string HintFor(int flag, Formulation f) {
+std::string HintFor(int flag, Formulation f, long max_steps) {
   switch (flag) {
     case IDA_TOO_MUCH_WORK:
-      return "raise the step limit, loosen --rtol/--atol, or shorten --t-end";
+      return "the integrator took --max-steps " + std::to_string(max_steps) +
+             " steps within one output interval: raise --max-steps, loosen "
+             "--rtol/--atol, or shorten --t-end";
     case IDA_TOO_MUCH_ACC:
       return "the tolerances are below what double precision allows; loosen "
              "--rtol/--atol";
@@ -394,7 +396,8 @@ void IntegrateIdas(Mechanics* mech,
         os << "IDASolve failed with " << name.get() << " (flag " << flag
            << ") at t = " << tret;
         os << run.Detail();
-        os << "; hint: " << HintFor(flag, form->layout().form);
+        os << "; hint: "
+           << HintFor(flag, form->layout().form, options.max_steps);
         sum.error = os.str();
         collect_stats();
         return;

@@ -168,7 +168,7 @@ TEST(Run, BadNumberAndBadFormulationAreUsageErrors) {
   EXPECT_EQ(RunMain({"--rtol", "1e-x"}), 2);
   EXPECT_EQ(RunMain({"--formulation", "ggl2"}), 2);
   const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_THAT(err, ::testing::HasSubstr("not a finite number"));
+  EXPECT_THAT(err, ::testing::HasSubstr("is not a finite decimal number"));
   EXPECT_THAT(err, ::testing::HasSubstr("valid: unstabilized, baumgarte"));
 }
 
