@@ -55,73 +55,86 @@ std::string SimulationSummary::FullReport(const Model& model) const {
   if (!ok) os << "  error                  " << error << "\n";
   os << "  time reached           " << t_reached << " s (" << samples
      << " samples)\n";
-  os << "  final q               ";
-  PutVector(os, final.q, coord);
-  os << "\n  final v               ";
-  PutVector(os, final.v, nullptr);
-  os << "\n";
-  if (final.lambda.size() > 0) {
-    os << "  final lambda          ";
-    PutVector(os, final.lambda, row);
+  // State, drift, energy and work at the last sample.
+  const auto PutSampleSections = [&]() {
+    os << "  final q               ";
+    PutVector(os, final.q, coord);
+    os << "\n  final v               ";
+    PutVector(os, final.v, nullptr);
     os << "\n";
-  }
-  os << std::scientific << std::setprecision(3);
-  os << "  initial correction     position " << initial_correction_position
-     << ", velocity " << initial_correction_velocity << "\n";
-  os << "  max drift              position " << drift_position_max
-     << ", velocity " << drift_velocity_max;
-  if (drift_tol > 0.0) os << " (limit " << drift_tol << ")";
-  os << "\n";
-  for (const auto& e : escalations)
-    os << "  escalation             t = " << e.t << ": " << ToString(e.from)
-       << " -> " << ToString(e.to) << " (drift " << e.drift << " of '"
-       << e.constraint << "')\n";
-  os << "  energy (" << energy_kind << ")  initial " << energy_initial
-     << ", final " << energy_final << ", change "
-     << energy_final - energy_initial << " J\n";
-  os << "  max energy residual    " << energy_residual_max
-     << " J  (E - E0 - work; integration error only)\n";
+    if (final.lambda.size() > 0) {
+      os << "  final lambda          ";
+      PutVector(os, final.lambda, row);
+      os << "\n";
+    }
+    os << std::scientific << std::setprecision(3);
+    os << "  initial correction     position " << initial_correction_position
+       << ", velocity " << initial_correction_velocity << "\n";
+    os << "  max drift              position " << drift_position_max
+       << ", velocity " << drift_velocity_max;
+    if (drift_tol > 0.0) os << " (limit " << drift_tol << ")";
+    os << "\n";
+    for (const auto& e : escalations)
+      os << "  escalation             t = " << e.t << ": " << ToString(e.from)
+         << " -> " << ToString(e.to) << " (drift " << e.drift << " of '"
+         << e.constraint << "')\n";
+    os << "  energy (" << energy_kind << ")  initial " << energy_initial
+       << ", final " << energy_final << ", change "
+       << energy_final - energy_initial << " J\n";
+    os << "  max energy residual    " << energy_residual_max
+       << " J  (E - E0 - work; integration error only)\n";
 
-  // Work terms: what changed the energy, by source.
-  if (final.input_work.size() > 0 || model.has_damping() ||
-      model.has_other_loads() || model.nc() > 0 ||
-      final.explicit_time_work != 0.0 || final.stabilization_work != 0.0) {
-    std::vector<std::pair<std::string, double>> terms;
-    for (int k = 0; k < model.num_inputs() && k < final.input_work.size(); ++k)
-      terms.emplace_back("input '" + model.inputs()[k].name + "'",
-                         final.input_work[k]);
-    if (model.has_damping())
-      terms.emplace_back("damping loss", final.damping_loss);
-    if (model.has_other_loads()) terms.emplace_back("other", final.other_work);
-    if (final.explicit_time_work != 0.0)
-      terms.emplace_back("explicit time", final.explicit_time_work);
-    if (final.stabilization_work != 0.0)
-      terms.emplace_back("stabilization", final.stabilization_work);
-    if (model.nc() > 0)
-      terms.emplace_back("constraints", final.constraint_work.sum());
-    os << "  work [J]              ";
-    for (size_t k = 0; k < terms.size(); ++k)
-      os << (k ? ", " : " ") << terms[k].first << " " << terms[k].second;
-    os << "\n";
+    // Work terms: what changed the energy, by source.
+    if (final.input_work.size() > 0 || model.has_damping() ||
+        model.has_other_loads() || model.nc() > 0 ||
+        final.explicit_time_work != 0.0 || final.stabilization_work != 0.0) {
+      std::vector<std::pair<std::string, double>> terms;
+      for (int k = 0; k < model.num_inputs() && k < final.input_work.size();
+           ++k)
+        terms.emplace_back("input '" + model.inputs()[k].name + "'",
+                           final.input_work[k]);
+      if (model.has_damping())
+        terms.emplace_back("damping loss", final.damping_loss);
+      if (model.has_other_loads())
+        terms.emplace_back("other", final.other_work);
+      if (final.explicit_time_work != 0.0)
+        terms.emplace_back("explicit time", final.explicit_time_work);
+      if (final.stabilization_work != 0.0)
+        terms.emplace_back("stabilization", final.stabilization_work);
+      if (model.nc() > 0)
+        terms.emplace_back("constraints", final.constraint_work.sum());
+      os << "  work [J]              ";
+      for (size_t k = 0; k < terms.size(); ++k)
+        os << (k ? ", " : " ") << terms[k].first << " " << terms[k].second;
+      os << "\n";
+    }
+    if (model.nc() > 0 && final.constraint_work.size() == model.nc()) {
+      // Per row: integrated lambda J v, and the largest gap of the identity
+      // lambda J v = -lambda Phi_t met at a sample.
+      const int shown = std::min(model.nc(), 6);
+      os << "  constraint work [J]   ";
+      for (int r = 0; r < shown; ++r)
+        os << " " << row(r) << " " << final.constraint_work[r];
+      if (shown < model.nc()) os << " ... (" << model.nc() - shown << " more)";
+      double gap = 0.0;
+      for (Eigen::Index r = 0; r < power_gap_max.size(); ++r)
+        gap = std::max(gap, power_gap_max[r]);
+      os << "\n  power identity gap     max |lambda J v + lambda Phi_t| = "
+         << gap << " W\n";
+    }
+    for (Eigen::Index k = 0; k < final.quadratures.size(); ++k)
+      os << "  quadrature '" << model.quadrature_name(static_cast<int>(k))
+         << "'  " << std::setprecision(16) << final.quadratures[k]
+         << std::setprecision(3) << "\n";
+  };
+  if (samples == 0) {
+    // A run that failed before its first sample has no state, energy or
+    // work to show (this printed "energy ()" and empty vectors).
+    os << "  (no sample recorded: the run failed before its first output)\n";
+    os << std::scientific << std::setprecision(3);
+  } else {
+    PutSampleSections();
   }
-  if (model.nc() > 0 && final.constraint_work.size() == model.nc()) {
-    // Per row: integrated lambda J v, and the largest gap of the identity
-    // lambda J v = -lambda Phi_t met at a sample.
-    const int shown = std::min(model.nc(), 6);
-    os << "  constraint work [J]   ";
-    for (int r = 0; r < shown; ++r)
-      os << " " << row(r) << " " << final.constraint_work[r];
-    if (shown < model.nc()) os << " ... (" << model.nc() - shown << " more)";
-    double gap = 0.0;
-    for (Eigen::Index r = 0; r < power_gap_max.size(); ++r)
-      gap = std::max(gap, power_gap_max[r]);
-    os << "\n  power identity gap     max |lambda J v + lambda Phi_t| = " << gap
-       << " W\n";
-  }
-  for (Eigen::Index k = 0; k < final.quadratures.size(); ++k)
-    os << "  quadrature '" << model.quadrature_name(static_cast<int>(k))
-       << "'  " << std::setprecision(16) << final.quadratures[k]
-       << std::setprecision(3) << "\n";
 
   // Feasibility: what was watched and every violation interval.
   if (unilateral_rows + friction_cones > 0) {

@@ -15,6 +15,7 @@
 #include "daedalus/output.hpp"
 #include "daedalus/simulate.hpp"
 #include "monitor/diagnostic_models.hpp"
+#include "pendulum.hpp"
 #include "support/seed_models.hpp"
 
 namespace daedalus {
@@ -83,6 +84,24 @@ TEST(Report, FullReportListsFeasibilityWorkAndKktHealth) {
   const std::string brief = s.BriefReport();
   EXPECT_THAT(brief, HasSubstr("1 feasibility violation,"));
   EXPECT_EQ(std::count(brief.begin(), brief.end(), '\n'), 0);
+}
+
+// A run that fails before its first sample (the pendulum released at its
+// pivot: J = 0) printed "energy ()" and empty state vectors (issue 18).
+TEST(Report, RunWithoutSamplesSaysSoInsteadOfEmptyFields) {
+  const Problem p = problems::PendulumProblem();
+  SimulationOptions o = p.defaults;
+  o.t_end = 0.1;
+  const SimulationSummary s =
+      Simulate(p.model, {Eigen::Vector2d::Zero(), Eigen::Vector2d::Zero()},
+               p.model.default_parameters(), o);
+  ASSERT_FALSE(s.ok);
+  ASSERT_EQ(s.samples, 0);
+  const std::string r = s.FullReport(p.model);
+  EXPECT_THAT(r, HasSubstr("no sample recorded"));
+  EXPECT_THAT(r, Not(HasSubstr("energy (")));
+  EXPECT_THAT(r, Not(HasSubstr("final q")));
+  EXPECT_THAT(r, HasSubstr("error"));
 }
 
 TEST(Report, NearSingularRunPrintsItsWarning) {
@@ -320,6 +339,56 @@ TEST(PlotScript, WritesEveryFigureAndRejectsBadInputWithoutOverwriting) {
   // No temporary file is left behind.
   for (const auto& e : fs::directory_iterator(dir))
     EXPECT_NE(e.path().filename().string()[0], '.') << e.path();
+}
+
+// Non-finite data are drawn as gaps, and now named on stderr; --out naming
+// a file said the folder "does not exist" (issue 18).
+TEST(PlotScript, NamesNonFiniteColumnsAndRefusesAFileAsOutputDirectory) {
+  ASSERT_EQ(std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null"),
+            0)
+      << "python3-matplotlib is not installed; run scripts/setup";
+  const fs::path dir = TempDir("plot_nonfinite");
+  const Model m = testing::PulledBlock(0.4);
+  {
+    CsvWriter csv(m, (dir / "run.csv").string());
+    ASSERT_TRUE(Simulate(m, {Eigen::Vector2d::Zero(), Eigen::Vector2d::Zero()},
+                         m.default_parameters(), Options(1.0, 0.05), &csv)
+                    .ok);
+  }
+  // Replace the energy of the third and fourth data rows by nan and inf.
+  std::string text = Slurp(dir / "run.csv");
+  std::vector<std::string> lines;
+  for (std::stringstream ss(text); std::getline(ss, text);)
+    lines.push_back(text);
+  const std::vector<std::string> header = Split(lines[0]);
+  const int e = Column(header, "energy");
+  for (int row : {3, 4}) {
+    std::vector<std::string> f = Split(lines[static_cast<size_t>(row)]);
+    f[static_cast<size_t>(e)] = row == 3 ? "nan" : "inf";
+    std::string joined;
+    for (size_t k = 0; k < f.size(); ++k) joined += (k ? "," : "") + f[k];
+    lines[static_cast<size_t>(row)] = joined;
+  }
+  {
+    std::ofstream out(dir / "run.csv", std::ios::trunc);
+    for (const auto& l : lines) out << l << "\n";
+  }
+  ASSERT_EQ(ExitStatus(std::system(
+                PlotCommand(dir / "run.csv", dir / "log.txt").c_str())),
+            0)
+      << Slurp(dir / "log.txt");
+  EXPECT_THAT(Slurp(dir / "log.txt"),
+              HasSubstr("non-finite values (nan or inf, drawn as gaps) in 1 "
+                        "column(s): 'energy' (2)"));
+
+  std::ofstream(dir / "a_file") << "x";
+  const std::string cmd = std::string("/usr/bin/python3 ") +
+                          DAEDALUS_SOURCE_DIR + "/scripts/plot '" +
+                          (dir / "run.csv").string() + "' --out '" +
+                          (dir / "a_file").string() + "' > '" +
+                          (dir / "log.txt").string() + "' 2>&1";
+  EXPECT_EQ(ExitStatus(std::system(cmd.c_str())), 1);
+  EXPECT_THAT(Slurp(dir / "log.txt"), HasSubstr("is a file, not a directory"));
 }
 
 }  // namespace
