@@ -166,18 +166,17 @@ class Mechanics {
   /// reuses its factorizations where the solver can.
   virtual void ResolveKkt(const Eigen::VectorXd& bias, KktResult* r) = 0;
   /// The multipliers of the same system with the model's own bias (the
-  /// ideal ones of a Baumgarte run), given the last solve `applied` with
-  /// `applied_bias`. The default resolves the whole system (the dense
-  /// path); the sparse path shifts `applied.lambda` by one solve with the
-  /// factor of J M^-1 J' (SparseKktSolver::MultiplierChange).
+  /// ideal ones of a Baumgarte run) into ideal->lambda, given the last
+  /// solve `applied` with `applied_bias`. The default resolves the whole
+  /// system into `ideal` (the dense path); the sparse path shifts
+  /// `applied.lambda` by one solve with the factor of J M^-1 J'
+  /// (SparseKktSolver::MultiplierChange) and fills the multipliers only.
   virtual void IdealMultipliers(const Eigen::VectorXd& applied_bias,
                                 const KktResult& applied,
-                                Eigen::VectorXd* lambda) {
+                                KktResult* ideal) {
     (void)applied_bias;
     (void)applied;
-    KktResult r;
-    ResolveKkt(bias(), &r);
-    *lambda = std::move(r.lambda);
+    ResolveKkt(bias(), ideal);
   }
   /// Rows the last solve found redundant.
   virtual const std::vector<int>& dependent_rows() const = 0;

@@ -43,7 +43,7 @@ void OdeForm::Accelerations(double t, const double* y) {
 const Eigen::VectorXd& OdeForm::Reported() {
   if (!split_) return r_.lambda;
   if (!ideal_valid_) {
-    mech_->IdealMultipliers(applied_bias_, r_, &ideal_.lambda);
+    mech_->IdealMultipliers(applied_bias_, r_, &ideal_);
     ideal_valid_ = true;
   }
   return ideal_.lambda;

@@ -153,11 +153,11 @@ class SparseMechanics final : public Mechanics {
   }
   void IdealMultipliers(const Eigen::VectorXd& applied_bias,
                         const KktResult& applied,
-                        Eigen::VectorXd* lambda) override {
+                        KktResult* ideal) override {
     db_ = ws_.bias - applied_bias;
-    lambda->resize(nc());
-    kkt_.MultiplierChange(db_, *lambda);
-    *lambda += applied.lambda;
+    ideal->lambda.resize(nc());
+    kkt_.MultiplierChange(db_, ideal->lambda);
+    ideal->lambda += applied.lambda;
   }
   const std::vector<int>& dependent_rows() const override {
     return kkt_.dependent_rows();
