@@ -10,6 +10,7 @@
 
 #include <Eigen/Core>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -42,6 +43,35 @@ struct Point {
 struct Param {
   Eigen::Index index = -1;
   operator Eigen::Index() const { return index; }  // NOLINT
+};
+
+/// The values a parameter may take (ModelBuilder::Parameter), an interval
+/// whose ends may be open or infinite. A value outside is refused before
+/// a run: by Simulate (std::invalid_argument) and on the command line
+/// (exit 2), with the parameter, its value and the bound.
+struct ParamRange {
+  double lower = -std::numeric_limits<double>::infinity();
+  double upper = std::numeric_limits<double>::infinity();
+  bool lower_open = false;
+  bool upper_open = false;
+
+  /// > 0: masses, inertias, lengths, radii.
+  static ParamRange Positive() { return {0.0, Infinity(), true, false}; }
+  /// >= 0: stiffnesses, damping coefficients, durations.
+  static ParamRange NonNegative() { return {0.0, Infinity(), false, false}; }
+  /// in [lower, upper].
+  static ParamRange Between(double lower, double upper) {
+    return {lower, upper, false, false};
+  }
+  bool Contains(double x) const {
+    return (lower_open ? x > lower : x >= lower) &&
+           (upper_open ? x < upper : x <= upper);
+  }
+  /// "> 0", ">= 0", "in [a, b]", or "any value" (for messages and --help).
+  std::string Describe() const;
+
+ private:
+  static double Infinity() { return std::numeric_limits<double>::infinity(); }
 };
 
 /// Kind of a constraint (docs/conventions.md):
@@ -310,6 +340,12 @@ class Model {
   /// Index of a parameter by name. @throws std::invalid_argument listing the
   /// valid names when `name` is unknown.
   int ParameterIndex(const std::string& name) const;
+  /// The declared range of each parameter (np).
+  const std::vector<ParamRange>& parameter_ranges() const;
+  /// Empty when every value of `p` (np) lies in its parameter's range;
+  /// otherwise what is wrong, naming the first such parameter, its value
+  /// and the bound.
+  std::string ParameterRangeError(const Eigen::VectorXd& p) const;
 
   const std::vector<internal::ConstraintDecl>& constraints() const;
   const std::vector<internal::InputChannel>& inputs() const;
@@ -359,8 +395,12 @@ class ModelBuilder {
 
   /// Declares the generalized coordinates (nq = nv = names.size()).
   ModelBuilder& Coordinates(std::vector<std::string> names);
-  /// Declares a named parameter with its default value.
-  Param Parameter(const std::string& name, double default_value);
+  /// Declares a named parameter with its default value and the values it
+  /// may take (default: any finite value). @throws std::invalid_argument
+  /// when the default lies outside `range`.
+  Param Parameter(const std::string& name,
+                  double default_value,
+                  ParamRange range = {});
 
   /// Kinetic energy T(q, v, t, p) [J]; mass matrix M = d2T/dv2 by AD.
   template <class F>
@@ -622,6 +662,7 @@ struct ModelData {
   std::vector<std::string> coordinates;
   std::vector<std::string> parameter_names;
   Eigen::VectorXd parameter_defaults;
+  std::vector<ParamRange> parameter_ranges;
   ScalarFn kinetic;     // T (may be empty when lagrangian is set)
   ScalarFn potential;   // V (may be empty)
   ScalarFn lagrangian;  // L (may be empty when kinetic is set)

@@ -7,8 +7,8 @@ namespace daedalus::problems {
 Problem AtwoodReducedProblem() {
   ModelBuilder b("atwood_reduced");
   b.Coordinates({"x"});
-  const Param m1 = b.Parameter("m1", 3.0);
-  const Param m2 = b.Parameter("m2", 1.0);
+  const Param m1 = b.Parameter("m1", 3.0, ParamRange::Positive());
+  const Param m2 = b.Parameter("m2", 1.0, ParamRange::Positive());
   const Param g = b.Parameter("g", kStandardGravity);
   b.KineticEnergy([=](const auto& x) {
     return 0.5 * (x.p[m1] + x.p[m2]) * x.v[0] * x.v[0];
@@ -36,8 +36,8 @@ Problem AtwoodReducedProblem() {
 Problem AtwoodConstrainedProblem() {
   ModelBuilder b("atwood_constrained");
   b.Coordinates({"y1", "y2"});
-  const Param m1 = b.Parameter("m1", 3.0);
-  const Param m2 = b.Parameter("m2", 1.0);
+  const Param m1 = b.Parameter("m1", 3.0, ParamRange::Positive());
+  const Param m2 = b.Parameter("m2", 1.0, ParamRange::Positive());
   const Param g = b.Parameter("g", kStandardGravity);
   b.KineticEnergy([=](const auto& x) {
     return 0.5 * (x.p[m1] * x.v[0] * x.v[0] + x.p[m2] * x.v[1] * x.v[1]);

@@ -17,8 +17,8 @@ Problem ChainProblem(int n) {
   }
   b.Coordinates(names);
   const Param g = b.Parameter("g", 9.81);
-  const Param len = b.Parameter("length", 1.0);
-  const Param mass = b.Parameter("mass", 1.0);
+  const Param len = b.Parameter("length", 1.0, ParamRange::Positive());
+  const Param mass = b.Parameter("mass", 1.0, ParamRange::Positive());
   const double nd = n;
   for (int i = 0; i < n; ++i) {
     const int x = 3 * i, y = x + 1, th = x + 2;

@@ -13,8 +13,8 @@ Problem ChainReducedProblem(int n) {
   for (int i = 0; i < n; ++i) names.push_back(IndexedName("q", i));
   b.Coordinates(names);
   const Param g = b.Parameter("g", 9.81);
-  const Param len = b.Parameter("length", 1.0);
-  const Param mass = b.Parameter("mass", 1.0);
+  const Param len = b.Parameter("length", 1.0, ParamRange::Positive());
+  const Param mass = b.Parameter("mass", 1.0, ParamRange::Positive());
   const double nd = n;
   b.KineticEnergy([=](const auto& s) {
     using S = Scalar<decltype(s)>;

@@ -7,8 +7,8 @@ namespace daedalus::problems {
 Problem ChaplyginSleighProblem() {
   ModelBuilder b("chaplygin_sleigh");
   b.Coordinates({"x", "y", "theta"});
-  const Param m = b.Parameter("m", 1.0);
-  const Param I = b.Parameter("I", 0.5);
+  const Param m = b.Parameter("m", 1.0, ParamRange::Positive());
+  const Param I = b.Parameter("I", 0.5, ParamRange::Positive());
   const Param a = b.Parameter("a", 0.3);
   const Param v0 = b.Parameter("v0", 0.2);
   const Param w0 = b.Parameter("omega0", 1.5);

@@ -7,9 +7,9 @@ namespace daedalus::problems {
 Problem CoupledSpringsProblem() {
   ModelBuilder b("coupled_springs");
   b.Coordinates({"x1", "x2"});
-  const Param m = b.Parameter("m", 0.5);
-  const Param k = b.Parameter("k", 4.0);
-  const Param kappa = b.Parameter("kappa", 1.5);
+  const Param m = b.Parameter("m", 0.5, ParamRange::Positive());
+  const Param k = b.Parameter("k", 4.0, ParamRange::NonNegative());
+  const Param kappa = b.Parameter("kappa", 1.5, ParamRange::NonNegative());
   const Param x10 = b.Parameter("x1_0", 0.3);
   const Param x20 = b.Parameter("x2_0", -0.1);
   const Param v10 = b.Parameter("v1_0", 0.2);

@@ -7,10 +7,10 @@ namespace daedalus::problems {
 Problem DoublePendulumProblem() {
   ModelBuilder b("double_pendulum");
   b.Coordinates({"theta1", "theta2"});
-  const Param m1 = b.Parameter("m1", 1.0);
-  const Param m2 = b.Parameter("m2", 2.0);
-  const Param l1 = b.Parameter("l1", 1.0);
-  const Param l2 = b.Parameter("l2", 0.7);
+  const Param m1 = b.Parameter("m1", 1.0, ParamRange::Positive());
+  const Param m2 = b.Parameter("m2", 2.0, ParamRange::Positive());
+  const Param l1 = b.Parameter("l1", 1.0, ParamRange::Positive());
+  const Param l2 = b.Parameter("l2", 0.7, ParamRange::Positive());
   const Param g = b.Parameter("g", 9.81);
   const Param th1 = b.Parameter("theta1_0", 0.3);
   const Param th2 = b.Parameter("theta2_0", 0.2);

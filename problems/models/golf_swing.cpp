@@ -9,21 +9,21 @@ Problem GolfSwingProblem() {
   ModelBuilder b("golf_swing");
   b.Coordinates({"theta_a", "theta_c", "eta"});
   Params P;
-  P.ma = b.Parameter("ma", 4.0);
-  P.la = b.Parameter("la", 0.62);
-  P.mc = b.Parameter("mc", 0.32);
-  P.lc = b.Parameter("lc", 1.1);
-  P.mh = b.Parameter("mh", 0.2);
-  P.k = b.Parameter("k_shaft", 800.0);
-  P.d = b.Parameter("d_shaft", 0.05);
+  P.ma = b.Parameter("ma", 4.0, ParamRange::Positive());
+  P.la = b.Parameter("la", 0.62, ParamRange::Positive());
+  P.mc = b.Parameter("mc", 0.32, ParamRange::Positive());
+  P.lc = b.Parameter("lc", 1.1, ParamRange::Positive());
+  P.mh = b.Parameter("mh", 0.2, ParamRange::Positive());
+  P.k = b.Parameter("k_shaft", 800.0, ParamRange::NonNegative());
+  P.d = b.Parameter("d_shaft", 0.05, ParamRange::NonNegative());
   P.g = b.Parameter("g", 9.81);
   P.psi_top = b.Parameter("psi_top", 2.4);
   P.psi_impact = b.Parameter("psi_impact", -0.8);
-  P.t_down = b.Parameter("T_down", 0.3);
+  P.t_down = b.Parameter("T_down", 0.3, ParamRange::Positive());
   P.cock = b.Parameter("wrist_cock", 1.6);
   P.u_wrist = b.Parameter("u_wrist", -20.0);
-  P.t_on = b.Parameter("t_on", 0.1);
-  P.t_act = b.Parameter("T_act", 0.03);
+  P.t_on = b.Parameter("t_on", 0.1, ParamRange::NonNegative());
+  P.t_act = b.Parameter("T_act", 0.03, ParamRange::Positive());
 
   // Velocity of the shaft point at x = s / lc (shape value f = phi(x)).
   auto point_velocity = [=](const auto& x, double xi, double f) {

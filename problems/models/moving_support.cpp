@@ -7,7 +7,7 @@ namespace daedalus::problems {
 Problem MovingSupportProblem() {
   ModelBuilder b("moving_support");
   b.Coordinates({"y"});
-  const Param m = b.Parameter("m", 2.0);
+  const Param m = b.Parameter("m", 2.0, ParamRange::Positive());
   const Param g = b.Parameter("g", 9.81);
   const Param s1 = b.Parameter("s1", 0.3);
   const Param s2 = b.Parameter("s2", 0.4);

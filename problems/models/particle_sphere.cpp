@@ -7,8 +7,8 @@ namespace daedalus::problems {
 Problem ParticleSphereProblem() {
   ModelBuilder b("particle_sphere");
   b.Coordinates({"x", "y", "z"});
-  const Param m = b.Parameter("m", 1.0);
-  const Param R = b.Parameter("R", 1.0);
+  const Param m = b.Parameter("m", 1.0, ParamRange::Positive());
+  const Param R = b.Parameter("R", 1.0, ParamRange::Positive());
   const Param g = b.Parameter("g", 9.81);
   const Param th0 = b.Parameter("theta0", 1.0);
   const Param s0 = b.Parameter("s0", 2.5);

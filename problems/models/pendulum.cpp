@@ -7,8 +7,8 @@ namespace daedalus::problems {
 Problem PendulumProblem() {
   ModelBuilder b("pendulum");
   b.Coordinates({"x", "y"});
-  const Param m = b.Parameter("m", 1.0);
-  const Param l = b.Parameter("l", 1.0);
+  const Param m = b.Parameter("m", 1.0, ParamRange::Positive());
+  const Param l = b.Parameter("l", 1.0, ParamRange::Positive());
   const Param g = b.Parameter("g", kPendulumGravity);
   b.KineticEnergy([=](const auto& x) {
     return 0.5 * x.p[m] * (x.v[0] * x.v[0] + x.v[1] * x.v[1]);

@@ -7,8 +7,8 @@ namespace daedalus::problems {
 Problem PlanetProblem() {
   ModelBuilder b("planet");
   b.Coordinates({"r", "phi"});
-  const Param m = b.Parameter("m", 1.0);
-  const Param gm = b.Parameter("GM", 4.0);
+  const Param m = b.Parameter("m", 1.0, ParamRange::Positive());
+  const Param gm = b.Parameter("GM", 4.0, ParamRange::Positive());
   const Param r0 = b.Parameter("r0", 1.0);
   const Param speed = b.Parameter("speed", 1.5);
   b.KineticEnergy([=](const auto& x) {

@@ -7,8 +7,8 @@ namespace daedalus::problems {
 Problem RollingDiskProblem() {
   ModelBuilder b("rolling_disk");
   b.Coordinates({"x", "y", "phi", "theta"});
-  const Param m = b.Parameter("m", 1.0);
-  const Param R = b.Parameter("R", 0.5);
+  const Param m = b.Parameter("m", 1.0, ParamRange::Positive());
+  const Param R = b.Parameter("R", 0.5, ParamRange::Positive());
   const Param phid0 = b.Parameter("phidot0", 0.5);
   const Param thd0 = b.Parameter("thetadot0", 2.0);
   const Param tphi = b.Parameter("tau_phi", 0.0);

@@ -7,7 +7,7 @@ namespace daedalus::problems {
 Problem RotatingParticleProblem() {
   ModelBuilder b("rotating_particle");
   b.Coordinates({"r", "theta"});
-  const Param m = b.Parameter("m", 1.0);
+  const Param m = b.Parameter("m", 1.0, ParamRange::Positive());
   const Param omega = b.Parameter("Omega", 2.0);
   const Param c = b.Parameter("c", 0.0);
   const Param r0 = b.Parameter("r0", 1.0);

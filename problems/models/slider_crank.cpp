@@ -7,12 +7,12 @@ namespace daedalus::problems {
 Problem SliderCrankProblem() {
   ModelBuilder b("slider_crank");
   b.Coordinates({"q", "x", "p"});
-  const Param a = b.Parameter("a", 0.5);
-  const Param J1 = b.Parameter("J1", 1.0);
-  const Param m2 = b.Parameter("m2", 1.0);
-  const Param J2 = b.Parameter("J2", 2.0);
-  const Param k = b.Parameter("k", 1.0);
-  const Param c = b.Parameter("c", 1.0);
+  const Param a = b.Parameter("a", 0.5, ParamRange::Positive());
+  const Param J1 = b.Parameter("J1", 1.0, ParamRange::Positive());
+  const Param m2 = b.Parameter("m2", 1.0, ParamRange::Positive());
+  const Param J2 = b.Parameter("J2", 2.0, ParamRange::Positive());
+  const Param k = b.Parameter("k", 1.0, ParamRange::NonNegative());
+  const Param c = b.Parameter("c", 1.0, ParamRange::NonNegative());
   const Param l0 = b.Parameter("l0", 1.0);
   const Param F = b.Parameter("F", 1.0);
 

@@ -290,6 +290,12 @@ RunConfig ParseCommandLine(const Problem& problem,
   // choose (formulation/support.cpp).
   if (!formulation_given && cfg.options.integrator == Integrator::kRattle)
     cfg.options.formulation = Formulation::kIndex3;
+  if (!cfg.help) {
+    const std::string bad = problem.model.ParameterRangeError(cfg.params);
+    if (!bad.empty())
+      throw std::invalid_argument("--param: " + bad +
+                                  "; pass a value in that range");
+  }
   std::string why = cfg.help ? "" : internal::OptionsRangeError(cfg.options);
   if (!why.empty()) throw std::invalid_argument("invalid options: " + why);
   if (!cfg.help) {
@@ -373,9 +379,12 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --quiet              no summary on stdout\n"
      << "  --help               this text\n\n"
      << "parameters:";
-  for (int i = 0; i < m.num_parameters(); ++i)
+  for (int i = 0; i < m.num_parameters(); ++i) {
     os << "\n  " << m.parameter_names()[i] << " = "
        << m.default_parameters()[i];
+    const ParamRange& r = m.parameter_ranges()[static_cast<size_t>(i)];
+    if (r.Describe() != "any value") os << "  (" << r.Describe() << ")";
+  }
   if (m.num_parameters() == 0) os << " (none)";
   os << "\ninput channels (for --counterfactual):";
   for (const auto& in : m.inputs()) os << " " << in.name;

@@ -34,6 +34,8 @@ SimulationSummary Simulate(const Model& model,
         std::to_string(params.size()) + " parameter values given; model '" +
         model.name() + "' has " + std::to_string(model.num_parameters()));
   }
+  why = model.ParameterRangeError(params);
+  if (!why.empty()) throw std::invalid_argument(why);
   const internal::KktPath path = internal::ResolveKktPath(model, options);
   why = internal::Refusal(options, path, internal::TraitsOf(model));
   if (!why.empty()) throw std::invalid_argument(why);

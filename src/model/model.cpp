@@ -75,6 +75,43 @@ int Model::ParameterIndex(const std::string& name) const {
   for (const auto& n : names) os << " " << n;
   throw std::invalid_argument(os.str());
 }
+const std::vector<ParamRange>& Model::parameter_ranges() const {
+  return data_->parameter_ranges;
+}
+
+std::string Model::ParameterRangeError(const Eigen::VectorXd& p) const {
+  const auto& ranges = data_->parameter_ranges;
+  for (size_t i = 0;
+       i < ranges.size() && static_cast<Eigen::Index>(i) < p.size(); ++i) {
+    if (!ranges[i].Contains(p[static_cast<Eigen::Index>(i)])) {
+      std::ostringstream os;
+      os.precision(17);
+      os << "parameter '" << data_->parameter_names[i]
+         << "' = " << p[static_cast<Eigen::Index>(i)]
+         << " is outside its range: model '" << data_->name << "' declares it "
+         << ranges[i].Describe();
+      return os.str();
+    }
+  }
+  return "";
+}
+
+std::string ParamRange::Describe() const {
+  const bool lo = std::isfinite(lower), hi = std::isfinite(upper);
+  std::ostringstream os;
+  os.precision(17);
+  if (!lo && !hi) return "any value";
+  if (lo && !hi) {
+    os << (lower_open ? "> " : ">= ") << lower;
+  } else if (!lo && hi) {
+    os << (upper_open ? "< " : "<= ") << upper;
+  } else {
+    os << "in " << (lower_open ? "(" : "[") << lower << ", " << upper
+       << (upper_open ? ")" : "]");
+  }
+  return os.str();
+}
+
 const std::vector<internal::ConstraintDecl>& Model::constraints() const {
   return data_->constraints;
 }
@@ -120,7 +157,17 @@ ModelBuilder& ModelBuilder::Coordinates(std::vector<std::string> names) {
   return *this;
 }
 
-Param ModelBuilder::Parameter(const std::string& name, double default_value) {
+Param ModelBuilder::Parameter(const std::string& name,
+                              double default_value,
+                              ParamRange range) {
+  if (!range.Contains(default_value)) {
+    std::ostringstream os;
+    os.precision(17);
+    os << "model '" << data_->name << "': parameter '" << name
+       << "' has default " << default_value << " outside its range "
+       << range.Describe();
+    throw std::invalid_argument(os.str());
+  }
   for (const auto& n : data_->parameter_names) {
     if (n == name) {
       throw std::invalid_argument("model '" + data_->name + "': parameter '" +
@@ -131,6 +178,7 @@ Param ModelBuilder::Parameter(const std::string& name, double default_value) {
   const Eigen::Index n = data_->parameter_defaults.size();
   data_->parameter_defaults.conservativeResize(n + 1);
   data_->parameter_defaults[n] = default_value;
+  data_->parameter_ranges.push_back(range);
   return Param{n};
 }
 

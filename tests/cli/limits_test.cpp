@@ -141,5 +141,34 @@ TEST(Limits, NumbersAreDecimalAndComplete) {
   EXPECT_EQ(j["parameters"]["m"].get<double>(), 2.0);
 }
 
+// Declared parameter ranges (include/daedalus/model.hpp, ParamRange):
+// --param l=-1 ran "ok", m = -1 failed inside the run with a message about
+// the mass matrix, l = 0 with one about redundant constraints.
+TEST(Limits, ParametersOutsideTheirDeclaredRangeAreUsageErrors) {
+  for (const char* arg : {"m=-1", "l=0", "l=-1"}) {
+    const fs::path dir = FreshDir("param_range");
+    std::string err;
+    EXPECT_EQ(
+        RunPendulum({"--param", arg, "--output-dir", dir.string(), "--quiet"},
+                    &err),
+        2)
+        << arg;
+    EXPECT_THAT(err, HasSubstr("is outside its range: model 'pendulum' "
+                               "declares it > 0"))
+        << arg;
+    EXPECT_FALSE(fs::exists(dir)) << arg;
+  }
+  // g has no declared range (its sign is the direction of gravity).
+  EXPECT_EQ(RunPendulum({"--param", "g=-9.81", "--t-end", "0.05", "--quiet",
+                         "--output-dir", FreshDir("g").string()}),
+            0);
+  // --help shows the ranges.
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(RunPendulum({"--help"}), 0);
+  const std::string help = ::testing::internal::GetCapturedStdout();
+  EXPECT_THAT(help, HasSubstr("m = 1  (> 0)"));
+  EXPECT_THAT(help, HasSubstr("l = 1  (> 0)"));
+}
+
 }  // namespace
 }  // namespace daedalus

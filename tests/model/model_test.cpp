@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "daedalus/simulate.hpp"
 #include "support/seed_models.hpp"
 
 namespace daedalus {
@@ -58,6 +59,57 @@ TEST(Model, UnknownParameterListsValidNames) {
   EXPECT_THAT([&] { m.ParameterIndex("mass"); },
               ThrowsMessage<std::invalid_argument>(
                   HasSubstr("valid parameters are: m g")));
+}
+
+// Parameter ranges (issue 18): --param l=-1 and a chain of length -1 ran
+// "ok"; m = -1 failed later with a message about the mass matrix.
+TEST(Model, ParameterRangesAreDeclaredDescribedAndChecked) {
+  EXPECT_EQ(ParamRange::Positive().Describe(), "> 0");
+  EXPECT_EQ(ParamRange::NonNegative().Describe(), ">= 0");
+  EXPECT_EQ(ParamRange::Between(-1.0, 2.5).Describe(), "in [-1, 2.5]");
+  EXPECT_EQ(ParamRange{}.Describe(), "any value");
+  EXPECT_FALSE(ParamRange::Positive().Contains(0.0));
+  EXPECT_TRUE(ParamRange::Positive().Contains(1e-300));
+  EXPECT_TRUE(ParamRange::NonNegative().Contains(0.0));
+  EXPECT_FALSE(ParamRange::NonNegative().Contains(-1e-300));
+  EXPECT_TRUE(ParamRange::Between(-1.0, 2.5).Contains(2.5));
+  EXPECT_FALSE(ParamRange::Between(-1.0, 2.5).Contains(2.5000000000000004));
+
+  ModelBuilder b("ranged");
+  b.Coordinates({"x"});
+  const Param m = b.Parameter("m", 2.0, ParamRange::Positive());
+  b.Parameter("c", 0.0, ParamRange::NonNegative());
+  b.Parameter("g", -9.81);
+  b.KineticEnergy(
+      [m](const auto& x) { return 0.5 * x.p[m] * x.v[0] * x.v[0]; });
+  const Model model = std::move(b).Build();
+  EXPECT_EQ(model.parameter_ranges().size(), 3u);
+  EXPECT_EQ(model.ParameterRangeError(model.default_parameters()), "");
+  Eigen::VectorXd p = model.default_parameters();
+  p[0] = -1.0;
+  EXPECT_EQ(model.ParameterRangeError(p),
+            "parameter 'm' = -1 is outside its range: model 'ranged' "
+            "declares it > 0");
+  p[0] = 1.0;
+  p[1] = -0.5;
+  EXPECT_THAT(model.ParameterRangeError(p),
+              ::testing::HasSubstr("'c' = -0.5 is outside its range"));
+  p[1] = 0.0;
+  p[2] = 1e300;  // any value
+  EXPECT_EQ(model.ParameterRangeError(p), "");
+  // Simulate refuses such values before it starts.
+  p[0] = 0.0;
+  EXPECT_THROW(
+      Simulate(model, {Eigen::VectorXd::Zero(1), Eigen::VectorXd::Zero(1)}, p,
+               SimulationOptions{}),
+      std::invalid_argument);
+
+  // A default outside its own range is a declaration error.
+  ModelBuilder bad("bad");
+  EXPECT_THAT([&] { bad.Parameter("l", -1.0, ParamRange::Positive()); },
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  ::testing::HasSubstr("'l' has default -1 outside its "
+                                       "range > 0")));
 }
 
 TEST(Model, ModelWithoutEnergyIsRejected) {
