@@ -135,7 +135,12 @@ std::string HintFor(int flag, Formulation f, long max_steps) {
     case IDA_TOO_MUCH_WORK:
       return "the integrator took --max-steps " + std::to_string(max_steps) +
              " steps within one output interval: raise --max-steps, loosen "
-             "--rtol/--atol, or shorten --t-end";
+             "--rtol/--atol, or shorten --t-end" +
+             (f == Formulation::kIndex3
+                  ? std::string("; the index-3 form needs many small steps "
+                                "where it is ill-conditioned: --formulation "
+                                "ggl does not")
+                  : std::string());
     case IDA_TOO_MUCH_ACC:
       return "the tolerances are below what double precision allows; loosen "
              "--rtol/--atol";
@@ -260,6 +265,7 @@ void IntegrateIdas(Mechanics* mech,
   Recorder recorder(model, &sum, observer);
   auto form = std::make_unique<DaeForm>(mech, options, &sum.evaluator);
   IdasRun run;
+  run.stop = options.stop;
   run.form = form.get();
 
   // ---- consistent initialization: project, then vdot0 and lambda0 from
@@ -396,8 +402,17 @@ void IntegrateIdas(Mechanics* mech,
         os << "IDASolve failed with " << name.get() << " (flag " << flag
            << ") at t = " << tret;
         os << run.Detail();
+        {
+          const auto Y = ConstView(seg->y.get());
+          os << SingularityNote(mech, tret, Y.head(model.nq()),
+                                Y.segment(model.nq(), model.nv()));
+        }
+        std::string known = run.HintFromDetail();
+        if (known.empty()) known = ToleranceHint(options);
         os << "; hint: "
-           << HintFor(flag, form->layout().form, options.max_steps);
+           << (known.empty()
+                   ? HintFor(flag, form->layout().form, options.max_steps)
+                   : known);
         sum.error = os.str();
         collect_stats();
         return;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "daedalus/kkt.hpp"
+#include "kkt/singularity.hpp"
 
 namespace daedalus {
 
@@ -31,23 +32,22 @@ Eigen::VectorXd MetricCorrection(const Workspace& ws,
                                  const std::vector<int>& rows) {
   Eigen::LLT<Eigen::MatrixXd> llt_m(ws.M);
   if (llt_m.info() != Eigen::Success) {
-    throw KktError(
-        "model '" + ws.model().name() +
-        "': mass matrix not positive definite during projection at " +
-        DescribeState(ws));
+    throw KktError("model '" + ws.model().name() +
+                   "': mass matrix is singular or not positive definite during "
+                   "projection at " +
+                   DescribeState(ws) +
+                   internal::SingularMassDetail(ws.model(), ws.M, 0.0));
   }
   const Eigen::MatrixXd Y = llt_m.solve(G.transpose());
   Eigen::LLT<Eigen::MatrixXd> llt_s(G * Y);
   if (llt_s.info() != Eigen::Success || llt_s.rcond() < 1e-12) {
     // Name the dependent rows (indices into G map to model rows via `rows`).
-    std::ostringstream os;
-    os << "model '" << ws.model().name()
-       << "': constraint Jacobian is rank deficient during projection at "
-       << DescribeState(ws) << "; dependent constraint rows:";
-    for (int r : DependentRows(G))
-      os << " '" << ws.model().RowName(rows[r]) << "'";
-    os << " (redundant or contradictory constraints; remove one)";
-    throw KktError(os.str());
+    // 1e-10: DependentRows' default relative threshold.
+    throw KktError("model '" + ws.model().name() +
+                   "': constraint Jacobian is rank deficient during "
+                   "projection at " +
+                   DescribeState(ws) +
+                   internal::RankDeficiencyDetail(ws.model(), G, rows, 1e-10));
   }
   return Y * llt_s.solve(r);
 }
