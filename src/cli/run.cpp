@@ -9,8 +9,10 @@
 #include <sstream>
 #include <vector>
 
+#include "cli/ensemble.hpp"
 #include "cli/run_extras.hpp"
 #include "cli/run_files.hpp"
+#include "cli/run_single.hpp"
 #include "daedalus/output.hpp"
 #include "daedalus/symplectic.hpp"
 #include "eval/compiled_model.hpp"
@@ -76,6 +78,10 @@ std::string ValidFlags() {
   return s;
 }
 
+}  // namespace
+
+namespace internal {
+
 // A decimal number, the whole text: an optional sign, digits, an optional
 // fraction and exponent (std::from_chars, which takes neither leading
 // blanks nor "0x", which std::stod accepted), and finite.
@@ -109,9 +115,11 @@ long ParseCount(const std::string& flag, const std::string& text) {
   return n;
 }
 
-}  // namespace
-
-namespace internal {
+bool IsValueFlag(const std::string& arg) {
+  for (const char* f : kValueFlags)
+    if (arg == f) return true;
+  return false;
+}
 
 void CollectPrograms(const Problem& problem, const RunConfig& cfg) {
   const CompiledModel* cm = GetCompiled(problem.model);
@@ -209,13 +217,13 @@ RunConfig ParseCommandLine(const Problem& problem,
     }
     SimulationOptions& o = cfg.options;
     if (arg == "--t-end") {
-      o.t_end = ParseNumber(arg, value);
+      o.t_end = internal::ParseNumber(arg, value);
     } else if (arg == "--rtol") {
-      o.rtol = ParseNumber(arg, value);
+      o.rtol = internal::ParseNumber(arg, value);
     } else if (arg == "--atol") {
-      o.atol = ParseNumber(arg, value);
+      o.atol = internal::ParseNumber(arg, value);
     } else if (arg == "--output-step") {
-      o.output_step = ParseNumber(arg, value);
+      o.output_step = internal::ParseNumber(arg, value);
     } else if (arg == "--output-dir") {
       cfg.output_dir = value;
     } else if (arg == "--formulation") {
@@ -225,17 +233,17 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.integrator = IntegratorFromString(value);
       integrator_given = true;
     } else if (arg == "--baumgarte-alpha") {
-      o.baumgarte_alpha = ParseNumber(arg, value);
+      o.baumgarte_alpha = internal::ParseNumber(arg, value);
     } else if (arg == "--baumgarte-beta") {
-      o.baumgarte_beta = ParseNumber(arg, value);
+      o.baumgarte_beta = internal::ParseNumber(arg, value);
     } else if (arg == "--drift-tol") {
-      o.drift_tol = ParseNumber(arg, value);
+      o.drift_tol = internal::ParseNumber(arg, value);
     } else if (arg == "--drift-action") {
       o.drift_action = DriftActionFromString(value);
     } else if (arg == "--kkt") {
       o.kkt.method = KktMethodFromString(value);
     } else if (arg == "--multiplier-atol") {
-      o.multiplier_atol = ParseNumber(arg, value);
+      o.multiplier_atol = internal::ParseNumber(arg, value);
     } else if (arg == "--linear-solver") {
       o.linear_solver = LinearSolverFromString(value);
     } else if (arg == "--jacobian") {
@@ -259,11 +267,11 @@ RunConfig ParseCommandLine(const Problem& problem,
     } else if (arg == "--functional") {
       o.sensitivity.functional = value;
     } else if (arg == "--step") {
-      o.step = ParseNumber(arg, value);
+      o.step = internal::ParseNumber(arg, value);
     } else if (arg == "--max-steps") {
-      o.max_steps = ParseCount(arg, value);
+      o.max_steps = internal::ParseCount(arg, value);
     } else if (arg == "--max-samples") {
-      o.max_samples = ParseCount(arg, value);
+      o.max_samples = internal::ParseCount(arg, value);
     } else if (arg == "--counterfactual") {
       cfg.counterfactuals.push_back(ParseCounterfactual(problem.model, value));
     } else if (arg == "--param") {
@@ -274,7 +282,8 @@ RunConfig ParseCommandLine(const Problem& problem,
       }
       const std::string name = value.substr(0, e);
       const int idx = problem.model.ParameterIndex(name);
-      cfg.params[idx] = ParseNumber("--param " + name, value.substr(e + 1));
+      cfg.params[idx] =
+          internal::ParseNumber("--param " + name, value.substr(e + 1));
     }
   }
   // --sens alone means forward sensitivities; a method without --sens
@@ -395,8 +404,10 @@ std::string Usage(const Problem& problem, const std::string& program) {
 }
 
 int run(const Problem& problem, int argc, char** argv) {
+  // --ensemble, --monte-carlo: many runs of the problem (cli/ensemble.hpp).
+  if (internal::WantsEnsemble(argc, argv))
+    return internal::RunEnsemble(problem, argc, argv);
   const std::string program = argc > 0 ? argv[0] : problem.model.name();
-  const std::string name = problem.model.name();
   RunConfig cfg;
   try {
     cfg = ParseCommandLine(problem, argc, argv);
@@ -419,112 +430,9 @@ int run(const Problem& problem, int argc, char** argv) {
       return 1;
     }
   }
-  internal::SetNativeKernels(!cfg.interpreted);
-  if (cfg.options.integrator == Integrator::kStormerVerlet ||
-      cfg.options.integrator == Integrator::kSymplecticEuler ||
-      cfg.options.integrator == Integrator::kRattle) {
-    // Whether a structure-preserving scheme fits the model's functions
-    // (no damping, forces independent of v, separable for Stormer-Verlet
-    // and RATTLE) is checked at the start, before anything is written.
-    std::string why;
-    bool fits = true;
-    try {
-      const InitialState x0 = problem.initial(cfg.params);
-      fits = SchemeFits(problem.model, cfg.options.integrator, cfg.params,
-                        cfg.options.t0, x0.q, x0.v, &why);
-    } catch (const std::exception&) {
-      // The run reports it (an initial state or model that fails to
-      // evaluate), with the files it keeps.
-    }
-    if (!fits) {
-      std::cerr << program << ": unsupported combination: " << why
-                << "\n(see --help)\n";
-      return 2;
-    }
-  }
-  try {
-    std::filesystem::create_directories(cfg.output_dir);
-  } catch (const std::exception& e) {
-    std::cerr << program << ": cannot create output directory '"
-              << cfg.output_dir << "': " << e.what() << "\n";
-    return 2;
-  }
-  const std::string base =
-      (std::filesystem::path(cfg.output_dir) / name).string();
-  // Written under temporary names, put in place together at the end
-  // (run_files.hpp); SIGINT and SIGTERM end the run with the rows so far.
-  internal::RunFiles files(base);
+  // SIGINT and SIGTERM end the run with the rows so far (run_files.hpp).
   internal::StopOnSignals signals;
-  cfg.options.stop = internal::StopOnSignals::flag();
-  SimulationSummary summary;
-  internal::RunExtras extras(problem, cfg);  // counterfactuals and the like
-  try {
-    std::vector<std::string> sens_columns;
-    if (cfg.options.sensitivity.method == SensMethod::kForward) {
-      for (const auto& sp : ResolveSensParameters(
-               problem.model, cfg.options.sensitivity.parameters))
-        sens_columns.push_back(sp.name);
-    }
-    // Opened first: a run that fails in initial() still leaves the header.
-    CsvWriter csv(problem.model, files.csv_partial(), sens_columns);
-    const InitialState x0 = problem.initial(cfg.params);
-    if (cfg.options.sensitivity.method != SensMethod::kNone)
-      cfg.options.sensitivity.initial_tangent =
-          InitialStateTangent(problem, cfg.params);
-    ProgressLine progress(name, cfg.options.t0, cfg.options.t_end, &csv,
-                          &std::cerr, ProgressLine::StderrIsTerminal());
-    extras.set_forward(&progress);
-    summary = Simulate(problem.model, x0, cfg.params, cfg.options, &extras);
-    extras.set_forward(nullptr);
-  } catch (const std::exception& e) {
-    extras.set_forward(nullptr);
-    summary.ok = false;
-    summary.problem = name;
-    summary.formulation = cfg.options.formulation;
-    summary.integrator = cfg.options.integrator;
-    summary.rtol = cfg.options.rtol;
-    summary.atol = cfg.options.atol;
-    summary.drift_tol = cfg.options.drift_tol;
-    summary.error = e.what();
-  }
-  const bool extras_ok = extras.Finish(summary, base);
-  {
-    std::ofstream js(files.json_partial());
-    js << extras.Decorate(SummaryJson(problem.model, summary, cfg.params));
-    if (!js) {
-      std::cerr << program << ": cannot write '" << files.json_partial()
-                << "'\n";
-      return 2;
-    }
-  }
-  const std::string commit = files.Commit();
-  if (!commit.empty()) {
-    std::cerr << program << ": " << commit << "\n";
-    return 1;
-  }
-  if (!cfg.quiet) {
-    std::cout << summary.FullReport(problem.model) << extras.report();
-    std::cout << "  wrote                  " << base << ".csv, " << base
-              << ".json\n";
-  }
-  if (summary.interrupted) {
-    // The conventional status of a process ended by a signal: 128 + N.
-    std::cerr << program << ": interrupted by "
-              << internal::SignalName(summary.stop_code)
-              << " at t = " << summary.t_reached << "; " << base
-              << ".csv keeps the " << summary.samples << " rows written, "
-              << base << ".json says \"interrupted\"\n";
-    return 128 + summary.stop_code;
-  }
-  if (!summary.ok) {
-    std::cerr << program << ": run failed: " << summary.error << "\n";
-    return 1;
-  }
-  if (!extras_ok) {
-    std::cerr << program << ": " << extras.error() << "\n";
-    return 1;
-  }
-  return 0;
+  return internal::RunSingle(problem, cfg, program, true).exit_code;
 }
 
 }  // namespace daedalus
@@ -631,7 +539,7 @@ int run(std::vector<IntOption> options,
         } else {
           continue;
         }
-        const double x = ParseNumber(flag, value);
+        const double x = internal::ParseNumber(flag, value);
         if (x != std::floor(x) || x < o.min || x > o.max)
           throw std::invalid_argument(
               flag + ": '" + value + "' must be an integer from " +

@@ -1,0 +1,443 @@
+#include "cli/ensemble_input.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <numbers>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "cli/run_single.hpp"
+#include "daedalus/kkt.hpp"
+#include "daedalus/sensitivity.hpp"
+#include "daedalus/simulate.hpp"
+
+namespace daedalus::internal {
+namespace {
+
+enum class ValueKind { kNumber, kCount, kWord, kList };
+
+struct OptionColumn {
+  const char* column;
+  const char* flag;
+  ValueKind kind;
+};
+
+// The value flags a member may override (not --output-dir, --param,
+// --counterfactual or --emit-kernels: the ensemble owns the outputs, the
+// parameters have their own columns).
+const OptionColumn kOptionColumns[] = {
+    {"t_end", "--t-end", ValueKind::kNumber},
+    {"rtol", "--rtol", ValueKind::kNumber},
+    {"atol", "--atol", ValueKind::kNumber},
+    {"output_step", "--output-step", ValueKind::kNumber},
+    {"formulation", "--formulation", ValueKind::kWord},
+    {"integrator", "--integrator", ValueKind::kWord},
+    {"baumgarte_alpha", "--baumgarte-alpha", ValueKind::kNumber},
+    {"baumgarte_beta", "--baumgarte-beta", ValueKind::kNumber},
+    {"kkt", "--kkt", ValueKind::kWord},
+    {"drift_tol", "--drift-tol", ValueKind::kNumber},
+    {"drift_action", "--drift-action", ValueKind::kWord},
+    {"multiplier_atol", "--multiplier-atol", ValueKind::kNumber},
+    {"linear_solver", "--linear-solver", ValueKind::kWord},
+    {"jacobian", "--jacobian", ValueKind::kWord},
+    {"evaluator", "--evaluator", ValueKind::kWord},
+    {"sens", "--sens", ValueKind::kList},
+    {"sens_method", "--sens-method", ValueKind::kWord},
+    {"functional", "--functional", ValueKind::kWord},
+    {"step", "--step", ValueKind::kNumber},
+    {"max_steps", "--max-steps", ValueKind::kCount},
+    {"max_samples", "--max-samples", ValueKind::kCount},
+};
+
+const OptionColumn* FindOption(const std::string& column) {
+  for (const OptionColumn& o : kOptionColumns)
+    if (column == o.column) return &o;
+  return nullptr;
+}
+
+// Checks an option word the way the command line will read it.
+void CheckWord(const Model& model,
+               const OptionColumn& o,
+               const std::string& text) {
+  const std::string c = o.column;
+  if (c == "formulation") FormulationFromString(text);
+  if (c == "integrator") IntegratorFromString(text);
+  if (c == "kkt") KktMethodFromString(text);
+  if (c == "drift_action") DriftActionFromString(text);
+  if (c == "linear_solver") LinearSolverFromString(text);
+  if (c == "jacobian") JacobianMethodFromString(text);
+  if (c == "sens_method") SensMethodFromString(text);
+  if (c == "evaluator" && text != "compiled" && text != "interpreted" &&
+      text != "ad")
+    throw std::invalid_argument("unknown evaluator '" + text +
+                                "'; valid: compiled, interpreted, ad");
+  if (o.kind == ValueKind::kList) {
+    std::vector<std::string> names;
+    std::stringstream ss(text);
+    for (std::string item; std::getline(ss, item, ',');) names.push_back(item);
+    ResolveSensParameters(model, names);
+  }
+}
+
+struct Field {
+  std::string text;
+  int column = 1;  // 1-based character column where the field starts
+};
+
+std::string Trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t");
+  if (a == std::string::npos) return "";
+  const size_t b = s.find_last_not_of(" \t");
+  return s.substr(a, b - a + 1);
+}
+
+// One CSV line: fields separated by commas, optionally in double quotes
+// ("" inside quotes is a quote); blanks around unquoted fields are
+// dropped. `where` is "FILE:LINE" for messages.
+std::vector<Field> SplitCsvLine(const std::string& line,
+                                const std::string& where) {
+  std::vector<Field> fields;
+  size_t i = 0;
+  while (true) {
+    Field f;
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    f.column = static_cast<int>(i) + 1;
+    if (i < line.size() && line[i] == '"') {
+      ++i;
+      bool closed = false;
+      while (i < line.size()) {
+        if (line[i] == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            f.text += '"';
+            i += 2;
+            continue;
+          }
+          closed = true;
+          ++i;
+          break;
+        }
+        f.text += line[i++];
+      }
+      if (!closed)
+        throw std::invalid_argument(
+            where + ":" + std::to_string(f.column) +
+            ": a quoted field is not closed on its line; end it with '\"' "
+            "(a quote inside quotes is written \"\")");
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      if (i < line.size() && line[i] != ',')
+        throw std::invalid_argument(
+            where + ":" + std::to_string(i + 1) +
+            ": text after a closing quote; put a comma between fields");
+    } else {
+      const size_t comma = line.find(',', i);
+      const size_t end = comma == std::string::npos ? line.size() : comma;
+      f.text = Trim(line.substr(i, end - i));
+      i = end;
+    }
+    fields.push_back(f);
+    if (i >= line.size()) break;
+    ++i;  // the comma
+  }
+  return fields;
+}
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> EnsembleOptionColumns() {
+  std::vector<std::string> out;
+  for (const OptionColumn& o : kOptionColumns) out.push_back(o.column);
+  return out;
+}
+
+EnsembleArgs SplitEnsembleArgs(int argc, const char* const* argv) {
+  EnsembleArgs out;
+  if (argc > 0) out.rest.push_back(argv[0]);
+  bool mc_given = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    bool has_value = false;
+    const size_t eq = arg.find('=');
+    if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_value = true;
+    }
+    const bool ours = arg == "--ensemble" || arg == "--monte-carlo" ||
+                      arg == "--seed" || arg == "--dist";
+    if (!ours) {
+      out.rest.push_back(argv[i]);
+      // Keep a flag's value with it (a value that looks like one of our
+      // flags is the other flag's value).
+      if (!has_value && IsValueFlag(arg) && i + 1 < argc)
+        out.rest.push_back(argv[++i]);
+      continue;
+    }
+    if (!has_value) {
+      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+      value = argv[++i];
+    }
+    if (arg == "--ensemble") {
+      if (value.empty())
+        throw std::invalid_argument("--ensemble needs a file name");
+      out.file = value;
+    } else if (arg == "--monte-carlo") {
+      out.monte_carlo = ParseCount(arg, value);
+      mc_given = true;
+    } else if (arg == "--seed") {
+      uint64_t s = 0;
+      const auto [end, ec] =
+          std::from_chars(value.data(), value.data() + value.size(), s);
+      if (value.empty() || ec != std::errc() ||
+          end != value.data() + value.size())
+        throw std::invalid_argument(
+            "--seed: '" + value +
+            "' is not a whole number from 0 to 18446744073709551615");
+      out.seed = s;
+      out.seed_given = true;
+    } else {
+      out.dists.push_back(value);
+    }
+  }
+  if (!out.file.empty() && mc_given)
+    throw std::invalid_argument(
+        "--ensemble and --monte-carlo do not combine: give the members in "
+        "a file, or draw them");
+  if (!mc_given && (out.seed_given || !out.dists.empty()))
+    throw std::invalid_argument(
+        std::string(out.seed_given ? "--seed" : "--dist") +
+        " needs --monte-carlo N (the number of members to draw)");
+  if (mc_given && out.dists.empty())
+    throw std::invalid_argument(
+        "--monte-carlo needs at least one --dist P=KIND:A,B (KIND uniform, "
+        "normal or lognormal)");
+  return out;
+}
+
+std::vector<MemberSpec> ReadEnsembleFile(const Model& model,
+                                         const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw std::invalid_argument("--ensemble: cannot read '" + path +
+                                "' (missing or not readable)");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  const std::vector<std::string>& pnames = model.parameter_names();
+  std::vector<std::string> columns;
+  // Header: the first line that is not a comment.
+  size_t l = 0;
+  while (l < lines.size() && !lines[l].empty() && lines[l][0] == '#') ++l;
+  if (l >= lines.size() || Trim(lines[l]).empty())
+    throw std::invalid_argument(
+        path + ":" + std::to_string(l + 1) +
+        ": no header row; the first line names the columns (parameters: " +
+        Join(pnames) + "; options such as t_end, rtol; or name)");
+  const std::string hwhere = path + ":" + std::to_string(l + 1);
+  std::vector<int> kinds;  // -1 name, 0..np-1 parameter, np + k option k
+  std::set<std::string> seen;
+  for (const Field& f : SplitCsvLine(lines[l], hwhere)) {
+    const std::string at = hwhere + ":" + std::to_string(f.column) + ": ";
+    if (f.text.empty())
+      throw std::invalid_argument(at + "empty column name in the header");
+    if (!seen.insert(f.text).second)
+      throw std::invalid_argument(at + "column '" + f.text +
+                                  "' appears twice; keep one");
+    int kind = -2;
+    if (f.text == "name") kind = -1;
+    for (size_t p = 0; p < pnames.size(); ++p)
+      if (pnames[p] == f.text) kind = static_cast<int>(p);
+    if (kind == -2) {
+      for (size_t k = 0; k < std::size(kOptionColumns); ++k)
+        if (f.text == kOptionColumns[k].column)
+          kind = static_cast<int>(pnames.size() + k);
+    }
+    if (kind == -2)
+      throw std::invalid_argument(
+          at + "unknown column '" + f.text + "'; a column is a parameter (" +
+          (pnames.empty() ? std::string("none") : Join(pnames)) +
+          "), an option (" + Join(EnsembleOptionColumns()) + ") or name");
+    columns.push_back(f.text);
+    kinds.push_back(kind);
+  }
+  std::vector<MemberSpec> members;
+  for (++l; l < lines.size(); ++l) {
+    const std::string where = path + ":" + std::to_string(l + 1);
+    const std::string& line = lines[l];
+    if (!line.empty() && line[0] == '#') continue;  // a comment
+    if (Trim(line).empty())
+      throw std::invalid_argument(
+          where +
+          ":1: empty row; every line after the header is one member "
+          "(remove the line, or start it with '#' to keep it as a "
+          "comment)");
+    const std::vector<Field> fields = SplitCsvLine(line, where);
+    if (fields.size() != columns.size()) {
+      const size_t k = std::min(fields.size(), columns.size());
+      throw std::invalid_argument(
+          where + ":" +
+          std::to_string(k < fields.size()
+                             ? fields[k].column
+                             : static_cast<int>(line.size()) + 1) +
+          ": " + std::to_string(fields.size()) + " field" +
+          (fields.size() == 1 ? "" : "s") + ", the header has " +
+          std::to_string(columns.size()) + " (" + Join(columns) +
+          "); give one value per column");
+    }
+    MemberSpec m;
+    m.index = static_cast<int>(members.size());
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const Field& f = fields[c];
+      const std::string at = where + ":" + std::to_string(f.column) +
+                             ": column '" + columns[c] + "': ";
+      const int kind = kinds[c];
+      if (kind == -1) {
+        m.name = f.text;
+        continue;
+      }
+      if (f.text.empty())
+        throw std::invalid_argument(at +
+                                    "empty value; every member needs a "
+                                    "value in every column but name");
+      m.inputs.emplace_back(columns[c], f.text);
+      try {
+        if (kind < static_cast<int>(pnames.size())) {
+          ParseNumber("value", f.text);
+          m.args.push_back("--param");
+          m.args.push_back(columns[c] + "=" + f.text);
+          continue;
+        }
+        const OptionColumn& o = kOptionColumns[kind - pnames.size()];
+        if (o.kind == ValueKind::kNumber) ParseNumber("value", f.text);
+        if (o.kind == ValueKind::kCount) ParseCount("value", f.text);
+        if (o.kind == ValueKind::kWord || o.kind == ValueKind::kList)
+          CheckWord(model, o, f.text);
+        m.args.push_back(o.flag);
+        m.args.push_back(f.text);
+      } catch (const std::invalid_argument& e) {
+        std::string why = e.what();
+        if (why.rfind("value: ", 0) == 0) why = why.substr(7);
+        throw std::invalid_argument(at + why);
+      }
+    }
+    members.push_back(std::move(m));
+  }
+  if (members.empty())
+    throw std::invalid_argument(path +
+                                ": no members; add one data row per member "
+                                "below the header");
+  return members;
+}
+
+Distribution ParseDistribution(const Model& model, const std::string& spec) {
+  const std::string flag = "--dist " + spec;
+  const size_t eq = spec.find('=');
+  const size_t colon = spec.find(':', eq == std::string::npos ? 0 : eq);
+  if (eq == std::string::npos || colon == std::string::npos)
+    throw std::invalid_argument(
+        flag +
+        ": expected P=KIND:A,B (uniform:LO,HI, normal:MEAN,SD or "
+        "lognormal:MU,SIGMA)");
+  Distribution d;
+  d.spec = spec;
+  d.parameter = model.ParameterIndex(spec.substr(0, eq));
+  const std::string kind = spec.substr(eq + 1, colon - eq - 1);
+  const std::string args = spec.substr(colon + 1);
+  const size_t comma = args.find(',');
+  if (comma == std::string::npos || args.find(',', comma + 1) != args.npos)
+    throw std::invalid_argument(flag + ": expected two numbers A,B after '" +
+                                kind + ":'");
+  d.a = ParseNumber(flag, args.substr(0, comma));
+  d.b = ParseNumber(flag, args.substr(comma + 1));
+  if (kind == "uniform") {
+    d.kind = Distribution::Kind::kUniform;
+    if (!(d.a < d.b))
+      throw std::invalid_argument(flag + ": uniform:LO,HI needs LO < HI");
+  } else if (kind == "normal" || kind == "lognormal") {
+    d.kind = kind == "normal" ? Distribution::Kind::kNormal
+                              : Distribution::Kind::kLogNormal;
+    if (!(d.b > 0.0))
+      throw std::invalid_argument(
+          flag + ": " + kind + (kind == "normal" ? ":MEAN,SD" : ":MU,SIGMA") +
+          " needs a positive " + (kind == "normal" ? "SD" : "SIGMA"));
+  } else {
+    throw std::invalid_argument(flag + ": unknown distribution '" + kind +
+                                "'; valid: uniform, normal, lognormal");
+  }
+  return d;
+}
+
+double CounterUniform(uint64_t seed, uint64_t member, uint64_t stream) {
+  // SplitMix64's finalizer, applied in turn to the seed, the member and
+  // the stream: a bijective 64-bit mix, so each triple gets its own word.
+  auto mix = [](uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  const uint64_t h = mix(mix(mix(seed) ^ member) ^ stream);
+  // The top 53 bits, centred in their interval: never 0 or 1.
+  return (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53;
+}
+
+std::vector<MemberSpec> DrawMembers(const Model& model,
+                                    long n,
+                                    uint64_t seed,
+                                    const std::vector<Distribution>& dists) {
+  std::vector<const Distribution*> order;
+  for (const Distribution& d : dists) {
+    for (const Distribution* o : order)
+      if (o->parameter == d.parameter)
+        throw std::invalid_argument(
+            "--dist " + d.spec + ": parameter '" +
+            model.parameter_names()[static_cast<size_t>(d.parameter)] +
+            "' already has a distribution (--dist " + o->spec + ")");
+    order.push_back(&d);
+  }
+  std::sort(order.begin(), order.end(),
+            [](const Distribution* x, const Distribution* y) {
+              return x->parameter < y->parameter;
+            });
+  std::vector<MemberSpec> members(static_cast<size_t>(n));
+  for (long i = 0; i < n; ++i) {
+    MemberSpec& m = members[static_cast<size_t>(i)];
+    m.index = static_cast<int>(i);
+    for (const Distribution* d : order) {
+      const uint64_t s = 2 * static_cast<uint64_t>(d->parameter);
+      const double u1 = CounterUniform(seed, static_cast<uint64_t>(i), s);
+      const double u2 = CounterUniform(seed, static_cast<uint64_t>(i), s + 1);
+      double x = 0.0;
+      if (d->kind == Distribution::Kind::kUniform) {
+        x = d->a + (d->b - d->a) * u1;
+      } else {
+        // Box-Muller: one standard normal from two uniforms.
+        const double z = std::sqrt(-2.0 * std::log(u1)) *
+                         std::cos(2.0 * std::numbers::pi * u2);
+        x = d->kind == Distribution::Kind::kNormal ? d->a + d->b * z
+                                                   : std::exp(d->a + d->b * z);
+      }
+      char text[32];
+      std::snprintf(text, sizeof text, "%.17g", x);
+      const std::string& name =
+          model.parameter_names()[static_cast<size_t>(d->parameter)];
+      m.inputs.emplace_back(name, text);
+      m.args.push_back("--param");
+      m.args.push_back(name + "=" + text);
+    }
+  }
+  return members;
+}
+
+}  // namespace daedalus::internal

@@ -1,0 +1,133 @@
+#include "cli/run_single.hpp"
+
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/run_extras.hpp"
+#include "cli/run_files.hpp"
+#include "daedalus/output.hpp"
+#include "daedalus/symplectic.hpp"
+#include "eval/expr_program.hpp"
+
+namespace daedalus::internal {
+
+SingleRunResult RunSingle(const Problem& problem,
+                          RunConfig cfg,
+                          const std::string& program,
+                          bool report) {
+  const std::string name = problem.model.name();
+  SingleRunResult result;
+  // `message` for the result; on stderr as "<program>: <message><suffix>"
+  // when reporting.
+  auto fail = [&](int code, const std::string& message,
+                  const std::string& suffix = "") {
+    result.exit_code = code;
+    result.message = message;
+    if (report) std::cerr << program << ": " << message << suffix;
+    return result;
+  };
+  SetNativeKernels(!cfg.interpreted);
+  if (cfg.options.integrator == Integrator::kStormerVerlet ||
+      cfg.options.integrator == Integrator::kSymplecticEuler ||
+      cfg.options.integrator == Integrator::kRattle) {
+    // Whether a structure-preserving scheme fits the model's functions
+    // (no damping, forces independent of v, separable for Stormer-Verlet
+    // and RATTLE) is checked at the start, before anything is written.
+    std::string why;
+    bool fits = true;
+    try {
+      const InitialState x0 = problem.initial(cfg.params);
+      fits = SchemeFits(problem.model, cfg.options.integrator, cfg.params,
+                        cfg.options.t0, x0.q, x0.v, &why);
+    } catch (const std::exception&) {
+      // The run reports it (an initial state or model that fails to
+      // evaluate), with the files it keeps.
+    }
+    if (!fits)
+      return fail(2, "unsupported combination: " + why, "\n(see --help)\n");
+  }
+  try {
+    std::filesystem::create_directories(cfg.output_dir);
+  } catch (const std::exception& e) {
+    return fail(
+        2,
+        "cannot create output directory '" + cfg.output_dir + "': " + e.what(),
+        "\n");
+  }
+  const std::string base =
+      (std::filesystem::path(cfg.output_dir) / name).string();
+  result.base = base;
+  // Written under temporary names, put in place together at the end
+  // (run_files.hpp); SIGINT and SIGTERM end the run with the rows so far.
+  RunFiles files(base);
+  cfg.options.stop = StopOnSignals::flag();
+  SimulationSummary summary;
+  RunExtras extras(problem, cfg);  // counterfactuals and the like
+  try {
+    std::vector<std::string> sens_columns;
+    if (cfg.options.sensitivity.method == SensMethod::kForward) {
+      for (const auto& sp : ResolveSensParameters(
+               problem.model, cfg.options.sensitivity.parameters))
+        sens_columns.push_back(sp.name);
+    }
+    // Opened first: a run that fails in initial() still leaves the header.
+    CsvWriter csv(problem.model, files.csv_partial(), sens_columns);
+    const InitialState x0 = problem.initial(cfg.params);
+    if (cfg.options.sensitivity.method != SensMethod::kNone)
+      cfg.options.sensitivity.initial_tangent =
+          InitialStateTangent(problem, cfg.params);
+    ProgressLine progress(name, cfg.options.t0, cfg.options.t_end, &csv,
+                          &std::cerr,
+                          report && ProgressLine::StderrIsTerminal());
+    extras.set_forward(&progress);
+    summary = Simulate(problem.model, x0, cfg.params, cfg.options, &extras);
+    extras.set_forward(nullptr);
+  } catch (const std::exception& e) {
+    extras.set_forward(nullptr);
+    summary.ok = false;
+    summary.problem = name;
+    summary.formulation = cfg.options.formulation;
+    summary.integrator = cfg.options.integrator;
+    summary.rtol = cfg.options.rtol;
+    summary.atol = cfg.options.atol;
+    summary.drift_tol = cfg.options.drift_tol;
+    summary.error = e.what();
+  }
+  const bool extras_ok = extras.Finish(summary, base);
+  result.json =
+      extras.Decorate(SummaryJson(problem.model, summary, cfg.params));
+  {
+    std::ofstream js(files.json_partial());
+    js << result.json;
+    if (!js)
+      return fail(2, "cannot write '" + files.json_partial() + "'", "\n");
+  }
+  const std::string commit = files.Commit();
+  if (!commit.empty()) return fail(1, commit, "\n");
+  if (report && !cfg.quiet) {
+    std::cout << summary.FullReport(problem.model) << extras.report();
+    std::cout << "  wrote                  " << base << ".csv, " << base
+              << ".json\n";
+  }
+  if (summary.interrupted) {
+    std::ostringstream t;  // as a stream prints it: 6 significant digits
+    t << summary.t_reached;
+    // The conventional status of a process ended by a signal: 128 + N.
+    return fail(128 + summary.stop_code,
+                "interrupted by " + SignalName(summary.stop_code) +
+                    " at t = " + t.str() + "; " + base + ".csv keeps the " +
+                    std::to_string(summary.samples) + " rows written, " + base +
+                    ".json says \"interrupted\"",
+                "\n");
+  }
+  if (!summary.ok) return fail(1, "run failed: " + summary.error, "\n");
+  if (!extras_ok) return fail(1, extras.error(), "\n");
+  return result;
+}
+
+}  // namespace daedalus::internal
