@@ -252,6 +252,14 @@ class Gatherer {
   }
 
   void Done(const std::string& text) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Bookkeep(text);
+    gather_time_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
+  }
+
+  void Bookkeep(const std::string& text) {
     ojson row;
     try {
       row = ojson::parse(text);
@@ -300,6 +308,8 @@ class Gatherer {
     meta["wall_time"] = wall;
     meta["member_wall_time_sum"] = member_time;
     meta["resumed_from_journal"] = resumed_;
+    // Rank 0's own time per result: parse, journal (flushed), progress.
+    meta["gather_time_sum"] = gather_time_;
     meta["counts"] = counts;
     const std::string err = WriteEnsembleTables(model, meta, rows, plan_->base);
     if (!err.empty()) {
@@ -359,7 +369,7 @@ class Gatherer {
   std::ofstream journal_;
   bool terminal_, written_ = false;
   std::chrono::steady_clock::time_point start_;
-  double last_ = -1.0;
+  double last_ = -1.0, gather_time_ = 0.0;
   size_t done_ = 0, resumed_ = 0;
 };
 

@@ -53,12 +53,6 @@ const OptionColumn kOptionColumns[] = {
     {"max_samples", "--max-samples", ValueKind::kCount},
 };
 
-const OptionColumn* FindOption(const std::string& column) {
-  for (const OptionColumn& o : kOptionColumns)
-    if (column == o.column) return &o;
-  return nullptr;
-}
-
 // Checks an option word the way the command line will read it.
 void CheckWord(const Model& model,
                const OptionColumn& o,

@@ -150,10 +150,12 @@ std::string WriteEnsembleTables(const Model& model,
     const ojson& s = r["sensitivities"];
     functional_value |= s.contains("functional_value");
     const std::vector<std::string> ps = s.value("parameters", ojson::array());
-    for (const auto& [f, g] : s.value("functionals", ojson::object()).items())
+    // Named: iterating items() of a temporary would dangle.
+    const ojson funcs = s.value("functionals", ojson::object());
+    for (auto it = funcs.begin(); it != funcs.end(); ++it)
       for (const std::string& p : ps)
-        if (seen.insert("d" + f + "/d" + p).second)
-          grads.push_back("d" + f + "/d" + p);
+        if (seen.insert("d" + it.key() + "/d" + p).second)
+          grads.push_back("d" + it.key() + "/d" + p);
   }
   std::ostringstream csv;
   csv << "member,name";
@@ -202,10 +204,10 @@ std::string WriteEnsembleTables(const Model& model,
       std::string cell;
       const std::vector<std::string> ps =
           sens.value("parameters", ojson::array());
-      for (const auto& [f, grad] :
-           sens.value("functionals", ojson::object()).items())
-        for (size_t p = 0; p < ps.size() && p < grad.size(); ++p)
-          if ("d" + f + "/d" + ps[p] == g) cell = Number(grad[p]);
+      const ojson funcs = sens.value("functionals", ojson::object());
+      for (auto it = funcs.begin(); it != funcs.end(); ++it)
+        for (size_t p = 0; p < ps.size() && p < it.value().size(); ++p)
+          if ("d" + it.key() + "/d" + ps[p] == g) cell = Number(it.value()[p]);
       csv << "," << cell;
     }
     csv << "," << (r.contains("rank") ? std::to_string(r.value("rank", 0)) : "")

@@ -388,6 +388,17 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "                         under moving constraints)\n"
      << "  --quiet              no summary on stdout\n"
      << "  --help               this text\n\n"
+     << "ensembles (docs/ensembles.md; under mpirun -np N across N ranks):\n"
+     << "  --ensemble FILE      one run per data row of FILE (CSV: a header\n"
+     << "                       of parameter names, options such as t_end,\n"
+     << "                       rtol, formulation, and name); each writes\n"
+     << "                       DIR/members/NNNNNN/, the gathered table is\n"
+     << "                       DIR/<name>.ensemble.csv and .json\n"
+     << "  --monte-carlo N      N runs with parameters drawn from --dist\n"
+     << "  --dist P=KIND:A,B    uniform:LO,HI | normal:MEAN,SD |\n"
+     << "                       lognormal:MU,SIGMA (repeatable)\n"
+     << "  --seed S             the draws' seed (default 0); member i's\n"
+     << "                       values depend only on (S, i)\n\n"
      << "parameters:";
   for (int i = 0; i < m.num_parameters(); ++i) {
     os << "\n  " << m.parameter_names()[i] << " = "
