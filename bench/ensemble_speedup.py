@@ -56,11 +56,11 @@ def main():
     members_csv = os.path.join(work, "members.csv")
     rng = random.Random(20)
     with open(members_csv, "w") as f:
-        # Durations 10 s ... 1000 s, log-uniform, in random order; the
+        # Durations 20 s ... 2000 s, log-uniform, in random order; the
         # damping and spring vary too.
         f.write("t_end,k,c\n")
         for _ in range(n):
-            f.write(f"{10 * 100 ** rng.random():.6g},"
+            f.write(f"{20 * 100 ** rng.random():.6g},"
                     f"{rng.uniform(0.5, 1.5):.6g},"
                     f"{rng.uniform(0.5, 1.5):.6g}\n")
     results = {1: [], 2: []}
@@ -78,7 +78,7 @@ def main():
         assert a["final"] == b["final"], (a["member"], a["final"], b["final"])
     med = {np: [statistics.median(x[i] for x in results[np]) for i in range(4)]
            for np in (1, 2)}
-    print(f"{n} slider-crank members, t_end 10 ... 1000 s (costs x100), "
+    print(f"{n} slider-crank members, t_end 20 ... 2000 s (costs x100), "
           f"{repeats} alternating repeats, medians:")
     for np in (1, 2):
         w, e, s, g = med[np]

@@ -1,5 +1,6 @@
 #include "cli/ensemble_table.hpp"
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -46,9 +47,10 @@ void AddSummary(const nlohmann::json& s, ojson* row) {
 
 std::string Number(const ojson& x) {
   if (!x.is_number()) return x.is_null() ? "nan" : "";
+  // The shortest text that reads back as the same double.
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", x.get<double>());
-  return buf;
+  const auto res = std::to_chars(buf, buf + sizeof buf, x.get<double>());
+  return std::string(buf, res.ptr);
 }
 
 std::string Quote(const std::string& s) {
