@@ -8,12 +8,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/ensemble_input.hpp"
@@ -224,6 +228,15 @@ TEST(Ensemble, BadInputIsRefusedWithFileLineAndColumn) {
   std::string err;
   EXPECT_EQ(RunCli({"--ensemble", (dir / "missing.csv").string()}, &err), 2);
   EXPECT_THAT(err, HasSubstr("cannot read"));
+  // An output folder that cannot be made (below a regular file).
+  Write(dir / "good.csv", "m\n1\n");
+  Write(dir / "a_file", "");
+  EXPECT_EQ(RunCli({"--ensemble", (dir / "good.csv").string(), "--output-dir",
+                    (dir / "a_file" / "out").string()},
+                   &err),
+            2);
+  EXPECT_THAT(err, HasSubstr("cannot create the output folder"));
+  EXPECT_THAT(err, HasSubstr("writable --output-dir"));
   // Distributions and flags.
   const std::vector<std::pair<std::vector<std::string>, std::string>> flags = {
       {{"--monte-carlo", "3", "--dist", "m=normal:1,-0.1"}, "positive SD"},
@@ -247,6 +260,63 @@ TEST(Ensemble, BadInputIsRefusedWithFileLineAndColumn) {
     EXPECT_THAT(err, HasSubstr(what));
     EXPECT_FALSE(fs::exists(dir / "mc")) << what;
   }
+}
+
+// SIGINT while member 3 of 5 runs: exit 130, members 0-2 ok in the table
+// and the journal, the others interrupted or not run; the same command
+// again runs only those and ends ok.
+TEST(Ensemble, AnInterruptedEnsembleFinishesWhenRunAgain) {
+  const fs::path dir = FreshDir("interrupt");
+  Write(dir / "e.csv", "t_end\n0.05\n0.05\n0.05\n30\n30\n");
+  const fs::path out = dir / "out";
+  const fs::path journal = out / "pendulum.ensemble.journal";
+  const std::vector<std::string> cmd = {"--ensemble", (dir / "e.csv").string(),
+                                        "--output-dir", out.string(),
+                                        "--quiet"};
+  std::thread signaller([journal] {
+    for (int i = 0; i < 20000; ++i) {  // 20 s at most
+      if (fs::exists(journal) && Lines(journal).size() >= 4) {
+        std::raise(SIGINT);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  std::string err;
+  const int rc = RunCli(cmd, &err);
+  signaller.join();
+  EXPECT_EQ(rc, 130);
+  EXPECT_THAT(err, HasSubstr("interrupted by SIGINT"));
+  const json t = ReadJson(out / "pendulum.ensemble.json");
+  ASSERT_EQ(t["rows"].size(), 5u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(t["rows"][i]["status"], "ok") << i;
+  EXPECT_GE(
+      t["counts"].value("interrupted", 0) + t["counts"].value("pending", 0), 1);
+  ASSERT_EQ(RunCli(cmd), 0);
+  const json again = ReadJson(out / "pendulum.ensemble.json");
+  EXPECT_GE(again["resumed_from_journal"].get<int>(), 3);
+  EXPECT_EQ(again["counts"]["ok"], 5);
+  EXPECT_EQ(again["rows"][4]["t_reached"], 30.0);
+}
+
+// An executable built without MPI, started by mpirun as 2 processes: each
+// would run the whole ensemble, so it refuses (this test binary links no
+// MPI transport; the launcher is imitated by its environment).
+TEST(Ensemble, WithoutMpiUnderAnMpiLauncherItRefusesWithAMessage) {
+  const fs::path dir = FreshDir("no_mpi");
+  Write(dir / "e.csv", "m\n1\n");
+  setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+  setenv("OMPI_COMM_WORLD_RANK", "0", 1);
+  std::string err;
+  const int rc = RunCli({"--ensemble", (dir / "e.csv").string(), "--output-dir",
+                         (dir / "out").string()},
+                        &err);
+  unsetenv("OMPI_COMM_WORLD_SIZE");
+  unsetenv("OMPI_COMM_WORLD_RANK");
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(err, HasSubstr("built without MPI"));
+  EXPECT_THAT(err, HasSubstr("run it without mpirun"));
+  EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
 TEST(Ensemble, MonteCarloDrawsDependOnlyOnSeedAndMember) {
