@@ -9,6 +9,9 @@ Prints for each rank count the wall time of the whole command (process
 start, MPI start-up, members, gathered table), the ensemble's own wall time
 (from its JSON table), the members' summed wall time, and
   speed-up           wall(-np 1) / wall(-np 2), both measures;
+  members at once    summed member wall / ensemble wall of each run: the
+                     speed-up the scheduling achieves, insensitive to the
+                     load changing between runs;
   overhead / member  (ensemble wall x computing threads - summed member
                      wall) / members at -np 1: what scheduling, messages,
                      result parsing, journal and table cost per member
@@ -86,6 +89,15 @@ def main():
               f"summed {s:.2f} s")
     print(f"speed-up -np 2 / -np 1: {med[1][0] / med[2][0]:.2f} (command), "
           f"{med[1][1] / med[2][1]:.2f} (ensemble wall)")
+    # Members running at once on average (summed member wall over the
+    # ensemble's wall), from each run alone: the load of the shared machine
+    # changes between runs, which moves the plain ratios above (members
+    # themselves ran 10-30 % slower in some runs than in others).
+    conc = {np: statistics.median(x[2] / x[1] for x in results[np])
+            for np in (1, 2)}
+    print(f"members running at once (summed member wall / ensemble wall): "
+          f"-np 1 {conc[1]:.3f}, -np 2 {conc[2]:.3f}; ratio "
+          f"{conc[2] / conc[1]:.2f}")
     w1, e1, s1, g1 = med[1]
     print(f"overhead per member at -np 1: {1e3 * (e1 - s1) / n:.3f} ms "
           f"(ensemble wall - summed member wall); rank 0 gathering "
