@@ -226,6 +226,9 @@ std::vector<MemberSpec> ReadEnsembleFile(const Model& model,
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    // The byte-order mark spreadsheets put before the first column's name.
+    if (lines.empty() && line.rfind("\xEF\xBB\xBF", 0) == 0)
+      line = line.substr(3);
     lines.push_back(line);
   }
   const std::vector<std::string>& pnames = model.parameter_names();

@@ -228,6 +228,11 @@ TEST(Ensemble, BadInputIsRefusedWithFileLineAndColumn) {
   std::string err;
   EXPECT_EQ(RunCli({"--ensemble", (dir / "missing.csv").string()}, &err), 2);
   EXPECT_THAT(err, HasSubstr("cannot read"));
+  // A spreadsheet's byte-order mark before the header is not a column.
+  Write(dir / "bom.csv", "\xEF\xBB\xBFm,t_end\n1,0.1\n");
+  EXPECT_EQ(RunCli({"--ensemble", (dir / "bom.csv").string(), "--output-dir",
+                    (dir / "bom").string(), "--quiet"}),
+            0);
   // An output folder that cannot be made (below a regular file).
   Write(dir / "good.csv", "m\n1\n");
   Write(dir / "a_file", "");
