@@ -259,35 +259,6 @@ class Gatherer {
             .count();
   }
 
-  void Bookkeep(const std::string& text) {
-    ojson row;
-    try {
-      row = ojson::parse(text);
-    } catch (const std::exception& e) {
-      std::cerr << program_ << ": unreadable member result: " << e.what()
-                << "\n";
-      return;
-    }
-    const int m = row.value("member", -1);
-    if (m < 0 || m >= static_cast<int>(plan_->rows.size())) return;
-    plan_->rows[static_cast<size_t>(m)] = row;
-    const std::string status = row.value("status", "");
-    if (status != "interrupted") {
-      // Finished: journaled at once, so that a rerun skips it.
-      journal_ << row.dump() << "\n" << std::flush;
-      ++done_;
-    }
-    if (status == "failed") {
-      ClearProgress();
-      std::cerr << program_ << ": member " << m
-                << (row.value("name", "").empty()
-                        ? ""
-                        : " (" + row.value("name", "") + ")")
-                << " failed: " << row.value("error", "") << "\n";
-    }
-    Progress();
-  }
-
   // Writes the tables; prints the summary; returns the exit status.
   int Finish(const Model& model, int stop_signal) {
     ClearProgress();
@@ -347,6 +318,35 @@ class Gatherer {
   }
 
  private:
+  void Bookkeep(const std::string& text) {
+    ojson row;
+    try {
+      row = ojson::parse(text);
+    } catch (const std::exception& e) {
+      std::cerr << program_ << ": unreadable member result: " << e.what()
+                << "\n";
+      return;
+    }
+    const int m = row.value("member", -1);
+    if (m < 0 || m >= static_cast<int>(plan_->rows.size())) return;
+    plan_->rows[static_cast<size_t>(m)] = row;
+    const std::string status = row.value("status", "");
+    if (status != "interrupted") {
+      // Finished: journaled at once, so that a rerun skips it.
+      journal_ << row.dump() << "\n" << std::flush;
+      ++done_;
+    }
+    if (status == "failed") {
+      ClearProgress();
+      std::cerr << program_ << ": member " << m
+                << (row.value("name", "").empty()
+                        ? ""
+                        : " (" + row.value("name", "") + ")")
+                << " failed: " << row.value("error", "") << "\n";
+    }
+    Progress();
+  }
+
   void Progress() {
     if (!terminal_) return;
     const double now = Elapsed();
@@ -429,8 +429,23 @@ int RunEnsemble(const Problem& problem, int argc, char** argv) {
   if (rank == 0) {
     Gatherer gather(&plan, program, transport->size());
     std::vector<std::string> todo;
-    for (size_t i = 0; i < plan.tasks.size(); ++i)
-      if (!plan.finished[i]) todo.push_back(plan.tasks[i]);
+    std::string unfinished;  // the first 20 members still to run
+    for (size_t i = 0; i < plan.tasks.size(); ++i) {
+      if (plan.finished[i]) continue;
+      todo.push_back(plan.tasks[i]);
+      if (todo.size() <= 20)
+        unfinished += (todo.size() == 1 ? "" : ", ") + std::to_string(i);
+    }
+    if (!plan.quiet && todo.size() < plan.tasks.size()) {
+      // A rerun after an interruption or a dead rank: what is re-issued.
+      std::cout << plan.name << " ensemble: " << plan.tasks.size() - todo.size()
+                << " of " << plan.tasks.size() << " members finished in "
+                << plan.journal << "; running the other " << todo.size()
+                << (todo.empty() ? ""
+                                 : " (members " + unfinished +
+                                       (todo.size() > 20 ? ", ..." : "") + ")")
+                << "\n";
+    }
     transport->Run(
         todo, work, [&](const std::string& row) { gather.Done(row); },
         [&] { return stop->load() != 0; });

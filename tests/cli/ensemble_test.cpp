@@ -185,6 +185,12 @@ TEST(Ensemble, TheJournalLetsARerunSkipFinishedMembers) {
   for (size_t i = 0; i < 3; ++i)
     EXPECT_EQ(second["rows"][i]["final"], first["rows"][i]["final"]) << i;
   EXPECT_EQ(Lines(journal).size(), 4u);
+  // Without --quiet a rerun says what it takes from the journal.
+  std::vector<std::string> loud(cmd.begin(), cmd.end() - 1);
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(RunCli(loud), 0);
+  EXPECT_THAT(::testing::internal::GetCapturedStdout(),
+              HasSubstr("3 of 3 members finished in"));
   // Another ensemble in the same folder: refused, nothing run.
   Write(dir / "other.csv", "m\n3\n");
   std::string err;
