@@ -5,6 +5,8 @@
 // refused before anything runs with file, line and column, and Monte Carlo
 // draws depend only on (seed, member). The MPI runs are
 // tests/cli/ensemble_mpi_test.py.
+#include "daedalus/ensemble.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -23,6 +25,7 @@
 #include "cli/ensemble_input.hpp"
 #include "daedalus/run.hpp"
 #include "pendulum.hpp"
+#include "slider_crank.hpp"
 
 namespace daedalus {
 namespace {
@@ -386,6 +389,41 @@ TEST(Ensemble, MonteCarloDrawsDependOnlyOnSeedAndMember) {
   EXPECT_NEAR(var_m, 0.01, 5 * 0.01 * std::sqrt(2.0 / n));
   EXPECT_NEAR(mean_l, 1.0, 5 * std::sqrt(1.0 / 12 / n));
   EXPECT_NEAR(var_l, 1.0 / 12, 5 * 0.0745 / std::sqrt(n));
+}
+
+// A batch for an optimizer: the adjoint gradient of the slider-crank's
+// functional G against central differences of its value from the same
+// batch, and a member outside its parameter range failing alone.
+TEST(Ensemble, ABatchGivesValuesAndAdjointGradients) {
+  const Problem problem = problems::SliderCrankProblem();
+  SimulationOptions o = problem.defaults;
+  o.t_end = 1.0;
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  o.formulation = Formulation::kBaumgarte;
+  o.integrator = Integrator::kCvodesBdf;
+  o.sensitivity.method = SensMethod::kAdjoint;
+  o.sensitivity.functional = "G";
+  o.sensitivity.parameters = {"k", "c"};
+  const Model& m = problem.model;
+  const int k = m.ParameterIndex("k"), c = m.ParameterIndex("c");
+  const Eigen::VectorXd p = m.default_parameters();
+  const double h = 1e-4;
+  std::vector<Eigen::VectorXd> batch(6, p);
+  batch[1][k] += h, batch[2][k] -= h, batch[3][c] += h, batch[4][c] -= h;
+  batch[5][k] = -1.0;  // outside its range
+  const std::vector<BatchResult> r = EvaluateBatch(problem, batch, o);
+  ASSERT_EQ(r.size(), 6u);
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(r[i].ok) << i << ": " << r[i].error;
+  ASSERT_EQ(r[0].gradient.size(), 2);
+  EXPECT_NEAR(r[0].gradient[0], (r[1].value - r[2].value) / (2 * h),
+              1e-5 * (1 + std::abs(r[0].gradient[0])));
+  EXPECT_NEAR(r[0].gradient[1], (r[3].value - r[4].value) / (2 * h),
+              1e-5 * (1 + std::abs(r[0].gradient[1])));
+  EXPECT_FALSE(r[5].ok);
+  EXPECT_THAT(r[5].error, HasSubstr("'k'"));
+  o.sensitivity.method = SensMethod::kNone;
+  EXPECT_THROW(EvaluateBatch(problem, batch, o), std::invalid_argument);
 }
 
 }  // namespace
