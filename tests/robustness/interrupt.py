@@ -106,6 +106,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--timeout-scale", type=float, default=1.0)
     a = ap.parse_args()
+    a.bin = os.path.abspath(a.bin)
     failed = 0
     for sig in (signal.SIGINT, signal.SIGTERM):
         bad = check(a.bin, sig, a.timeout_scale)
