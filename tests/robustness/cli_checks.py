@@ -29,12 +29,13 @@ SENTINEL = "sentinel of the robustness suite: not written by a run\n"
 
 # Phrases that a message should never contain: the SUNDIALS ", ," of an
 # empty argument, and empty lists where names were promised.
-BAD_MESSAGE_FRAGMENTS = [", ,", "rows: ''", "rows: (", "coordinates: ;",
-                         " ()"]
+BAD_MESSAGE_FRAGMENTS = [", ,", "rows: ''", "rows: (", "rows:;", " ()",
+                         "with NONE"]
 # A message that shows the state as NaN names a function that merely met
 # the damage done earlier (issue 18: "blames constraint 'rod' returned a
 # non-finite value ... q=(x=-nan...)").
 NAN_STATE = re.compile(r"q=\([^)]*\bnan", re.IGNORECASE)
+SAME_RANK = re.compile(r"rank (?:of J is )?(\d+) < \1 rows")
 
 
 class Outcome:
@@ -287,6 +288,8 @@ def message_violations(text):
     """Message fragments that point nowhere (BAD_MESSAGE_FRAGMENTS)."""
     bad = [f"message contains {frag!r}" for frag in BAD_MESSAGE_FRAGMENTS
            if frag in text]
+    if SAME_RANK.search(text):
+        bad.append("message says 'rank of J is r < r rows'")
     if NAN_STATE.search(text):
         bad.append("message shows a NaN state (the failure it names is not "
                    "the first one)")

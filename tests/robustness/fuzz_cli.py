@@ -78,6 +78,11 @@ def draw(rng, lo, hi, edges, log=True, p_valid=0.85, p_edge=0.1):
     return rng.choice(GARBAGE)
 
 
+def pick(rng, valid, garbage):
+    """A valid name, or rarely a wrong one."""
+    return rng.choice(garbage) if rng.random() < 0.05 else rng.choice(valid)
+
+
 def count(rng, lo, hi, edges):
     r = rng.random()
     if r < 0.85:
@@ -139,18 +144,17 @@ class Draw:
             ("--atol", lambda: draw(rng, 1e-12, 1e-4,
                                     ["0", "1e-300", "1e300", "-1", "1e-20",
                                      "1"])),
-            ("--formulation", lambda: rng.choice(FORMULATIONS + ["bogus",
-                                                                 ""])),
-            ("--integrator", lambda: rng.choice(INTEGRATORS + ["rk4", ""])),
+            ("--formulation", lambda: pick(rng, FORMULATIONS, ["bogus", ""])),
+            ("--integrator", lambda: pick(rng, INTEGRATORS, ["rk4", ""])),
             ("--baumgarte-alpha", lambda: draw(
                 rng, 0.1, 100, ["0", "-1", "1e100", "1e300", "1e6", "1e-300"])),
             ("--baumgarte-beta", lambda: draw(
                 rng, 0.1, 100, ["0", "-1", "1e100", "1e300", "1e6", "1e-300"])),
-            ("--kkt", lambda: rng.choice(KKT + ["lu", ""])),
+            ("--kkt", lambda: pick(rng, KKT, ["lu", ""])),
             ("--drift-tol", lambda: draw(rng, 1e-9, 1e-2,
                                          ["0", "-1", "1e300", "1e-300"])),
-            ("--drift-action", lambda: rng.choice(["fail", "escalate",
-                                                   "ignore"])),
+            ("--drift-action", lambda: pick(rng, ["fail", "escalate"],
+                                             ["ignore"])),
             ("--max-steps", lambda: count(rng, 1, 20000,
                                           ["0", "-1", "1.5", "1e3",
                                            "99999999999999999999"])),
@@ -159,16 +163,16 @@ class Draw:
                                              "9223372036854775807"])),
             ("--multiplier-atol", lambda: draw(rng, 1e-10, 1e-4,
                                                ["0", "-1", "1e-300"])),
-            ("--evaluator", lambda: rng.choice(["compiled", "interpreted",
-                                                "ad", "jit"])),
-            ("--linear-solver", lambda: rng.choice(["dense", "klu", "lu"])),
-            ("--jacobian", lambda: rng.choice(["ad", "dq", "fd"])),
+            ("--evaluator", lambda: pick(rng, ["compiled", "interpreted",
+                                                  "ad"], ["jit"])),
+            ("--linear-solver", lambda: pick(rng, ["dense", "klu"], ["lu"])),
+            ("--jacobian", lambda: pick(rng, ["ad", "dq"], ["fd"])),
             ("--param", self.param),
             ("--sens", lambda: ",".join(rng.sample(
                 sorted(self.info["params"]) + ["q0[0]", "v0[0]", "bogus"],
                 rng.randint(1, 2)))),
-            ("--sens-method", lambda: rng.choice(["forward", "adjoint",
-                                                  "backward"])),
+            ("--sens-method", lambda: pick(rng, ["forward", "adjoint"],
+                                            ["backward"])),
             ("--counterfactual", lambda: rng.choice(
                 ["zvcf@all", "pointwise-ztcf@all", "zvcf@0.05",
                  "ztcf@0.05", "ztcf@-1", "ztcf@1e9", "zvcf", "bogus@1",
