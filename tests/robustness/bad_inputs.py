@@ -210,6 +210,10 @@ ROWS = [
         "singular", ["rows: (", "redundant"],
         fixed_by="issue 18: a singular configuration is named as such (it "
         "said 'dependent constraint rows:' with an empty list)"),
+    row("tiny-mass", "slider_crank", ["--param", "m2=5e-324", "--t-end",
+                                      "0.1"], 1, "mass matrix", "rows: (",
+        fixed_by="issue 18: a coordinate without inertia is named (found by "
+        "the fuzzer: it blamed redundant constraints with an empty list)"),
     # --- accepted since issue 18.
     row("projection-drift-tol", P, ["--formulation", "projection",
                                     "--drift-tol", "1e-9", "--t-end", "1"], 0,

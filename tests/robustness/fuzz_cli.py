@@ -315,7 +315,8 @@ def one_run(args, infos, i):
         found = check(res, argv, tmp, outdir, name, infos[name], before)
         cmd = " ".join(shlex.quote(x) for x in
                        [os.path.join(args.bin, name)] + argv)
-        return i, res.rc if not res.timed_out else None, found, cmd
+        return (i, res.rc if not res.timed_out else None, found, cmd,
+                res.elapsed)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -351,13 +352,16 @@ def main():
     counts = {k: 0 for k in ["runs", "exit0", "exit1", "exit2"] + CATEGORIES}
     shown = {k: 0 for k in CATEGORIES}
     lock = threading.Lock()
+    slowest = [0.0, None, ""]
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     start = time.monotonic()
 
     def report(result):
-        i, rc, found, cmd = result
+        i, rc, found, cmd, elapsed = result
         with lock:
             counts["runs"] += 1
+            if elapsed > slowest[0]:
+                slowest[:] = [elapsed, i, cmd]
             if rc in (0, 1, 2):
                 counts[f"exit{rc}"] += 1
             for cat in sorted({c for c, _ in found}):
@@ -392,7 +396,10 @@ def main():
     if log:
         log.close()
     counts["seconds"] = round(time.monotonic() - start, 1)
+    counts["slowest_seconds"] = round(slowest[0], 2)
     print("fuzz_cli: " + " ".join(f"{k}={v}" for k, v in counts.items()))
+    if slowest[1] is not None:
+        print(f"slowest: run {slowest[1]}, {slowest[0]:.2f} s: {slowest[2]}")
     if args.summary:
         with open(args.summary, "w", encoding="utf-8") as fh:
             json.dump(counts, fh)
