@@ -59,7 +59,7 @@ struct ModelSpec {
   int ci = 0, cj = 0;
   Eigen::VectorXd damping;  // diagonal, empty: none
   double load_amp = 0.0, load_omega = 0.0;
-  int load_coord = 0;  // other loads: amp sin(omega t) - 0.1 v on it
+  int load_coord = 0;         // other loads: amp sin(omega t) - 0.1 v on it
   Eigen::VectorXd input_col;  // empty: no input
   double input_u = 0.0;
   std::vector<ConstraintSpec> constraints;
@@ -147,7 +147,8 @@ inline Model BuildModel(std::shared_ptr<const ModelSpec> sp) {
   std::vector<std::string> names;
   // (std::string("q") += ...: GCC 12 warns about "q" + std::string,
   // -Wrestrict, GCC bug 105329.)
-  for (int i = 0; i < s.n; ++i) names.push_back(std::string("q") += std::to_string(i));
+  for (int i = 0; i < s.n; ++i)
+    names.push_back(std::string("q") += std::to_string(i));
   b.Coordinates(names);
   b.Parameter("m", 1.0, ParamRange::Positive());
   if (s.kinetic_form == 2) {
@@ -185,8 +186,8 @@ inline Model BuildModel(std::shared_ptr<const ModelSpec> sp) {
     b.OtherLoads([sp](const auto& x) {
       using S = Scalar<decltype(x)>;
       VecX<S> f = VecX<S>::Zero(sp->n);
-      f[sp->load_coord] = sp->load_amp * sin(sp->load_omega * x.t) -
-                          0.1 * x.v[sp->load_coord];
+      f[sp->load_coord] =
+          sp->load_amp * sin(sp->load_omega * x.t) - 0.1 * x.v[sp->load_coord];
       return f;
     });
   }
@@ -299,9 +300,10 @@ inline ModelSpec RandomSpec(std::uint64_t seed, double p_nonaffine) {
       const double t0 = 0.0;
       const Eigen::VectorXd p = Eigen::VectorXd::Constant(1, 1.0);
       const Point<double> x{s.q0, s.v0, t0, p};
-      row.b = c.kind == ConstraintKind::kNonholonomic
-                  ? 0.5 * u(rng)
-                  : EvalConstraint(one, x)[0] + (chance(0.1) ? 0.1 * u(rng) : 0);
+      row.b =
+          c.kind == ConstraintKind::kNonholonomic
+              ? 0.5 * u(rng)
+              : EvalConstraint(one, x)[0] + (chance(0.1) ? 0.1 * u(rng) : 0);
       if (c.kind == ConstraintKind::kMoving) {
         row.amp = 0.5 * u(rng);
         row.omega = 6.0 * u01(rng);
@@ -338,13 +340,16 @@ inline SimulationOptions RandomOptions(std::uint64_t seed) {
     return static_cast<int>(std::uniform_int_distribution<int>(0, n - 1)(rng));
   };
   SimulationOptions o;
-  const Formulation forms[] = {Formulation::kUnstabilized,
-                               Formulation::kBaumgarte, Formulation::kProjection,
-                               Formulation::kGgl, Formulation::kIndex3};
+  const Formulation forms[] = {
+      Formulation::kUnstabilized, Formulation::kBaumgarte,
+      Formulation::kProjection, Formulation::kGgl, Formulation::kIndex3};
   o.formulation = forms[pick(5)];
-  const Integrator all[] = {Integrator::kCvodesBdf,     Integrator::kCvodesAdams,
-                            Integrator::kIdas,          Integrator::kStormerVerlet,
-                            Integrator::kSymplecticEuler, Integrator::kRattle};
+  const Integrator all[] = {Integrator::kCvodesBdf,
+                            Integrator::kCvodesAdams,
+                            Integrator::kIdas,
+                            Integrator::kStormerVerlet,
+                            Integrator::kSymplecticEuler,
+                            Integrator::kRattle};
   if (chance(0.3)) {
     o.integrator = all[pick(6)];
   } else if (o.formulation == Formulation::kGgl ||
@@ -355,9 +360,9 @@ inline SimulationOptions RandomOptions(std::uint64_t seed) {
   } else {
     o.integrator = all[pick(3)];
   }
-  const KktMethod kkt[] = {KktMethod::kAuto,       KktMethod::kSchur,
-                           KktMethod::kFullLu,     KktMethod::kSparseSchur,
-                           KktMethod::kSparseLu,   KktMethod::kSparseCholesky,
+  const KktMethod kkt[] = {KktMethod::kAuto,     KktMethod::kSchur,
+                           KktMethod::kFullLu,   KktMethod::kSparseSchur,
+                           KktMethod::kSparseLu, KktMethod::kSparseCholesky,
                            KktMethod::kQr};
   o.kkt.method = chance(0.5) ? KktMethod::kAuto : kkt[pick(7)];
   o.kkt.allow_redundant = chance(0.2);
@@ -374,7 +379,8 @@ inline SimulationOptions RandomOptions(std::uint64_t seed) {
   o.baumgarte_beta = chance(0.1) ? 0.0 : 30.0 * u01(rng);
   // Rarely a gain so large that it freezes the motion: refused, or caught
   // by the comparison with the reference run (issue 18).
-  if (chance(0.02)) (chance(0.5) ? o.baumgarte_alpha : o.baumgarte_beta) = 1e100;
+  if (chance(0.02))
+    (chance(0.5) ? o.baumgarte_alpha : o.baumgarte_beta) = 1e100;
   if (chance(0.15)) {
     o.drift_tol = std::pow(10.0, -3.0 - 5.0 * u01(rng));
     o.drift_action = chance(0.5) ? DriftAction::kFail : DriftAction::kEscalate;
@@ -404,8 +410,10 @@ inline std::string Describe(const ModelSpec& s, const SimulationOptions& o) {
   }
   if (s.constraints.empty()) os << " none";
   os << "; " << ToString(o.formulation) << " on " << ToString(o.integrator)
-     << ", kkt " << ToString(o.kkt.method) << ", rtol " << o.rtol
-     << ", t_end " << o.t_end << ", output_step " << o.output_step;
+     << ", kkt " << ToString(o.kkt.method) << ", rtol " << o.rtol << ", t_end "
+     << o.t_end << ", output_step " << o.output_step;
+  if (o.formulation == Formulation::kBaumgarte)
+    os << ", alpha " << o.baumgarte_alpha << ", beta " << o.baumgarte_beta;
   if (o.step > 0) os << ", step " << o.step;
   if (o.drift_tol > 0)
     os << ", drift_tol " << o.drift_tol << " " << ToString(o.drift_action);

@@ -26,6 +26,8 @@
 //                        itself reports the first 20)
 // A failure prints the case index, its seed and the environment that
 // reproduces it.
+#include "random_models.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -37,17 +39,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <regex>
 #include <sstream>
-#include <iostream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include "random_models.hpp"
 
 namespace daedalus::fuzz {
 namespace {
@@ -218,18 +218,19 @@ class Fuzzer {
       c_->Add("build_refused");
       const std::string why = e.what();
       if (!spec->non_affine())
-        bad.push_back("refused_valid: Build() threw for a valid model: " +
-                      why);
+        bad.push_back("refused_valid: Build() threw for a valid model: " + why);
       else if (why.find(NonAffineName(*spec)) == std::string::npos)
-        bad.push_back("bad_message: the refusal of a non-affine constraint "
-                      "does not name '" +
-                      NonAffineName(*spec) + "': " + why);
+        bad.push_back(
+            "bad_message: the refusal of a non-affine constraint "
+            "does not name '" +
+            NonAffineName(*spec) + "': " + why);
       return bad;
     }
     if (spec->non_affine()) {
-      bad.push_back("silent_ok: Build() accepted the nonholonomic constraint "
-                    "'" +
-                    NonAffineName(*spec) + "', which is not affine in v");
+      bad.push_back(
+          "silent_ok: Build() accepted the nonholonomic constraint "
+          "'" +
+          NonAffineName(*spec) + "', which is not affine in v");
       return bad;
     }
     Eigen::VectorXd params(1);
@@ -280,17 +281,18 @@ class Fuzzer {
       return bad;
     }
     if (!(params[0] > 0.0))
-      bad.push_back("silent_ok: the parameter m = " +
-                    std::to_string(params[0]) + " (declared > 0) was not "
-                    "refused");
+      bad.push_back(
+          "silent_ok: the parameter m = " + std::to_string(params[0]) +
+          " (declared > 0) was not "
+          "refused");
     for (size_t i = 0; i < col.samples.size(); ++i) {
       const std::string nf = NonFinite(col.samples[i]);
       if (!nf.empty()) {
-        bad.push_back(std::string(sum.ok ? "silent_ok" : "nonfinite_sample") +
-                      ": sample " + std::to_string(i) + " at t=" +
-                      std::to_string(col.samples[i].t) + " has a non-finite " +
-                      nf + (sum.ok ? "" : " (the run then failed: " +
-                                              sum.error + ")"));
+        bad.push_back(
+            std::string(sum.ok ? "silent_ok" : "nonfinite_sample") +
+            ": sample " + std::to_string(i) +
+            " at t=" + std::to_string(col.samples[i].t) + " has a non-finite " +
+            nf + (sum.ok ? "" : " (the run then failed: " + sum.error + ")"));
         break;
       }
       if (i > 0 && !(col.samples[i].t > col.samples[i - 1].t)) {
@@ -300,10 +302,9 @@ class Fuzzer {
       }
     }
     if (static_cast<int>(col.samples.size()) != sum.samples)
-      bad.push_back("count: the observer saw " +
-                    std::to_string(col.samples.size()) +
-                    " samples, the summary says " +
-                    std::to_string(sum.samples));
+      bad.push_back(
+          "count: the observer saw " + std::to_string(col.samples.size()) +
+          " samples, the summary says " + std::to_string(sum.samples));
     for (const std::string& w : sum.warnings)
       for (const std::string& b : BadMessage(w)) bad.push_back(b);
     if (!sum.ok) {
@@ -314,18 +315,22 @@ class Fuzzer {
     }
     c_->Add("ok");
     if (!SameTime(sum.t_reached, o.t_end))
-      bad.push_back("silent_ok: ok but t_reached = " +
-                    std::to_string(sum.t_reached) + " of t_end " +
-                    std::to_string(o.t_end));
+      bad.push_back(
+          "silent_ok: ok but t_reached = " + std::to_string(sum.t_reached) +
+          " of t_end " + std::to_string(o.t_end));
     if (col.samples.empty() || !SameTime(col.samples.front().t, o.t0) ||
         !SameTime(col.samples.back().t, sum.t_reached))
-      bad.push_back("silent_ok: ok but the samples do not span [t0, "
-                    "t_reached]");
-    const double summary_numbers[] = {
-        sum.t_reached,          sum.drift_position_max,
-        sum.drift_velocity_max, sum.energy_initial,
-        sum.energy_final,       sum.energy_residual_max,
-        sum.initial_correction_position, sum.initial_correction_velocity};
+      bad.push_back(
+          "silent_ok: ok but the samples do not span [t0, "
+          "t_reached]");
+    const double summary_numbers[] = {sum.t_reached,
+                                      sum.drift_position_max,
+                                      sum.drift_velocity_max,
+                                      sum.energy_initial,
+                                      sum.energy_final,
+                                      sum.energy_residual_max,
+                                      sum.initial_correction_position,
+                                      sum.initial_correction_velocity};
     bool finite = Finite(sum.final.q) && Finite(sum.final.v) &&
                   Finite(sum.final.lambda) && Finite(sum.power_gap_max);
     for (double x : summary_numbers) finite = finite && std::isfinite(x);
@@ -421,15 +426,14 @@ TEST(Robustness, RandomModels) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<std::string> bad = fuzzer.Case(i);
     if (verbose)
-      std::printf("case %ld: %.3f s, %zu violation(s)\n", i,
-                  std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - t0)
-                      .count(),
-                  bad.size());
+      std::printf(
+          "case %ld: %.3f s, %zu violation(s)\n", i,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+              .count(),
+          bad.size());
     if (bad.empty()) continue;
     ++violating;
-    for (const std::string& b : bad)
-      ++by_category[b.substr(0, b.find(':'))];
+    for (const std::string& b : bad) ++by_category[b.substr(0, b.find(':'))];
     std::string all;
     for (const std::string& b : bad) all += "\n  " + b;
     if (log) *log << g_current << all.substr(1) << "\n";
