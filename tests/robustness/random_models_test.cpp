@@ -28,6 +28,20 @@
 // reproduces it.
 #include "random_models.hpp"
 
+// Under AddressSanitizer the fatal signals belong to it (its report names
+// the fault); the case is then printed by its death callback instead.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DAEDALUS_FUZZ_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define DAEDALUS_FUZZ_ASAN 1
+#endif
+#ifdef DAEDALUS_FUZZ_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -70,12 +84,14 @@ std::uint64_t CaseSeed(std::uint64_t seed, long index) {
 // formatted before the case starts (a signal handler may only write).
 char g_current[512] = "model fuzzer: no case running\n";
 
+#ifndef DAEDALUS_FUZZ_ASAN
 extern "C" void OnFatalSignal(int sig) {
   const ssize_t n = write(STDERR_FILENO, g_current, std::strlen(g_current));
   (void)n;
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
+#endif
 
 // Ends the process with exit status 124 (a hang) when one case runs
 // longer than the limit.
@@ -405,8 +421,15 @@ TEST(Robustness, RandomModels) {
   const double limit =
       static_cast<double>(EnvLong("DAEDALUS_FUZZ_CASE_SECONDS", 60));
   const bool verbose = EnvLong("DAEDALUS_FUZZ_VERBOSE", 0) != 0;
+#ifdef DAEDALUS_FUZZ_ASAN
+  __sanitizer_set_death_callback([] {
+    const ssize_t n = write(STDERR_FILENO, g_current, std::strlen(g_current));
+    (void)n;
+  });
+#else
   for (int sig : {SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL})
     std::signal(sig, OnFatalSignal);
+#endif
   Counts counts;
   Fuzzer fuzzer(seed, &counts);
   Watchdog watchdog(limit);
