@@ -218,6 +218,12 @@ def output_violations(outcome, outdir, name, t_end):
         return [f"{name}.json is not valid JSON: {e}"]
     status = js.get("status")
     has_csv = os.path.isfile(csv_path)
+    # The printed summary (without --quiet) ends with the paths written.
+    for ln in outcome.stdout.splitlines():
+        if ln.strip().startswith("wrote") and f"{name}.csv" in ln \
+                and not has_csv:
+            bad.append(f"the summary says it wrote {name}.csv, which does "
+                       "not exist")
     if has_csv and is_sentinel(csv_path):
         bad.append(f"{name}.csv is the previous run's beside a new "
                    f"{name}.json (status {status})")
