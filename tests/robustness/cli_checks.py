@@ -201,9 +201,11 @@ def same_time(a, b):
     return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
 
 
-def output_violations(outcome, outdir, name, t_end):
+def output_violations(outcome, outdir, name, t_end, step=None):
     """Checks the files of a run that ended with exit 0 or 1 (see the
-    module docstring); t_end is the requested end (None: unknown)."""
+    module docstring); t_end is the requested end (None: unknown), step
+    the --step of a fixed-step scheme (whose run stops at the end of the
+    step in which an event falls, docs/analysis.md)."""
     rc = outcome.rc
     bad = []
     csv_path = os.path.join(outdir, f"{name}.csv")
@@ -251,9 +253,12 @@ def output_violations(outcome, outdir, name, t_end):
             return bad
         stopped = [e for e in js.get("events", []) if e.get("stopped")]
         if stopped:
-            if not same_time(t_reached, stopped[-1].get("t", math.nan)):
-                bad.append(f"stopped by event at t={stopped[-1].get('t')} "
-                           f"but t_reached = {t_reached}")
+            t_event = stopped[-1].get("t", math.nan)
+            late = t_reached - t_event if step else 0.0
+            if not (same_time(t_reached, t_event) or
+                    0 <= late <= step * (1 + 1e-9)):
+                bad.append(f"stopped by event at t={t_event} but t_reached "
+                           f"= {t_reached}")
         elif t_end is not None and not same_time(t_reached, t_end):
             bad.append(f"status ok but t_reached = {t_reached!r}, requested "
                        f"t_end = {t_end!r}")

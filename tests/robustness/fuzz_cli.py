@@ -243,20 +243,24 @@ class Draw:
         return argv
 
 
-def requested_t_end(argv, default):
-    """The last --t-end on the command line (the last one wins)."""
-    t = default
+def last_value(argv, flag, default=None):
+    """The value of the last `flag` on the command line (the last wins)."""
+    value = default
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a == "--t-end" and i + 1 < len(argv):
-            t, i = argv[i + 1], i + 2
+        if a == flag and i + 1 < len(argv):
+            value, i = argv[i + 1], i + 2
             continue
-        if a.startswith("--t-end="):
-            t = a.split("=", 1)[1]
+        if a.startswith(flag + "="):
+            value = a.split("=", 1)[1]
         i += 1
+    return value
+
+
+def as_float(text):
     try:
-        return float(t)
+        return float(text)
     except (TypeError, ValueError):
         return None
 
@@ -286,16 +290,14 @@ def check(res, argv, tmp, outdir, name, info, before):
             found.append(("usage_touched", f"exit {res.rc} touched " +
                           ", ".join(sorted(changed))))
         return found
-    t_end = requested_t_end(argv, info["t_end"])
-    where = outdir
-    for i, a in enumerate(argv):  # the last --output-dir wins
-        if a == "--output-dir" and i + 1 < len(argv):
-            where = argv[i + 1]
-        elif a.startswith("--output-dir="):
-            where = a.split("=", 1)[1]
+    t_end = as_float(last_value(argv, "--t-end", info["t_end"]))
+    step = None
+    if last_value(argv, "--integrator") in FIXED_STEP:
+        step = as_float(last_value(argv, "--step"))
+    where = last_value(argv, "--output-dir", outdir)
     if not os.path.isdir(where):
         where = os.path.join(tmp, where)
-    bad = cli_checks.output_violations(res, where, name, t_end)
+    bad = cli_checks.output_violations(res, where, name, t_end, step)
     cat = "silent_ok" if res.rc == 0 else "failed_contract"
     found += [(cat, b) for b in bad]
     return found

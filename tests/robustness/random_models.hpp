@@ -63,6 +63,10 @@ struct ModelSpec {
   Eigen::VectorXd input_col;  // empty: no input
   double input_u = 0.0;
   std::vector<ConstraintSpec> constraints;
+  bool quadrature = false;  // "speed2": the integral of v'v
+  std::string unilateral;   // a one-row holonomic or moving constraint
+  int event_coord = -1;     // event "stop": q_k - event_level
+  double event_level = 0.0;
   Eigen::VectorXd q0, v0;
   double m = 1.0;  // value of the parameter "m" (declared > 0)
   bool non_affine() const {
@@ -218,6 +222,20 @@ inline Model BuildModel(std::shared_ptr<const ModelSpec> sp) {
     else
       b.Nonholonomic(c.name, f, rows);
   }
+  if (!s.unilateral.empty()) b.Unilateral(s.unilateral);
+  if (s.quadrature) {
+    b.Quadrature("speed2", [sp](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      S r = S(0.0);
+      for (int i = 0; i < sp->n; ++i) r += x.v[i] * x.v[i];
+      return r;
+    });
+  }
+  if (s.event_coord >= 0) {
+    b.Event("stop", [sp](const auto& x) {
+      return x.q[sp->event_coord] - sp->event_level;
+    });
+  }
   return std::move(b).Build();
 }
 
@@ -325,6 +343,17 @@ inline ModelSpec RandomSpec(std::uint64_t seed, double p_nonaffine) {
       s.constraints.push_back(twin);
     }
   }
+  // Drawn last, so that the draws above stay those of earlier versions.
+  s.quadrature = chance(0.15);
+  if (chance(0.1)) {
+    for (const auto& c : s.constraints)
+      if (c.kind != ConstraintKind::kNonholonomic && c.rows.size() == 1)
+        s.unilateral = c.name;
+  }
+  if (chance(0.1)) {
+    s.event_coord = pick(n);
+    s.event_level = s.q0[s.event_coord] + 0.3 * u(rng);
+  }
   return s;
 }
 
@@ -373,7 +402,10 @@ inline SimulationOptions RandomOptions(std::uint64_t seed) {
   if (o.integrator == Integrator::kStormerVerlet ||
       o.integrator == Integrator::kSymplecticEuler ||
       o.integrator == Integrator::kRattle) {
-    o.step = o.output_step / (1 + pick(20));
+    // Usually a step of 1 to 2.5 ms (accurate enough to compare with the
+    // reference run), sometimes a coarse one.
+    const double k = chance(0.8) ? std::ceil(o.output_step / 2.5e-3) : 1.0;
+    o.step = o.output_step / (k * (1 + pick(chance(0.8) ? 2 : 20)));
   }
   o.baumgarte_alpha = chance(0.1) ? 0.0 : 30.0 * u01(rng);
   o.baumgarte_beta = chance(0.1) ? 0.0 : 30.0 * u01(rng);
@@ -409,6 +441,10 @@ inline std::string Describe(const ModelSpec& s, const SimulationOptions& o) {
     os << ")";
   }
   if (s.constraints.empty()) os << " none";
+  if (!s.unilateral.empty()) os << ", " << s.unilateral << " unilateral";
+  if (s.quadrature) os << ", a quadrature";
+  if (s.event_coord >= 0)
+    os << ", event q" << s.event_coord << " = " << s.event_level;
   os << "; " << ToString(o.formulation) << " on " << ToString(o.integrator)
      << ", kkt " << ToString(o.kkt.method) << ", rtol " << o.rtol << ", t_end "
      << o.t_end << ", output_step " << o.output_step;
