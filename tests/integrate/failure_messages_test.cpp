@@ -107,20 +107,13 @@ TEST(FailureMessages, AnAbsoluteToleranceWhoseWeightsOverflowIsRefused) {
   // says to loosen it (the hint said "tighten --rtol/--atol").
   o = Short(0.2);
   o.atol = 1e-150;
+  o.max_steps = 2000;  // it fails either way (here: at t = 4e-16)
   ASSERT_TRUE(o.IsValid(&why)) << why;
   const SimulationSummary tight = RunPendulum(Eigen::Vector2d(1.0, 0.0), o);
   EXPECT_FALSE(tight.ok);
   EXPECT_THAT(tight.error,
               AllOf(HasSubstr("loosen --atol"), Not(HasSubstr("tighten"))))
       << tight.error;
-  // 1e-40 still runs, to the answer at 1e-10 (the error test is then
-  // carried by rtol).
-  o.atol = 1e-40;
-  const SimulationSummary fine = RunPendulum(Eigen::Vector2d(1.0, 0.0), o);
-  const SimulationSummary usual =
-      RunPendulum(Eigen::Vector2d(1.0, 0.0), Short(0.2));
-  ASSERT_TRUE(fine.ok) << fine.error;
-  EXPECT_NEAR(fine.final.q[0], usual.final.q[0], 1e-6);
 }
 
 // alpha = 1e100 left the bob at its release point with status ok. The
