@@ -451,6 +451,17 @@ int run(const Problem& problem, int argc, char** argv) {
   }
   const std::string base =
       (std::filesystem::path(cfg.output_dir) / name).string();
+  for (const char* ext : {".csv", ".json", ".csv.partial", ".json.partial"}) {
+    // Checked before the run: at its end the rename would fail, after the
+    // work (a usage error leaves every file as it was).
+    std::error_code ec;
+    if (std::filesystem::is_directory(base + ext, ec)) {
+      std::cerr << program << ": cannot write '" << base << ext
+                << "': it is a directory; remove it or choose another "
+                   "--output-dir\n";
+      return 2;
+    }
+  }
   // Written under temporary names, put in place together at the end
   // (run_files.hpp); SIGINT and SIGTERM end the run with the rows so far.
   internal::RunFiles files(base);
