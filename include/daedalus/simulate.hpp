@@ -20,6 +20,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
@@ -129,6 +130,13 @@ struct SimulationOptions {
   /// Fixed step [s] of the structure-preserving integrators (required for
   /// them, unused otherwise); output_step must be a multiple of it.
   double step = 0.0;
+  /// Cooperative stop: when set, the run reads it at every evaluation of
+  /// the model; a nonzero value (a signal number, say, stored by a signal
+  /// handler: a lock-free atomic is async-signal-safe) ends the run at that
+  /// step with the samples so far, SimulationSummary::interrupted set and
+  /// the error saying where. The command line sets it on SIGINT and
+  /// SIGTERM (docs/output.md). Not owned; must outlive the run.
+  const std::atomic<int>* stop = nullptr;
 
   /// True when the options make sense; otherwise `why` says what to fix.
   bool IsValid(std::string* why) const;
@@ -253,6 +261,10 @@ struct KktHealthSummary {
 struct SimulationSummary {
   bool ok = false;
   std::string error;  ///< empty when ok
+  /// The run was ended by SimulationOptions::stop (ok is then false and
+  /// `error` says at what time); `stop_code` is the value it held.
+  bool interrupted = false;
+  int stop_code = 0;
   std::string problem;
   Formulation formulation = Formulation::kBaumgarte;
   Integrator integrator = Integrator::kCvodesBdf;

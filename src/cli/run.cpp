@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/run_extras.hpp"
+#include "cli/run_files.hpp"
 #include "daedalus/output.hpp"
 #include "daedalus/symplectic.hpp"
 #include "eval/compiled_model.hpp"
@@ -450,20 +451,37 @@ int run(const Problem& problem, int argc, char** argv) {
   }
   const std::string base =
       (std::filesystem::path(cfg.output_dir) / name).string();
+  for (const char* ext : {".csv", ".json", ".csv.partial", ".json.partial"}) {
+    // Checked before the run: at its end the rename would fail, after the
+    // work (a usage error leaves every file as it was).
+    std::error_code ec;
+    if (std::filesystem::is_directory(base + ext, ec)) {
+      std::cerr << program << ": cannot write '" << base << ext
+                << "': it is a directory; remove it or choose another "
+                   "--output-dir\n";
+      return 2;
+    }
+  }
+  // Written under temporary names, put in place together at the end
+  // (run_files.hpp); SIGINT and SIGTERM end the run with the rows so far.
+  internal::RunFiles files(base);
+  internal::StopOnSignals signals;
+  cfg.options.stop = internal::StopOnSignals::flag();
   SimulationSummary summary;
   internal::RunExtras extras(problem, cfg);  // counterfactuals and the like
   try {
-    const InitialState x0 = problem.initial(cfg.params);
-    if (cfg.options.sensitivity.method != SensMethod::kNone)
-      cfg.options.sensitivity.initial_tangent =
-          InitialStateTangent(problem, cfg.params);
     std::vector<std::string> sens_columns;
     if (cfg.options.sensitivity.method == SensMethod::kForward) {
       for (const auto& sp : ResolveSensParameters(
                problem.model, cfg.options.sensitivity.parameters))
         sens_columns.push_back(sp.name);
     }
-    CsvWriter csv(problem.model, base + ".csv", sens_columns);
+    // Opened first: a run that fails in initial() still leaves the header.
+    CsvWriter csv(problem.model, files.csv_partial(), sens_columns);
+    const InitialState x0 = problem.initial(cfg.params);
+    if (cfg.options.sensitivity.method != SensMethod::kNone)
+      cfg.options.sensitivity.initial_tangent =
+          InitialStateTangent(problem, cfg.params);
     ProgressLine progress(name, cfg.options.t0, cfg.options.t_end, &csv,
                           &std::cerr, ProgressLine::StderrIsTerminal());
     extras.set_forward(&progress);
@@ -482,17 +500,32 @@ int run(const Problem& problem, int argc, char** argv) {
   }
   const bool extras_ok = extras.Finish(summary, base);
   {
-    std::ofstream js(base + ".json");
+    std::ofstream js(files.json_partial());
     js << extras.Decorate(SummaryJson(problem.model, summary, cfg.params));
     if (!js) {
-      std::cerr << program << ": cannot write '" << base << ".json'\n";
+      std::cerr << program << ": cannot write '" << files.json_partial()
+                << "'\n";
       return 2;
     }
+  }
+  const std::string commit = files.Commit();
+  if (!commit.empty()) {
+    std::cerr << program << ": " << commit << "\n";
+    return 1;
   }
   if (!cfg.quiet) {
     std::cout << summary.FullReport(problem.model) << extras.report();
     std::cout << "  wrote                  " << base << ".csv, " << base
               << ".json\n";
+  }
+  if (summary.interrupted) {
+    // The conventional status of a process ended by a signal: 128 + N.
+    std::cerr << program << ": interrupted by "
+              << internal::SignalName(summary.stop_code)
+              << " at t = " << summary.t_reached << "; " << base
+              << ".csv keeps the " << summary.samples << " rows written, "
+              << base << ".json says \"interrupted\"\n";
+    return 128 + summary.stop_code;
   }
   if (!summary.ok) {
     std::cerr << program << ": run failed: " << summary.error << "\n";

@@ -80,14 +80,44 @@ void Lift(const VecX<S>& x, VecX<Dual<Dual<S>>>& y) {
   for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = Up2(x[i], S(0.0), S(0.0));
 }
 
+/// The message for a model function that returned inf or NaN. When the
+/// state it was given is itself not finite, the solution overflowed before
+/// the call: the function is not to blame, and tighter tolerances will not
+/// help (the pendulum with g = 1e308: accelerations at the largest double).
+inline std::string NonFiniteMessage(const std::string& model_name,
+                                    const std::string& what,
+                                    const std::string& state,
+                                    bool state_finite,
+                                    double t) {
+  if (!state_finite) {
+    // The state itself (NaN and infinities) says nothing more.
+    std::ostringstream at;
+    at.precision(6);
+    at << t;
+    return "model '" + model_name +
+           "': the integrator's state became non-finite at t=" + at.str() +
+           " (" + what +
+           " was called there): the solution overflowed double precision "
+           "(values beyond 1.8e308); check the magnitudes of the parameters "
+           "and initial values (units), which make the accelerations that "
+           "large; tighter tolerances do not help";
+  }
+  return "model '" + model_name + "': " + what +
+         " returned a non-finite value at " + state +
+         "; check the function for division by zero or a domain error at "
+         "this state";
+}
+
 template <class S>
 [[noreturn]] void ThrowNonFinite(const BasicWorkspace<S>& ws,
                                  const std::string& what) {
-  throw std::runtime_error("model '" + ws.model().name() + "': " + what +
-                           " returned a non-finite value at " +
-                           DescribeState(ws) +
-                           "; check the function for division by zero or a "
-                           "domain error at this state");
+  bool finite = std::isfinite(Primal(ws.t));
+  for (Eigen::Index i = 0; i < ws.q.size(); ++i)
+    finite = finite && std::isfinite(Primal(ws.q[i]));
+  for (Eigen::Index i = 0; i < ws.v.size(); ++i)
+    finite = finite && std::isfinite(Primal(ws.v[i]));
+  throw std::runtime_error(NonFiniteMessage(
+      ws.model().name(), what, DescribeState(ws), finite, Primal(ws.t)));
 }
 
 template <class S>

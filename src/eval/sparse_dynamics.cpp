@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "eval/dynamics_internal.hpp"
+
 namespace daedalus {
 
 namespace {
@@ -56,11 +58,10 @@ void Lift(const Eigen::VectorXd& x, VecX<D2>& y) {
 
 [[noreturn]] void ThrowNonFinite(const SparseWorkspace& ws,
                                  const std::string& what) {
-  throw std::runtime_error("model '" + ws.model().name() + "': " + what +
-                           " returned a non-finite value at " +
-                           DescribeState(ws) +
-                           "; check the function for division by zero or a "
-                           "domain error at this state");
+  const bool finite =
+      std::isfinite(ws.t) && ws.q.allFinite() && ws.v.allFinite();
+  throw std::runtime_error(internal::NonFiniteMessage(
+      ws.model().name(), what, DescribeState(ws), finite, ws.t));
 }
 
 void CheckRows(const SparseWorkspace& ws,

@@ -123,6 +123,18 @@ void OdeForm::Project(double t, const double* y, double* corr, double* err) {
   jumps_.emplace_back(t, e_after - e_before);
 }
 
+void OdeForm::ProjectSample(double t, double* y) {
+  Eigen::Map<Eigen::VectorXd> Y(y, nq_ + nv_);
+  Eigen::VectorXd q = Y.head(nq_), v = Y.tail(nv_);
+  mech_->Evaluate(t, q, v);
+  // The same tolerance and iteration limit as the step projection.
+  const ProjectionResult pr = mech_->ProjectPositions(t, &q, v, 1e-13, 8);
+  if (!pr.converged) return;
+  mech_->ProjectVelocities(t, q, &v);
+  Y.head(nq_) = q;
+  Y.tail(nv_) = v;
+}
+
 double OdeForm::ProjectionWork(double t) const {
   double w = 0.0;
   for (const auto& j : jumps_)

@@ -1,9 +1,12 @@
 // Names of the formulation, integrator and drift-action options, and the
 // validity of SimulationOptions (the combinations themselves: support.cpp).
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "daedalus/simulate.hpp"
 #include "formulation/support.hpp"
@@ -82,6 +85,15 @@ DriftAction DriftActionFromString(const std::string& s) {
 }
 
 namespace internal {
+namespace {
+
+// Below this, SUNDIALS' weights 1/atol overflow when squared in the WRMS
+// norm of an error of order one (1e150^2 is near DBL_MAX).
+constexpr double kMinAbsoluteTolerance = 1e-150;
+// Largest 2 alpha T u (and beta T u) accepted: see OptionsRangeError.
+constexpr double kMaxBaumgarteRoundoff = 1e-3;
+
+}  // namespace
 
 std::string OptionsRangeError(const SimulationOptions& o) {
   if (!(o.t_end > o.t0)) return "t_end must be greater than t0";
@@ -92,6 +104,20 @@ std::string OptionsRangeError(const SimulationOptions& o) {
     return "multiplier atol must be >= 0 (0: same as atol)";
   if (!(o.baumgarte_alpha >= 0.0) || !(o.baumgarte_beta >= 0.0))
     return "Baumgarte gains must be non-negative";
+  for (const auto& [flag, value] :
+       {std::pair<const char*, double>{"--atol", o.atol},
+        {"--multiplier-atol", o.multiplier_atol}}) {
+    // multiplier_atol 0 means "same as atol".
+    if (value == 0.0 && flag[2] == 'm') continue;
+    if (!(value >= kMinAbsoluteTolerance)) {
+      std::ostringstream os;
+      os << flag << " " << value << " is below " << kMinAbsoluteTolerance
+         << ": the integrator's error weights 1/atol overflow when squared "
+            "in its norm (the run would fail at its first step blaming the "
+            "model); use 1e-14 or larger";
+      return os.str();
+    }
+  }
   if (o.max_steps <= 0) return "max_steps must be positive";
   if (o.max_samples <= 0) return "max_samples must be positive";
   if (!std::isfinite(o.t0) || !std::isfinite(o.t_end) ||
@@ -109,6 +135,20 @@ std::string OptionsRangeError(const SimulationOptions& o) {
             "--max-samples";
       return os.str();
     }
+    // The run itself must be longer than the resolution of its times: a
+    // span of 1e-300 s (or a subnormal one) made the first step's state NaN
+    // and the failure blame the model. 1e3 ulps of the end time (2.2e-13 s
+    // for times of order 1 s) leaves the integrator room for a step.
+    const double scale = std::max({1.0, std::abs(o.t0), std::abs(o.t_end)});
+    if (o.t_end - o.t0 < 1e3 * std::numeric_limits<double>::epsilon() * scale) {
+      std::ostringstream os;
+      os << "--t-end " << o.t_end << " is within " << (o.t_end - o.t0)
+         << " s of the start t0 = " << o.t0
+         << ", below the resolution of the times (1e3 ulps, "
+         << 1e3 * std::numeric_limits<double>::epsilon() * scale
+         << " s); use a longer run";
+      return os.str();
+    }
     // Every grid time must be distinct from its neighbours in double.
     if (o.t_end - o.output_step == o.t_end || o.t0 + o.output_step == o.t0) {
       std::ostringstream os;
@@ -119,6 +159,34 @@ std::string OptionsRangeError(const SimulationOptions& o) {
     }
   }
   if (!(o.drift_tol >= 0.0)) return "drift tolerance must be >= 0";
+  {
+    // Baumgarte's bias -2 alpha J v - beta^2 Phi makes the Newton matrix
+    // of an implicit step condition like 2 alpha h (h up to the span T):
+    // the tangential motion keeps about -log10(2 alpha T u) digits, u the
+    // unit round-off. Measured on the pendulum over T = 1 s: alpha = 1e13,
+    // 1e15, 1e16, 1e17 end 1e-6, 1e-5, 1e-2, 0.4 from the reference, and
+    // alpha = 1e100 leaves the bob at its release point with status ok.
+    // Refused above 2 alpha T u = 1e-3 (alpha 2.2e12 for T = 1 s), where
+    // about three digits are left; the same bound on beta T.
+    const double span = o.t_end - o.t0;
+    const double limit =
+        kMaxBaumgarteRoundoff / (std::numeric_limits<double>::epsilon() * span);
+    const bool alpha = !(2.0 * o.baumgarte_alpha <= limit);
+    if (alpha || !(o.baumgarte_beta <= limit)) {
+      const char* name = alpha ? "--baumgarte-alpha" : "--baumgarte-beta";
+      const double gain = alpha ? o.baumgarte_alpha : o.baumgarte_beta;
+      std::ostringstream os;
+      os << name << " " << gain
+         << " is too large for double precision over a run of " << span
+         << " s: a stabilization time constant that short leaves fewer "
+            "than 3 significant digits of the motion (round-off 2 alpha T "
+            "u > 1e-3); use a gain of at most "
+         << (alpha ? limit / 2.0 : limit)
+         << " (gains of 1 to 100 times the inverse of the time scale of "
+            "the motion are typical), or --formulation projection";
+      return os.str();
+    }
+  }
   if (o.integrator == Integrator::kStormerVerlet ||
       o.integrator == Integrator::kSymplecticEuler ||
       o.integrator == Integrator::kRattle) {

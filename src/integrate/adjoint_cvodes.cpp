@@ -205,6 +205,7 @@ SensitivityResult AdjointGradient(Mechanics* mech,
     return out;
   };
   AdjointRun run(mech, options);
+  run.stop = options.stop;
   try {
     if (so.functional.empty()) {
       std::string valid;

@@ -2,18 +2,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "eval/compiled_model.hpp"
 
 namespace daedalus::internal {
 
-void SundialsErrHandler(int error_code,
+void SundialsErrHandler(int /*error_code*/,
                         const char* module,
                         const char* function,
                         char* msg,
                         void* guard) {
+  // The return flag is already in the failure report (by name and value);
+  // SUNDIALS' own code here can differ from it (IDA_TOO_MUCH_WORK, -1,
+  // arrives as -22), so it is left out. Some SUNDIALS 6 messages format
+  // an empty field (", ,"), which is tidied.
+  std::string text = msg != nullptr ? msg : "";
+  for (std::string::size_type at; (at = text.find(", ,")) != std::string::npos;)
+    text.erase(at, 2);
+  while (!text.empty() && (text.back() == '.' || text.back() == ' '))
+    text.pop_back();  // the report goes on after it ("; hint: ...")
   std::ostringstream os;
-  os << module << "/" << function << " (" << error_code << "): " << msg;
+  os << module << "/" << function << ": " << text;
   static_cast<CallbackGuard*>(guard)->sundials_message = os.str();
 }
 
@@ -91,6 +101,48 @@ long NumOutputs(const SimulationOptions& o) {
 
 double OutputTime(const SimulationOptions& o, long k) {
   return std::min(o.t0 + k * o.output_step, o.t_end);
+}
+
+std::string ToleranceHint(const SimulationOptions& options) {
+  const double atol = std::min(options.atol, options.multiplier_atol > 0.0
+                                                 ? options.multiplier_atol
+                                                 : options.atol);
+  if (!(atol < 1e-30)) return "";
+  std::ostringstream os;
+  os << "--atol " << atol
+     << " is far below the round-off of the state (about 1e-16 of its "
+        "size); the error test cannot pass where a component crosses zero: "
+        "loosen --atol (1e-10 to 1e-14 for states of order one)";
+  return os.str();
+}
+
+std::string SingularityNote(Mechanics* mech,
+                            double t,
+                            const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& v) {
+  if (mech->nc() == 0 || !q.allFinite() || !v.allFinite()) return "";
+  KktHealthSample h;
+  try {
+    mech->Evaluate(t, q, v);
+    h = mech->Health(true);
+  } catch (const std::exception&) {
+    return "";  // the failure report already has the model's message
+  }
+  if (!(h.rcond < kSingularityNoteRcond)) return "";
+  std::ostringstream os;
+  os.precision(3);
+  os << "; the mechanism is near a singular configuration there: "
+        "J M^-1 J' has reciprocal condition "
+     << h.rcond << " (rank of J " << h.rank_J << " of " << mech->nc() << ")";
+  if (!h.weak_rows.empty()) {
+    os << ", rows nearly dependent:";
+    for (int r : h.weak_rows) os << " '" << mech->model().RowName(r) << "'";
+  }
+  os << ". The multipliers grow without bound there; an index-2 or index-3 "
+        "form cannot step through it. Move the trajectory away from the "
+        "singularity, or run --formulation baumgarte or projection on "
+        "cvodes-bdf, which pass it with a warning";
+  return os.str();
 }
 
 std::string DriftViolation(const Model& model,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <atomic>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -25,9 +26,17 @@ struct CallbackGuard {
   // creep forward with ever smaller steps.
   int recoverable_failures = 0;
   static constexpr int kMaxRecoverableFailures = 200;
+  /// SimulationOptions::stop: read at every callback; a nonzero value
+  /// fails it unrecoverably, which ends the solver call (Simulate then
+  /// reports the run as interrupted).
+  const std::atomic<int>* stop = nullptr;
 
   template <class Body>
   int Trap(const Body& body) noexcept {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed) != 0) {
+      last_error = "stop requested";
+      return -1;
+    }
     try {
       body();
       return 0;
@@ -50,6 +59,14 @@ struct CallbackGuard {
   void Reset() {
     last_error.clear();
     recoverable_failures = 0;
+  }
+
+  /// The hint for a failure whose cause the model message already names
+  /// (an overflowed state: NonFiniteMessage), else "".
+  std::string HintFromDetail() const {
+    if (last_error.find("overflowed double precision") != std::string::npos)
+      return "rescale the problem: its values exceed the range of double";
+    return "";
   }
 
   /// ": <model message>" or ": <SUNDIALS message>" for a failure report.
@@ -82,6 +99,27 @@ bool MakeConsistent(Mechanics* mech,
                     Eigen::VectorXd* q,
                     Eigen::VectorXd* v,
                     SimulationSummary* sum);
+
+/// Below this reciprocal condition of the Jacobi-scaled J M^-1 J' at the
+/// state where a solver failed, its report names the singular
+/// configuration (SingularityNote). Looser than kNearSingularRcond (the
+/// per-sample warning): an implicit DAE solver fails before it reaches
+/// the singular state, while the condition is still moderate.
+inline constexpr double kSingularityNoteRcond = 1e-4;
+
+/// "; the mechanism is near a singular configuration there: ..." when the
+/// KKT health at (t, q, v) is below kSingularityNoteRcond, else "".
+std::string SingularityNote(Mechanics* mech,
+                            double t,
+                            const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& v);
+
+/// The hint for a solver failure under an absolute tolerance far below the
+/// round-off of any state of order 1e-14 or more (atol < 1e-30): the error
+/// test cannot pass where a component crosses zero, so the step shrinks to
+/// the minimum (the pendulum at --atol 1e-150: CV_ERR_FAILURE at
+/// t = 4e-16). "" otherwise.
+std::string ToleranceHint(const SimulationOptions& options);
 
 /// Output times: the k-th of the run (k = 1 .. NumOutputs).
 long NumOutputs(const SimulationOptions& o);

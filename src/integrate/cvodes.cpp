@@ -228,6 +228,7 @@ void IntegrateCvodes(Mechanics* mech,
 
   OdeForm form(mech, options);
   CvodesRun run(&form);
+  run.stop = options.stop;
   const int nq = form.nq(), nv = form.nv();
   run.n = nq + nv;
   const SensitivityOptions& so = options.sensitivity;
@@ -374,7 +375,14 @@ void IntegrateCvodes(Mechanics* mech,
 
   // ---- sampling
   Eigen::VectorXd w(form.layout().size());
+  auto ysample = MakeVector(n, ctx.get());
   auto sample = [&](double t, N_Vector yy, bool first) {
+    if (!first && form.kind() == Formulation::kProjection && form.nc() > 0) {
+      // Report the interpolated state on the manifold (ProjectSample).
+      N_VScale(1.0, yy, ysample.get());
+      form.ProjectSample(t, N_VGetArrayPointer(ysample.get()));
+      yy = ysample.get();
+    }
     read_sens(t, yy, first);
     form.Accelerations(t, ConstView(yy).data());
     if (!first) {
@@ -421,7 +429,12 @@ void IntegrateCvodes(Mechanics* mech,
         os << "CVode failed with " << flag_name.get() << " (flag " << flag
            << ") at t = " << tret;
         os << run.Detail();
-        os << "; hint: " << HintFor(flag, options.max_steps);
+        os << SingularityNote(mech, tret, ConstView(y.get()).head(nq),
+                              ConstView(y.get()).segment(nq, nv));
+        std::string known = run.HintFromDetail();
+        if (known.empty()) known = ToleranceHint(options);
+        os << "; hint: "
+           << (known.empty() ? HintFor(flag, options.max_steps) : known);
         sum.error = os.str();
         collect_stats();
         sum.t_reached = tret;
@@ -450,8 +463,13 @@ void IntegrateCvodes(Mechanics* mech,
           EscalationTarget(now, &cannot) == Formulation::kProjection;
       if (!escalate) {
         sum.error = violation +
-                    "; hint: tighten --rtol/--atol or use --formulation "
-                    "projection or ggl";
+                    (form.kind() == Formulation::kProjection
+                         ? std::string("; hint: tighten --rtol/--atol, or "
+                                       "check the KKT health in the report "
+                                       "(a projection that does not "
+                                       "converge leaves the drift)")
+                         : std::string("; hint: tighten --rtol/--atol or use "
+                                       "--formulation projection or ggl"));
         if (options.drift_action == DriftAction::kEscalate)
           sum.error += " (no escalation: " + cannot + ")";
         collect_stats();

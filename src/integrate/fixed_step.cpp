@@ -8,9 +8,11 @@
 // SUNDIALS adapters.
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 
 #include "integrate/adapters.hpp"
 #include "integrate/common.hpp"
@@ -91,6 +93,9 @@ void IntegrateFixedStep(Mechanics* mech,
     }
     double t = options.t0;
     for (long k = 1; k <= nsteps; ++k) {
+      if (options.stop != nullptr &&
+          options.stop->load(std::memory_order_relaxed) != 0)
+        throw std::runtime_error("stop requested");
       const double hk = std::min(h, options.t_end - t);
       const double t1 = (k == nsteps) ? options.t_end : t + hk;
       if (scheme == Integrator::kSymplecticEuler) {

@@ -3,6 +3,7 @@
 // (docs/architecture.md).
 #include "daedalus/simulate.hpp"
 
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -10,8 +11,29 @@
 #include "formulation/support.hpp"
 #include "integrate/adapters.hpp"
 #include "integrate/common.hpp"
+#include "model/affinity.hpp"
 
 namespace daedalus {
+namespace {
+
+// A run that ended on SimulationOptions::stop: whatever the solver made of
+// the refused callback, the report says it was interrupted, and where.
+void MarkInterrupted(const SimulationOptions& options, SimulationSummary* sum) {
+  if (sum->ok || options.stop == nullptr) return;
+  const int code = options.stop->load();
+  if (code == 0) return;
+  sum->interrupted = true;
+  sum->stop_code = code;
+  // The time of the last row written: the solver may have stepped beyond
+  // it before the stop, but nothing after it is reported.
+  if (sum->samples > 0) sum->t_reached = sum->final.t;
+  std::ostringstream os;
+  os << "interrupted (stop request " << code << ") at t = " << sum->t_reached
+     << " after " << sum->samples << " samples";
+  sum->error = os.str();
+}
+
+}  // namespace
 
 SimulationSummary Simulate(const Model& model,
                            const InitialState& x0,
@@ -36,6 +58,11 @@ SimulationSummary Simulate(const Model& model,
   }
   why = model.ParameterRangeError(params);
   if (!why.empty()) throw std::invalid_argument(why);
+  // Build() probed at random states; this is the state the run starts at,
+  // where the constraints are certainly defined.
+  why = internal::NonAffineConstraint(model.data(), x0.q, options.t0, params);
+  if (!why.empty())
+    throw std::invalid_argument("model '" + model.name() + "': " + why);
   const internal::KktPath path = internal::ResolveKktPath(model, options);
   why = internal::Refusal(options, path, internal::TraitsOf(model));
   if (!why.empty()) throw std::invalid_argument(why);
@@ -56,6 +83,7 @@ SimulationSummary Simulate(const Model& model,
       sum.ok = false;
       sum.error = error;
     }
+    MarkInterrupted(options, &sum);
     return sum;
   }
 
@@ -77,6 +105,7 @@ SimulationSummary Simulate(const Model& model,
       internal::IntegrateFixedStep(mech.get(), x0, options, observer, &sum);
       break;
   }
+  MarkInterrupted(options, &sum);
   return sum;
 }
 

@@ -10,6 +10,8 @@
 #include <limits>
 #include <sstream>
 
+#include "kkt/singularity.hpp"
+
 namespace daedalus {
 
 const char* ToString(KktMethod m) {
@@ -79,36 +81,18 @@ struct KktSolver::Impl {
 namespace {
 
 [[noreturn]] void ThrowSingularMass(const Workspace& ws, double tol) {
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(ws.M);
-  std::ostringstream os;
-  os.precision(6);
-  os << "model '" << ws.model().name() << "': mass matrix is singular or "
-     << "not positive definite at " << DescribeState(ws);
-  if (es.info() == Eigen::Success) {
-    const Eigen::VectorXd& ev = es.eigenvalues();
-    os << " (smallest eigenvalue " << ev[0] << ", largest " << ev[ev.size() - 1]
-       << ", threshold " << tol
-       << " relative); the null direction involves coordinates:";
-    const Eigen::VectorXd dir = es.eigenvectors().col(0);
-    for (Eigen::Index i = 0; i < dir.size(); ++i)
-      if (std::abs(dir[i]) > 0.1) os << " " << ws.model().coordinate_names()[i];
-  }
-  os << ". Check the kinetic energy: every coordinate needs inertia "
-        "(massless coordinates need a constraint or a reduced model)";
-  throw KktError(os.str());
+  throw KktError("model '" + ws.model().name() +
+                 "': mass matrix is singular or not positive definite at " +
+                 DescribeState(ws) +
+                 internal::SingularMassDetail(ws.model(), ws.M, tol));
 }
 
-[[noreturn]] void ThrowRankDeficient(const Workspace& ws) {
-  const Model& model = ws.model();
-  const std::vector<int> dep = DependentRows(ws.J);
+[[noreturn]] void ThrowRankDeficient(const Workspace& ws, double tol) {
   std::ostringstream os;
-  os << "model '" << model.name() << "': constraint Jacobian has rank "
-     << ws.J.rows() - static_cast<Eigen::Index>(dep.size()) << " < "
-     << ws.J.rows() << " rows at " << DescribeState(ws)
-     << "; dependent constraint rows:";
-  for (int r : dep) os << " '" << model.RowName(r) << "'";
-  os << " (each depends on the other rows). Remove redundant constraints, or "
-        "move the mechanism away from a singular configuration";
+  os << "model '" << ws.model().name() << "': constraint Jacobian has rank "
+     << ws.J.rows() - static_cast<Eigen::Index>(DependentRows(ws.J, tol).size())
+     << " < " << ws.J.rows() << " rows at " << DescribeState(ws)
+     << internal::RankDeficiencyDetail(ws.model(), ws.J, {}, tol);
   throw KktError(os.str());
 }
 
@@ -230,7 +214,7 @@ void KktSolver::Solve(const Workspace& ws,
         SolveRedundantDense(ws, options_, im.S, r, &out->lambda, &im.dependent,
                             &im.reported);
       } else {
-        ThrowRankDeficient(ws);
+        ThrowRankDeficient(ws, options_.rank_tolerance);
       }
       out->vdot = im.z;
       out->vdot.noalias() += im.Y * out->lambda;
@@ -243,7 +227,8 @@ void KktSolver::Solve(const Workspace& ws,
     im.K.bottomRightCorner(nc, nc).setZero();
     im.lu.compute(im.K);
     if (!(im.lu.rcond() > tol * 1e-2)) {
-      if (!options_.allow_redundant) ThrowRankDeficient(ws);
+      if (!options_.allow_redundant)
+        ThrowRankDeficient(ws, options_.rank_tolerance);
       // Redundant rows: the minimum-norm solution through the Schur
       // complement (LU cannot give it).
       im.Y = im.llt_m.solve(ws.J.transpose());

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "model/affinity.hpp"
+
 namespace daedalus {
 
 const char* ToString(ConstraintKind kind) {
@@ -494,6 +496,8 @@ Model ModelBuilder::Build() && {
     d.nc += c.rows;
   }
   ResolveFeasibility(d);
+  const std::string non_affine = internal::NonAffineConstraintAtRandomStates(d);
+  if (!non_affine.empty()) throw std::invalid_argument(where + non_affine);
   Model m;
   m.data_ = std::shared_ptr<const internal::ModelData>(std::move(data_));
   return m;

@@ -228,8 +228,9 @@ std::string SummaryJson(const Model& model,
   using nlohmann::json;
   json j;
   j["problem"] = model.name();
-  j["status"] = sum.ok ? "ok" : "failed";
+  j["status"] = sum.ok ? "ok" : sum.interrupted ? "interrupted" : "failed";
   if (!sum.ok) j["error"] = sum.error;
+  if (sum.interrupted) j["stop_code"] = sum.stop_code;
   j["formulation"] = ToString(sum.formulation);
   j["integrator"] = ToString(sum.integrator);
   j["tolerances"] = {{"rtol", sum.rtol}, {"atol", sum.atol}};

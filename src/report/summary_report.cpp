@@ -17,10 +17,14 @@ namespace daedalus {
 std::string SimulationSummary::BriefReport() const {
   std::ostringstream os;
   os.precision(3);
-  os << problem << ": " << (ok ? "ok" : "FAILED") << ", t=" << t_reached
-     << ", drift " << std::scientific << drift_position_max << " (pos) "
-     << drift_velocity_max << " (vel), energy residual " << energy_residual_max
-     << ", " << violations.size() << " feasibility violation"
+  os << problem << ": "
+     << (ok            ? "ok"
+         : interrupted ? "INTERRUPTED"
+                       : "FAILED")
+     << ", t=" << t_reached << ", drift " << std::scientific
+     << drift_position_max << " (pos) " << drift_velocity_max
+     << " (vel), energy residual " << energy_residual_max << ", "
+     << violations.size() << " feasibility violation"
      << (violations.size() == 1 ? "" : "s");
   if (kkt_health.checked) os << ", min KKT rcond " << kkt_health.rcond_min;
   os << ", " << stats.steps << " steps";
@@ -51,7 +55,11 @@ std::string SimulationSummary::FullReport(const Model& model) const {
   os.precision(6);
   os << "Daedalus run: " << problem << "  [" << ToString(formulation) << ", "
      << ToString(integrator) << ", rtol " << rtol << ", atol " << atol << "]\n";
-  os << "  status                 " << (ok ? "ok" : "FAILED") << "\n";
+  os << "  status                 "
+     << (ok            ? "ok"
+         : interrupted ? "INTERRUPTED"
+                       : "FAILED")
+     << "\n";
   if (!ok) os << "  error                  " << error << "\n";
   os << "  time reached           " << t_reached << " s (" << samples
      << " samples)\n";

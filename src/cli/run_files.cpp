@@ -1,0 +1,74 @@
+#include "cli/run_files.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <utility>
+
+namespace daedalus::internal {
+namespace {
+
+std::atomic<int> g_stop{0};
+static_assert(std::atomic<int>::is_always_lock_free,
+              "the stop flag is stored from a signal handler");
+
+struct sigaction g_previous_int, g_previous_term;
+
+extern "C" void StoreSignal(int signal_number) {
+  g_stop.store(signal_number, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+RunFiles::~RunFiles() {
+  if (committed_) return;
+  std::error_code ec;  // best effort: nothing to report from a destructor
+  std::filesystem::remove(csv_partial(), ec);
+  std::filesystem::remove(json_partial(), ec);
+}
+
+std::string RunFiles::Commit() {
+  namespace fs = std::filesystem;
+  committed_ = true;
+  std::error_code ec;
+  fs::remove(json(), ec);
+  if (ec) return "cannot remove the previous '" + json() + "': " + ec.message();
+  if (fs::exists(csv_partial(), ec)) {
+    fs::rename(csv_partial(), csv(), ec);
+    if (ec) return "cannot rename '" + csv_partial() + "': " + ec.message();
+  } else {
+    fs::remove(csv(), ec);
+    if (ec)
+      return "cannot remove the previous '" + csv() + "': " + ec.message();
+  }
+  fs::rename(json_partial(), json(), ec);
+  if (ec) return "cannot rename '" + json_partial() + "': " + ec.message();
+  return "";
+}
+
+StopOnSignals::StopOnSignals() {
+  g_stop.store(0);
+  struct sigaction action {};
+  action.sa_handler = StoreSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND;  // a second signal: the default action
+  sigaction(SIGINT, &action, &g_previous_int);
+  sigaction(SIGTERM, &action, &g_previous_term);
+}
+
+StopOnSignals::~StopOnSignals() {
+  sigaction(SIGINT, &g_previous_int, nullptr);
+  sigaction(SIGTERM, &g_previous_term, nullptr);
+}
+
+const std::atomic<int>* StopOnSignals::flag() { return &g_stop; }
+
+std::string SignalName(int signal_number) {
+  if (signal_number == SIGINT) return "SIGINT";
+  if (signal_number == SIGTERM) return "SIGTERM";
+  return "signal " + std::to_string(signal_number);
+}
+
+}  // namespace daedalus::internal

@@ -1,0 +1,57 @@
+// The files of one command-line run, and the signals that end it.
+//
+// A run writes <base>.csv.partial and <base>.json.partial and puts both in
+// place when it ends, succeeded, failed or interrupted (Commit): the
+// previous run's JSON is removed first, then the CSV and the JSON are
+// renamed, so a reader never finds a new CSV beside an old JSON that says
+// "ok", and a run that fails before its first row leaves no stale CSV.
+// SIGINT and SIGTERM set the run's stop flag (SimulationOptions::stop):
+// the run ends at its next model evaluation with the rows so far and a
+// JSON marked "interrupted"; a second signal kills the process as usual.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+namespace daedalus::internal {
+
+class RunFiles {
+ public:
+  /// `base`: the output path without extension (DIR/<name>).
+  explicit RunFiles(std::string base) : base_(std::move(base)) {}
+  /// Removes the temporary files of a run that did not commit.
+  ~RunFiles();
+  RunFiles(const RunFiles&) = delete;
+  RunFiles& operator=(const RunFiles&) = delete;
+
+  std::string csv() const { return base_ + ".csv"; }
+  std::string json() const { return base_ + ".json"; }
+  std::string csv_partial() const { return base_ + ".csv.partial"; }
+  std::string json_partial() const { return base_ + ".json.partial"; }
+
+  /// Puts the partial files in place (see the file comment); a missing
+  /// partial CSV removes the previous CSV. Returns "" or what failed.
+  std::string Commit();
+
+ private:
+  std::string base_;
+  bool committed_ = false;
+};
+
+/// While alive, SIGINT and SIGTERM store their number in flag() (once:
+/// the handler is reset, so a second signal has its default effect);
+/// the previous handlers are restored on destruction.
+class StopOnSignals {
+ public:
+  StopOnSignals();
+  ~StopOnSignals();
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+  static const std::atomic<int>* flag();
+};
+
+/// "SIGINT", "SIGTERM", or "signal N".
+std::string SignalName(int signal_number);
+
+}  // namespace daedalus::internal

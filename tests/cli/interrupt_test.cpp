@@ -1,0 +1,181 @@
+// Results that agree with each other (issue 18): the CSV and the JSON are
+// written under temporary names and put in place together when the run
+// ends, whether it succeeds, fails or is interrupted; SIGINT and SIGTERM
+// end a run with the rows so far and a JSON marked "interrupted".
+// (Before: SIGINT left the new partial CSV beside the previous run's JSON
+// saying "ok"; an error in initial() rewrote the JSON but kept the
+// previous CSV.)
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daedalus/run.hpp"
+#include "pendulum.hpp"
+
+namespace daedalus {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+int RunCli(const Problem& problem,
+           std::vector<std::string> args,
+           std::string* err = nullptr) {
+  std::vector<char*> argv;
+  static std::string prog = "pendulum";
+  argv.push_back(prog.data());
+  for (auto& a : args) argv.push_back(a.data());
+  ::testing::internal::CaptureStderr();
+  const int rc = run(problem, static_cast<int>(argv.size()), argv.data());
+  const std::string e = ::testing::internal::GetCapturedStderr();
+  if (err) *err = e;
+  return rc;
+}
+
+fs::path FreshDir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("daedalus_interrupt_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A previous run's files, which a new run must replace as a pair.
+void WriteStaleResults(const fs::path& dir) {
+  std::ofstream(dir / "pendulum.csv") << "stale csv\n";
+  std::ofstream(dir / "pendulum.json") << R"({"status": "ok", "stale": true})";
+}
+
+// Raises `sig` in this process once the run's partial CSV has `bytes`.
+std::thread SignalWhenWritten(const fs::path& partial, int sig, size_t bytes) {
+  return std::thread([partial, sig, bytes] {
+    for (int i = 0; i < 20000; ++i) {  // 20 s at most
+      std::error_code ec;
+      if (fs::exists(partial, ec) && fs::file_size(partial, ec) >= bytes) {
+        std::raise(sig);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+}
+
+void ExpectInterrupted(int sig, int expected_exit, const std::string& name) {
+  const fs::path dir = FreshDir(name);
+  WriteStaleResults(dir);
+  // 10^4 s at the 0.01 s grid: a million rows, seconds of work; the signal
+  // comes after the first 64 KiB.
+  std::thread signaller =
+      SignalWhenWritten(dir / "pendulum.csv.partial", sig, 1 << 16);
+  std::string err;
+  const int rc =
+      RunCli(problems::PendulumProblem(),
+             {"--t-end", "1e4", "--output-dir", dir.string(), "--quiet"}, &err);
+  signaller.join();
+  EXPECT_EQ(rc, expected_exit) << err;
+  EXPECT_THAT(err, HasSubstr("interrupted by"));
+  EXPECT_FALSE(fs::exists(dir / "pendulum.csv.partial"));
+  EXPECT_FALSE(fs::exists(dir / "pendulum.json.partial"));
+  const nlohmann::json j = nlohmann::json::parse(Slurp(dir / "pendulum.json"));
+  EXPECT_EQ(j["status"], "interrupted");
+  EXPECT_EQ(j["stop_code"], sig);
+  EXPECT_FALSE(j.contains("stale"));
+  // The CSV is the new one, and its last row is the time the JSON reports.
+  std::ifstream csv(dir / "pendulum.csv");
+  std::string line, last;
+  long rows = -1;  // the header
+  while (std::getline(csv, line)) {
+    last = line;
+    ++rows;
+  }
+  EXPECT_GT(rows, 100);
+  EXPECT_LT(rows, 1000000);
+  const double t_last = std::stod(last.substr(0, last.find(',')));
+  EXPECT_DOUBLE_EQ(t_last, j["t_reached"].get<double>());
+  EXPECT_LT(t_last, 1e4);
+}
+
+TEST(Interrupt, SigintEndsTheRunWithItsRowsAndAJsonMarkedInterrupted) {
+  ExpectInterrupted(SIGINT, 128 + SIGINT, "sigint");
+}
+
+TEST(Interrupt, SigtermEndsTheRunTheSameWay) {
+  ExpectInterrupted(SIGTERM, 128 + SIGTERM, "sigterm");
+}
+
+// The handlers are the run's: after it, a signal has its previous effect
+// again (here: ignored), and a new run starts with the flag clear.
+TEST(Interrupt, TheHandlersAreRestoredAndTheFlagClearedAfterARun) {
+  const auto previous = std::signal(SIGINT, SIG_IGN);
+  ExpectInterrupted(SIGINT, 128 + SIGINT, "restore");
+  EXPECT_EQ(std::signal(SIGINT, previous), SIG_IGN);
+  const fs::path dir = FreshDir("after");
+  EXPECT_EQ(RunCli(problems::PendulumProblem(),
+                   {"--t-end", "0.1", "--output-dir", dir.string(), "--quiet"}),
+            0);
+}
+
+// An error in initial() fails the run before its first row: the JSON says
+// so and the previous CSV is replaced by the new header, not kept.
+TEST(Interrupt, AFailureBeforeTheFirstRowReplacesThePreviousCsv) {
+  Problem p = problems::PendulumProblem();
+  p.initial = [](const Eigen::VectorXd&) -> InitialState {
+    throw std::runtime_error("no initial state for these parameters");
+  };
+  const fs::path dir = FreshDir("initial");
+  WriteStaleResults(dir);
+  std::string err;
+  EXPECT_EQ(RunCli(p, {"--output-dir", dir.string(), "--quiet"}, &err), 1);
+  EXPECT_THAT(err, HasSubstr("no initial state"));
+  const nlohmann::json j = nlohmann::json::parse(Slurp(dir / "pendulum.json"));
+  EXPECT_EQ(j["status"], "failed");
+  const std::string csv = Slurp(dir / "pendulum.csv");
+  EXPECT_EQ(csv.rfind("t,", 0), 0u) << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1) << csv;
+}
+
+// A usage error writes nothing and leaves the previous pair as it was.
+TEST(Interrupt, AUsageErrorLeavesThePreviousResultsUntouched) {
+  const fs::path dir = FreshDir("usage");
+  WriteStaleResults(dir);
+  EXPECT_EQ(RunCli(problems::PendulumProblem(),
+                   {"--output-dir", dir.string(), "--rtol", "x"}),
+            2);
+  EXPECT_EQ(Slurp(dir / "pendulum.csv"), "stale csv\n");
+  EXPECT_THAT(Slurp(dir / "pendulum.json"), HasSubstr("stale"));
+}
+
+// An output path that is a directory is a usage error found before the
+// run (it failed at the end, after the work, leaving the .partial files).
+TEST(Interrupt, AnOutputPathThatIsADirectoryIsRefusedBeforeTheRun) {
+  const fs::path dir = FreshDir("json_dir");
+  fs::create_directories(dir / "pendulum.json" / "inside");
+  std::ofstream(dir / "pendulum.csv") << "stale csv\n";
+  std::string err;
+  EXPECT_EQ(RunCli(problems::PendulumProblem(),
+                   {"--output-dir", dir.string(), "--t-end", "0.1"}, &err),
+            2);
+  EXPECT_THAT(err, HasSubstr("is a directory"));
+  EXPECT_EQ(Slurp(dir / "pendulum.csv"), "stale csv\n");
+  EXPECT_FALSE(fs::exists(dir / "pendulum.csv.partial"));
+  EXPECT_FALSE(fs::exists(dir / "pendulum.json.partial"));
+}
+
+}  // namespace
+}  // namespace daedalus
