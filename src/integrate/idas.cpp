@@ -494,7 +494,8 @@ void IntegrateIdas(Mechanics* mech,
         os << run.Detail();
         {
           const auto Y = ConstView(seg->y.get());
-          os << SingularityNote(mech, tret, Y.head(model.nq()),
+          os << SingularityNote(mech, form->layout().form, tret,
+                                Y.head(model.nq()),
                                 Y.segment(model.nq(), model.nv()));
         }
         std::string known = run.HintFromDetail();

@@ -89,9 +89,17 @@ namespace {
 
 [[noreturn]] void ThrowRankDeficient(const Workspace& ws, double tol) {
   std::ostringstream os;
-  os << "model '" << ws.model().name() << "': constraint Jacobian has rank "
-     << ws.J.rows() - static_cast<Eigen::Index>(DependentRows(ws.J, tol).size())
-     << " < " << ws.J.rows() << " rows at " << DescribeState(ws)
+  const auto rank =
+      ws.J.rows() - static_cast<Eigen::Index>(DependentRows(ws.J, tol).size());
+  os << "model '" << ws.model().name() << "': ";
+  if (rank < ws.J.rows())
+    os << "constraint Jacobian has rank " << rank << " < " << ws.J.rows()
+       << " rows at ";
+  else  // J is regular but J M^-1 J' is singular to working precision
+    os << "J M^-1 J' is singular to working precision although the "
+          "constraint Jacobian has full rank "
+       << rank << " at ";
+  os << DescribeState(ws)
      << internal::RankDeficiencyDetail(ws.model(), ws.J, {}, tol);
   throw KktError(os.str());
 }
