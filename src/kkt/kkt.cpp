@@ -148,10 +148,21 @@ void SolveRedundantDense(const Workspace& ws,
   if (!*reported) {
     *reported = true;
     std::ostringstream os;
-    os << "daedalus: model '" << model.name()
-       << "': redundant constraints: rank of J is " << cod.rank() << " < "
-       << S.rows() << " rows; dependent rows:";
-    for (int i : *dependent) os << " '" << model.RowName(i) << "'";
+    os << "daedalus: model '" << model.name() << "': ";
+    if (dependent->empty()) {
+      // The Schur complement failed to factor although J has full rank:
+      // M^-1 is nearly singular on the constrained motions (a badly
+      // scaled or nearly singular mass matrix), not a redundancy.
+      os << "J M^-1 J' is singular to working precision (numerical rank "
+         << cod.rank() << " of " << S.rows()
+         << ") although J has full rank; the mass matrix is badly scaled "
+            "on the constrained motions";
+    } else {
+      os << "redundant constraints: rank of J is "
+         << S.rows() - static_cast<Eigen::Index>(dependent->size()) << " < "
+         << S.rows() << " rows; dependent rows:";
+      for (int i : *dependent) os << " '" << model.RowName(i) << "'";
+    }
     os << "; solving with minimum-norm multipliers";
     std::clog << os.str() << "\n";
   }

@@ -151,20 +151,34 @@ std::string Name(const Cell& c) {
   return s;
 }
 
+// Every cell in the release build. The sanitizer build (unoptimized and
+// instrumented, 20-50 times slower here) runs half of them: for each
+// formulation, integrator and feature one of the two KKT paths,
+// alternating, so that every path still meets every integrator and every
+// feature (it checks memory and undefined behaviour; the numbers are
+// checked in full by the release build). The half took 280 s of the
+// sanitizer run's 550 s of processor time.
 std::vector<Cell> AllCells() {
   std::vector<Cell> cells;
+  int n = 0;
   for (Formulation f :
        {Formulation::kUnstabilized, Formulation::kBaumgarte,
         Formulation::kProjection, Formulation::kGgl, Formulation::kIndex3})
     for (Integrator i : {Integrator::kCvodesBdf, Integrator::kCvodesAdams,
                          Integrator::kIdas, Integrator::kStormerVerlet,
                          Integrator::kSymplecticEuler, Integrator::kRattle})
-      for (KktPath p : {KktPath::kDense, KktPath::kSparse})
-        for (Feature x :
-             {Feature::kNone, Feature::kEvents, Feature::kFeasibility,
-              Feature::kForward, Feature::kAdjoint, Feature::kDriftEscalation,
-              Feature::kCounterfactual})
+      for (Feature x :
+           {Feature::kNone, Feature::kEvents, Feature::kFeasibility,
+            Feature::kForward, Feature::kAdjoint, Feature::kDriftEscalation,
+            Feature::kCounterfactual}) {
+        ++n;
+        for (KktPath p : {KktPath::kDense, KktPath::kSparse}) {
+#ifdef DAEDALUS_SANITIZER_BUILD
+          if ((p == KktPath::kSparse) != (n % 2 == 0)) continue;
+#endif
           cells.push_back({f, i, p, x});
+        }
+      }
   return cells;
 }
 
