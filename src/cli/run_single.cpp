@@ -62,6 +62,18 @@ SingleRunResult RunSingle(const Problem& problem,
   const std::string base =
       (std::filesystem::path(cfg.output_dir) / name).string();
   result.base = base;
+  for (const char* ext : {".csv", ".json", ".csv.partial", ".json.partial"}) {
+    // Checked before the run: at its end the rename would fail, after the
+    // work (a usage error leaves every file as it was).
+    std::error_code ec;
+    if (std::filesystem::is_directory(base + ext, ec))
+      return fail(2,
+                  "cannot write '" + base + ext +
+                      "': it is a directory; remove it or choose another "
+                      "--output-dir",
+                  "
+");
+  }
   // Written under temporary names, put in place together at the end
   // (run_files.hpp); SIGINT and SIGTERM end the run with the rows so far.
   RunFiles files(base);

@@ -87,10 +87,16 @@ void Lift(const VecX<S>& x, VecX<Dual<Dual<S>>>& y) {
 inline std::string NonFiniteMessage(const std::string& model_name,
                                     const std::string& what,
                                     const std::string& state,
-                                    bool state_finite) {
+                                    bool state_finite,
+                                    double t) {
   if (!state_finite) {
-    return "model '" + model_name + "': the integrator's state is not finite " +
-           "at " + state + " (" + what +
+    // The state itself (NaN and infinities) says nothing more.
+    std::ostringstream at;
+    at.precision(6);
+    at << t;
+    return "model '" + model_name +
+           "': the integrator's state became non-finite at t=" + at.str() +
+           " (" + what +
            " was called there): the solution overflowed double precision "
            "(values beyond 1.8e308); check the magnitudes of the parameters "
            "and initial values (units), which make the accelerations that "
@@ -110,8 +116,8 @@ template <class S>
     finite = finite && std::isfinite(Primal(ws.q[i]));
   for (Eigen::Index i = 0; i < ws.v.size(); ++i)
     finite = finite && std::isfinite(Primal(ws.v[i]));
-  throw std::runtime_error(
-      NonFiniteMessage(ws.model().name(), what, DescribeState(ws), finite));
+  throw std::runtime_error(NonFiniteMessage(
+      ws.model().name(), what, DescribeState(ws), finite, Primal(ws.t)));
 }
 
 template <class S>

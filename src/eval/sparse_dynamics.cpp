@@ -61,7 +61,7 @@ void Lift(const Eigen::VectorXd& x, VecX<D2>& y) {
   const bool finite =
       std::isfinite(ws.t) && ws.q.allFinite() && ws.v.allFinite();
   throw std::runtime_error(internal::NonFiniteMessage(
-      ws.model().name(), what, DescribeState(ws), finite));
+      ws.model().name(), what, DescribeState(ws), finite, ws.t));
 }
 
 void CheckRows(const SparseWorkspace& ws,

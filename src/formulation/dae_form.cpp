@@ -55,6 +55,41 @@ void DaeForm::ConsistentStart(double t0,
   y0.segment(L_.il(), L_.nc) = r0->lambda;
   yp0.segment(L_.iq(), L_.nq) = v;
   yp0.segment(L_.iv(), L_.nv) = r0->vdot;
+  SetAlgebraicWeights();
+}
+
+void DaeForm::SetAlgebraicWeights() {
+  algebraic_weights_.clear();
+  const bool ggl = L_.form == Formulation::kGgl;
+  if ((!ggl && L_.form != Formulation::kIndex3) || opt_.multiplier_atol > 0.0)
+    return;
+  // At the evaluated start: M^-1 J_i' for each row (nc mass solves, once
+  // per segment; the scales change with the configuration, but a factor
+  // of a few in a Newton tolerance does not matter).
+  const Eigen::MatrixXd J = mech_->DenseJacobian();
+  Eigen::VectorXd x;
+  for (int i = 0; i < L_.nc; ++i) {
+    mech_->SolveMass(J.row(i).transpose(), &x);
+    AlgebraicWeight a;
+    a.scale = std::max(x.cwiseAbs().maxCoeff(), 1e-300);
+    // Index 3: a holonomic row's multiplier is resolved to round-off / h^2
+    // and moves q by h^2 M^-1 J' dlambda; the others (GGL, nonholonomic
+    // rows) to round-off / h, and move v by h M^-1 J' dlambda.
+    a.power = (!ggl && L_.holonomic[static_cast<size_t>(i)]) ? 2 : 1;
+    a.on_q = a.power == 2;
+    algebraic_weights_.push_back(a);
+  }
+  if (ggl) {
+    for (int k = 0; k < L_.nh; ++k) {
+      AlgebraicWeight a;  // q' = v - G' mu: mu moves q by h G' dmu
+      a.scale = std::max(
+          J.row(L_.hrows[static_cast<size_t>(k)]).cwiseAbs().maxCoeff(),
+          1e-300);
+      a.power = 1;
+      a.on_q = true;
+      algebraic_weights_.push_back(a);
+    }
+  }
 }
 
 void DaeForm::InitialSensitivity(const KktResult& r0,

@@ -57,6 +57,22 @@ class DaeForm {
                        Eigen::Ref<Eigen::VectorXd> y0,
                        Eigen::Ref<Eigen::VectorXd> yp0,
                        KktResult* r0);
+  /// How the Newton convergence test of GGL and index 3 weighs algebraic
+  /// unknown j (docs/formulations.md, "Scaling of the algebraic
+  /// unknowns"): by the change it makes to q or v within one step of size
+  /// h, h^power * scale * (the largest error weight of q or of v), where
+  /// scale is the largest entry of M^-1 J_i' (a multiplier acting on
+  /// v), or of G_k' (a GGL multiplier mu acting on q). Set by
+  /// ConsistentStart; empty for the index-1 forms, and when
+  /// --multiplier-atol is given (the expert's fixed tolerance).
+  struct AlgebraicWeight {
+    double scale = 1.0;
+    int power = 1;
+    bool on_q = false;
+  };
+  const std::vector<AlgebraicWeight>& algebraic_weights() const {
+    return algebraic_weights_;
+  }
   /// Initial sensitivities (y, yp) along one parameter at the consistent
   /// start (mechanics evaluated there, r0 its KKT solution).
   void InitialSensitivity(const KktResult& r0,
@@ -110,6 +126,9 @@ class DaeForm {
   void Roots(double t, const double* y, const RootSet& roots, double* g);
 
  private:
+  void SetAlgebraicWeights();
+  std::vector<AlgebraicWeight> algebraic_weights_;
+
   const Eigen::VectorXd& CurrentParameters() const {
     return dq_params_ ? *dq_params_ : *params_;
   }

@@ -1,5 +1,6 @@
 // Names of the formulation, integrator and drift-action options, and the
 // validity of SimulationOptions (the combinations themselves: support.cpp).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -132,6 +133,20 @@ std::string OptionsRangeError(const SimulationOptions& o) {
          << "), more than max_samples = " << o.max_samples
          << "; use a larger --output-step or a shorter --t-end, or raise "
             "--max-samples";
+      return os.str();
+    }
+    // The run itself must be longer than the resolution of its times: a
+    // span of 1e-300 s (or a subnormal one) made the first step's state NaN
+    // and the failure blame the model. 1e3 ulps of the end time (2.2e-13 s
+    // for times of order 1 s) leaves the integrator room for a step.
+    const double scale = std::max({1.0, std::abs(o.t0), std::abs(o.t_end)});
+    if (o.t_end - o.t0 < 1e3 * std::numeric_limits<double>::epsilon() * scale) {
+      std::ostringstream os;
+      os << "--t-end " << o.t_end << " is within " << (o.t_end - o.t0)
+         << " s of the start t0 = " << o.t0
+         << ", below the resolution of the times (1e3 ulps, "
+         << 1e3 * std::numeric_limits<double>::epsilon() * scale
+         << " s); use a longer run";
       return os.str();
     }
     // Every grid time must be distinct from its neighbours in double.

@@ -117,6 +117,7 @@ std::string ToleranceHint(const SimulationOptions& options) {
 }
 
 std::string SingularityNote(Mechanics* mech,
+                            Formulation form,
                             double t,
                             const Eigen::VectorXd& q,
                             const Eigen::VectorXd& v) {
@@ -138,10 +139,15 @@ std::string SingularityNote(Mechanics* mech,
     os << ", rows nearly dependent:";
     for (int r : h.weak_rows) os << " '" << mech->model().RowName(r) << "'";
   }
-  os << ". The multipliers grow without bound there; an index-2 or index-3 "
-        "form cannot step through it. Move the trajectory away from the "
-        "singularity, or run --formulation baumgarte or projection on "
-        "cvodes-bdf, which pass it with a warning";
+  if (form == Formulation::kGgl || form == Formulation::kIndex3) {
+    os << ". The multipliers grow without bound there; an index-2 or "
+          "index-3 form cannot step through it. Move the trajectory away "
+          "from the singularity, or run --formulation baumgarte or "
+          "projection on cvodes-bdf, which may pass it with a warning";
+  } else {
+    os << ". The multipliers grow without bound there: move the trajectory "
+          "away from the singularity";
+  }
   return os.str();
 }
 

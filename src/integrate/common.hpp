@@ -110,6 +110,7 @@ inline constexpr double kSingularityNoteRcond = 1e-4;
 /// "; the mechanism is near a singular configuration there: ..." when the
 /// KKT health at (t, q, v) is below kSingularityNoteRcond, else "".
 std::string SingularityNote(Mechanics* mech,
+                            Formulation form,
                             double t,
                             const Eigen::VectorXd& q,
                             const Eigen::VectorXd& v);

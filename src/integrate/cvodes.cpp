@@ -184,8 +184,31 @@ int PSolve(realtype /*t*/,
   });
 }
 
+// CVodeGetReturnFlagName of SUNDIALS 6.4 names CVODES's projection flags
+// "NONE".
+std::string FlagName(int flag) {
+  switch (flag) {
+    case CV_PROJ_MEM_NULL:
+      return "CV_PROJ_MEM_NULL";
+    case CV_PROJFUNC_FAIL:
+      return "CV_PROJFUNC_FAIL";
+    case CV_REPTD_PROJFUNC_ERR:
+      return "CV_REPTD_PROJFUNC_ERR";
+    default: {
+      // A malloc'd string we must free.
+      std::unique_ptr<char, decltype(&std::free)> name(
+          CVodeGetReturnFlagName(flag), &std::free);
+      return name ? name.get() : "?";
+    }
+  }
+}
+
 std::string HintFor(int flag, long max_steps) {
   switch (flag) {
+    case CV_PROJFUNC_FAIL:
+    case CV_REPTD_PROJFUNC_ERR:
+      return "the projection onto the constraints failed; see the message "
+             "above";
     case CV_TOO_MUCH_WORK:
       return "the integrator took --max-steps " + std::to_string(max_steps) +
              " steps within one output interval: raise --max-steps, loosen "
@@ -423,13 +446,11 @@ void IntegrateCvodes(Mechanics* mech,
       const int flag = CVode(mem, tout, y.get(), &tret, CV_NORMAL);
       if (flag < 0) {
         std::ostringstream os;
-        // CVodeGetReturnFlagName returns a malloc'd string we must free.
-        std::unique_ptr<char, decltype(&std::free)> flag_name(
-            CVodeGetReturnFlagName(flag), &std::free);
-        os << "CVode failed with " << flag_name.get() << " (flag " << flag
+        os << "CVode failed with " << FlagName(flag) << " (flag " << flag
            << ") at t = " << tret;
         os << run.Detail();
-        os << SingularityNote(mech, tret, ConstView(y.get()).head(nq),
+        os << SingularityNote(mech, form.kind(), tret,
+                              ConstView(y.get()).head(nq),
                               ConstView(y.get()).segment(nq, nv));
         std::string known = run.HintFromDetail();
         if (known.empty()) known = ToleranceHint(options);

@@ -89,9 +89,17 @@ namespace {
 
 [[noreturn]] void ThrowRankDeficient(const Workspace& ws, double tol) {
   std::ostringstream os;
-  os << "model '" << ws.model().name() << "': constraint Jacobian has rank "
-     << ws.J.rows() - static_cast<Eigen::Index>(DependentRows(ws.J, tol).size())
-     << " < " << ws.J.rows() << " rows at " << DescribeState(ws)
+  const auto rank =
+      ws.J.rows() - static_cast<Eigen::Index>(DependentRows(ws.J, tol).size());
+  os << "model '" << ws.model().name() << "': ";
+  if (rank < ws.J.rows())
+    os << "constraint Jacobian has rank " << rank << " < " << ws.J.rows()
+       << " rows at ";
+  else  // J is regular but J M^-1 J' is singular to working precision
+    os << "J M^-1 J' is singular to working precision although the "
+          "constraint Jacobian has full rank "
+       << rank << " at ";
+  os << DescribeState(ws)
      << internal::RankDeficiencyDetail(ws.model(), ws.J, {}, tol);
   throw KktError(os.str());
 }
@@ -140,10 +148,21 @@ void SolveRedundantDense(const Workspace& ws,
   if (!*reported) {
     *reported = true;
     std::ostringstream os;
-    os << "daedalus: model '" << model.name()
-       << "': redundant constraints: rank of J is " << cod.rank() << " < "
-       << S.rows() << " rows; dependent rows:";
-    for (int i : *dependent) os << " '" << model.RowName(i) << "'";
+    os << "daedalus: model '" << model.name() << "': ";
+    if (dependent->empty()) {
+      // The Schur complement failed to factor although J has full rank:
+      // M^-1 is nearly singular on the constrained motions (a badly
+      // scaled or nearly singular mass matrix), not a redundancy.
+      os << "J M^-1 J' is singular to working precision (numerical rank "
+         << cod.rank() << " of " << S.rows()
+         << ") although J has full rank; the mass matrix is badly scaled "
+            "on the constrained motions";
+    } else {
+      os << "redundant constraints: rank of J is "
+         << S.rows() - static_cast<Eigen::Index>(dependent->size()) << " < "
+         << S.rows() << " rows; dependent rows:";
+      for (int i : *dependent) os << " '" << model.RowName(i) << "'";
+    }
     os << "; solving with minimum-norm multipliers";
     std::clog << os.str() << "\n";
   }

@@ -31,12 +31,24 @@ Eigen::VectorXd MetricCorrection(const Workspace& ws,
                                  const Eigen::VectorXd& r,
                                  const std::vector<int>& rows) {
   Eigen::LLT<Eigen::MatrixXd> llt_m(ws.M);
-  if (llt_m.info() != Eigen::Success) {
+  // Also a mass matrix that is positive but singular to working precision
+  // (a subnormal mass: M^-1 overflows and the Schur complement reads as
+  // rank deficient): reciprocal condition below 1e-15, about 5 ulps. The
+  // squared ratio of the Cholesky factor's extreme diagonal entries bounds
+  // it from above; Eigen's rcond() estimate overflows on a subnormal pivot
+  // (it returns 0.5 for diag(1, 5e-324, 2)).
+  bool m_ok = llt_m.info() == Eigen::Success;
+  if (m_ok && ws.M.rows() > 0) {
+    const Eigen::VectorXd d = llt_m.matrixLLT().diagonal();
+    const double ratio = d.minCoeff() / d.maxCoeff();
+    m_ok = ratio * ratio > 1e-15 && llt_m.rcond() > 1e-15;
+  }
+  if (!m_ok) {
     throw KktError("model '" + ws.model().name() +
                    "': mass matrix is singular or not positive definite during "
                    "projection at " +
                    DescribeState(ws) +
-                   internal::SingularMassDetail(ws.model(), ws.M, 0.0));
+                   internal::SingularMassDetail(ws.model(), ws.M, 1e-15));
   }
   const Eigen::MatrixXd Y = llt_m.solve(G.transpose());
   Eigen::LLT<Eigen::MatrixXd> llt_s(G * Y);

@@ -59,7 +59,8 @@ std::string RankDeficiencyDetail(const Model& model,
     os << " vanishes here: a singular configuration of "
        << (vanishing.size() > 1 ? "these constraints" : "that constraint")
        << " (a distance constraint at zero length, a start at the origin of "
-          "a radius), not a redundant constraint. Start the mechanism away "
+          "a radius), not a dependence between constraints. Start the "
+          "mechanism away "
           "from it, check the parameters that set its geometry, or write the "
           "constraint so that its gradient does not vanish on the motion";
   }

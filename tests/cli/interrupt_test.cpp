@@ -161,5 +161,21 @@ TEST(Interrupt, AUsageErrorLeavesThePreviousResultsUntouched) {
   EXPECT_THAT(Slurp(dir / "pendulum.json"), HasSubstr("stale"));
 }
 
+// An output path that is a directory is a usage error found before the
+// run (it failed at the end, after the work, leaving the .partial files).
+TEST(Interrupt, AnOutputPathThatIsADirectoryIsRefusedBeforeTheRun) {
+  const fs::path dir = FreshDir("json_dir");
+  fs::create_directories(dir / "pendulum.json" / "inside");
+  std::ofstream(dir / "pendulum.csv") << "stale csv\n";
+  std::string err;
+  EXPECT_EQ(RunCli(problems::PendulumProblem(),
+                   {"--output-dir", dir.string(), "--t-end", "0.1"}, &err),
+            2);
+  EXPECT_THAT(err, HasSubstr("is a directory"));
+  EXPECT_EQ(Slurp(dir / "pendulum.csv"), "stale csv\n");
+  EXPECT_FALSE(fs::exists(dir / "pendulum.csv.partial"));
+  EXPECT_FALSE(fs::exists(dir / "pendulum.json.partial"));
+}
+
 }  // namespace
 }  // namespace daedalus

@@ -151,20 +151,34 @@ std::string Name(const Cell& c) {
   return s;
 }
 
+// Every cell in the release build. The sanitizer build (unoptimized and
+// instrumented, 20-50 times slower here) runs half of them: for each
+// formulation, integrator and feature one of the two KKT paths,
+// alternating, so that every path still meets every integrator and every
+// feature (it checks memory and undefined behaviour; the numbers are
+// checked in full by the release build). The half took 280 s of the
+// sanitizer run's 550 s of processor time.
 std::vector<Cell> AllCells() {
   std::vector<Cell> cells;
+  int n = 0;
   for (Formulation f :
        {Formulation::kUnstabilized, Formulation::kBaumgarte,
         Formulation::kProjection, Formulation::kGgl, Formulation::kIndex3})
     for (Integrator i : {Integrator::kCvodesBdf, Integrator::kCvodesAdams,
                          Integrator::kIdas, Integrator::kStormerVerlet,
                          Integrator::kSymplecticEuler, Integrator::kRattle})
-      for (KktPath p : {KktPath::kDense, KktPath::kSparse})
-        for (Feature x :
-             {Feature::kNone, Feature::kEvents, Feature::kFeasibility,
-              Feature::kForward, Feature::kAdjoint, Feature::kDriftEscalation,
-              Feature::kCounterfactual})
+      for (Feature x :
+           {Feature::kNone, Feature::kEvents, Feature::kFeasibility,
+            Feature::kForward, Feature::kAdjoint, Feature::kDriftEscalation,
+            Feature::kCounterfactual}) {
+        ++n;
+        for (KktPath p : {KktPath::kDense, KktPath::kSparse}) {
+#ifdef DAEDALUS_SANITIZER_BUILD
+          if ((p == KktPath::kSparse) != (n % 2 == 0)) continue;
+#endif
           cells.push_back({f, i, p, x});
+        }
+      }
   return cells;
 }
 
@@ -175,9 +189,14 @@ bool FixedStep(Integrator i) {
 
 // The options of a cell: 0.6 s (the event falls inside), rtol 1e-8 and
 // atol 1e-10 for the SUNDIALS integrators, a 1e-3 s step for the fixed-step
-// ones. The IDAS forms keep their multipliers' Newton tolerance at 1: at
-// atol 1e-10 the default stalls GGL's corrector on this chain at t = 0
-// (docs/formulations.md, "Multiplier tolerances on IDAS"; issue 19).
+// ones. The IDAS forms run with their defaults: the multipliers weighed by
+// the step in the Newton test (docs/formulations.md, "Scaling of the
+// algebraic unknowns"; before it, GGL's corrector stalled on this chain at
+// t = 0 and the cells set --multiplier-atol 1). With forward
+// sensitivities they still set it: IDAS solves the state and its
+// sensitivities by a second nonlinear solver, whose test is not yet
+// scaled, and at atol 1e-10 every IDAS form's sensitivity corrector
+// stalls at the first steps without it (issue 19).
 SimulationOptions CellOptions(const Cell& c) {
   SimulationOptions o;
   o.formulation = c.f;
@@ -188,7 +207,8 @@ SimulationOptions CellOptions(const Cell& c) {
   o.output_step = 0.05;
   o.rtol = 1e-8;
   o.atol = 1e-10;
-  if (c.i == Integrator::kIdas) o.multiplier_atol = 1.0;
+  if (c.i == Integrator::kIdas && c.feature == Feature::kForward)
+    o.multiplier_atol = 1.0;
   if (FixedStep(c.i)) o.step = 1e-3;
   if (c.feature == Feature::kForward) {
     o.sensitivity.method = SensMethod::kForward;

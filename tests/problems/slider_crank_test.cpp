@@ -129,14 +129,29 @@ TEST(SliderCrank, GglDriftsLessThanUnstabilizedIndexOne) {
   EXPECT_LT(ggl.drift_position_max, plain.drift_position_max);
 }
 
-TEST(SliderCrank, IndexThreeFailureIsReportedWithFlagAndHint) {
-  const SimulationSummary s =
-      RunCrank(1e-6, 1e-7, Formulation::kIndex3, nullptr);
-  // The direct index-3 form fails in IDAS's corrector at the first step for
-  // these tolerances (docs/formulations.md explains why).
-  ASSERT_FALSE(s.ok);
-  EXPECT_THAT(s.error, ::testing::HasSubstr("IDA_CONV_FAIL"));
-  EXPECT_THAT(s.error, ::testing::HasSubstr("use --formulation ggl"));
+// The direct index-3 form used to fail in IDAS's corrector at the first
+// step at the example's tolerances. With the velocities and multipliers
+// out of the error test and the multipliers weighed by the step in the
+// Newton test (docs/formulations.md) it runs and converges, though with
+// only the positions under error control it is less accurate than GGL at
+// the same tolerances (measured: 1.4e-3 against 1.3e-5 at rtol 1e-6).
+TEST(SliderCrank, IndexThreeRunsAndConverges) {
+  Collector ref;
+  ASSERT_TRUE(RunCrank(1e-10, 1e-8, Formulation::kGgl, &ref).ok);
+  auto error = [&](double rtol, double atol) {
+    Collector c;
+    const SimulationSummary s = RunCrank(rtol, atol, Formulation::kIndex3, &c);
+    EXPECT_TRUE(s.ok) << s.error;
+    EXPECT_LT(s.drift_position_max, 10 * atol);
+    double e = 0.0;
+    for (size_t i = 0; i < std::min(c.samples.size(), ref.samples.size()); ++i)
+      e = std::max(
+          e, (c.samples[i].q - ref.samples[i].q).lpNorm<Eigen::Infinity>());
+    return e;
+  };
+  const double e6 = error(1e-6, 1e-7), e8 = error(1e-8, 1e-9);
+  EXPECT_LT(e6, 5e-3);
+  EXPECT_LT(e8, e6 / 5.0);
 }
 
 TEST(SliderCrank, DaeFormulationOnCvodesIsRejected) {
