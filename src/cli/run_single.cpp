@@ -71,8 +71,7 @@ SingleRunResult RunSingle(const Problem& problem,
                   "cannot write '" + base + ext +
                       "': it is a directory; remove it or choose another "
                       "--output-dir",
-                  "
-");
+                  "\n");
   }
   // Written under temporary names, put in place together at the end
   // (run_files.hpp); SIGINT and SIGTERM end the run with the rows so far.
