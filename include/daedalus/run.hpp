@@ -55,6 +55,11 @@ struct RunConfig {
   std::string emit_kernels;
   /// --evaluator interpreted: the compiled programs without native kernels.
   bool interpreted = false;
+  /// --q0 NAME=VALUE and --v0 NAME=VALUE: (coordinate index, value) set in
+  /// the problem's initial state, in command-line order (later wins). The
+  /// run then makes the start consistent with the constraints as for any
+  /// start (SimulationSummary::initial_correction_position).
+  std::vector<std::pair<int, double>> q0_overrides, v0_overrides;
 };
 RunConfig ParseCommandLine(const Problem& problem,
                            int argc,

@@ -11,7 +11,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "cli/ensemble_input.hpp"
 #include "cli/ensemble_table.hpp"
@@ -35,11 +37,13 @@ class SerialTransport : public EnsembleTransport {
   int Broadcast(int value) override { return value; }
   void Run(const std::vector<std::string>& tasks,
            const std::function<std::string(const std::string&)>& work,
+           const std::function<void(size_t, int)>& handed,
            const std::function<void(const std::string&)>& done,
            const std::function<bool()>& stop) override {
-    for (const std::string& t : tasks) {
+    for (size_t k = 0; k < tasks.size(); ++k) {
       if (stop()) break;
-      done(work(t));
+      handed(k, 0);
+      done(work(tasks[k]));
     }
   }
 };
@@ -100,11 +104,18 @@ struct Plan {
   std::vector<std::string> tasks;  // every member, in order
   std::vector<ojson> rows;         // filled from the journal or by runs
   std::vector<bool> finished;      // in the journal already
+  /// (member, rank) started by a previous job that ended without their
+  /// results and without an interruption: a rank died or the job was
+  /// killed. They run again.
+  std::vector<std::pair<int, int>> lost;
 };
 
-// Reads the journal of a previous run of the same ensemble (rows of
-// finished members), rewrites it without a torn last line, and leaves it
-// ready for appending. Returns "" or a usage error.
+// Reads the journal of a previous run of the same ensemble: rows of
+// finished members, and {"started": m, "rank": r} and {"interrupted": m}
+// lines (a member started but neither finished nor interrupted was lost
+// with its rank). Rewrites it with the finished rows only (without a torn
+// last line) and leaves it ready for appending. Returns "" or a usage
+// error.
 std::string LoadJournal(Plan* plan, const std::string& header) {
   std::ifstream in(plan->journal);
   std::vector<std::string> keep;
@@ -116,11 +127,20 @@ std::string LoadJournal(Plan* plan, const std::string& header) {
              ":1: this journal belongs to a different ensemble (other "
              "members or options); remove it to start afresh, or give "
              "another --output-dir";
-    int line = 1;
+    const int n = static_cast<int>(plan->rows.size());
+    std::map<int, int> started;  // member -> rank
+    std::set<int> interrupted;
     for (std::string l; std::getline(in, l);) {
-      ++line;
       try {
         const ojson row = ojson::parse(l);
+        if (row.contains("started")) {
+          started[row.at("started").get<int>()] = row.value("rank", -1);
+          continue;
+        }
+        if (row.contains("interrupted")) {
+          interrupted.insert(row.at("interrupted").get<int>());
+          continue;
+        }
         const int m = row.at("member").get<int>();
         if (m < 0 || m >= static_cast<int>(plan->rows.size())) continue;
         plan->rows[static_cast<size_t>(m)] = row;
@@ -131,6 +151,10 @@ std::string LoadJournal(Plan* plan, const std::string& header) {
         // again.
       }
     }
+    for (const auto& [m, r] : started)
+      if (m >= 0 && m < n && !plan->finished[static_cast<size_t>(m)] &&
+          !interrupted.count(m))
+        plan->lost.emplace_back(m, r);
   }
   const std::string partial = plan->journal + ".partial";
   {
@@ -229,6 +253,10 @@ int Prepare(const Problem& problem, int argc, char** argv, Plan* plan) {
       std::cerr << program << ": " << why << "\n";
       return 2;
     }
+    ojson reissued = ojson::array();
+    for (const auto& [m, r] : plan->lost)
+      reissued.push_back({{"member", m}, {"rank", r}});
+    plan->meta["reissued"] = reissued;
   } catch (const std::invalid_argument& e) {
     std::cerr << program << ": " << e.what() << "\n(see --help)\n";
     return 2;
@@ -249,6 +277,16 @@ class Gatherer {
         start_(std::chrono::steady_clock::now()) {
     for (bool f : plan->finished) done_ += f ? 1 : 0;
     resumed_ = done_;
+  }
+
+  // Member m went to rank r: journaled, so that a rerun after a dead rank
+  // names it.
+  void Started(int m, int r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    journal_ << ojson{{"started", m}, {"rank", r}}.dump() << "\n" << std::flush;
+    gather_time_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
   }
 
   void Done(const std::string& text) {
@@ -335,6 +373,8 @@ class Gatherer {
       // Finished: journaled at once, so that a rerun skips it.
       journal_ << row.dump() << "\n" << std::flush;
       ++done_;
+    } else {
+      journal_ << ojson{{"interrupted", m}}.dump() << "\n" << std::flush;
     }
     if (status == "failed") {
       ClearProgress();
@@ -429,10 +469,12 @@ int RunEnsemble(const Problem& problem, int argc, char** argv) {
   if (rank == 0) {
     Gatherer gather(&plan, program, transport->size());
     std::vector<std::string> todo;
-    std::string unfinished;  // the first 20 members still to run
+    std::vector<int> todo_member;  // todo[k] is member todo_member[k]
+    std::string unfinished;        // the first 20 members still to run
     for (size_t i = 0; i < plan.tasks.size(); ++i) {
       if (plan.finished[i]) continue;
       todo.push_back(plan.tasks[i]);
+      todo_member.push_back(static_cast<int>(i));
       if (todo.size() <= 20)
         unfinished += (todo.size() == 1 ? "" : ", ") + std::to_string(i);
     }
@@ -446,13 +488,28 @@ int RunEnsemble(const Problem& problem, int argc, char** argv) {
                                        (todo.size() > 20 ? ", ..." : "") + ")")
                 << "\n";
     }
+    if (!plan.lost.empty()) {
+      // Said even with --quiet: a fault of the previous job.
+      std::string which;
+      for (size_t k = 0; k < plan.lost.size() && k < 20; ++k)
+        which += (k == 0 ? "" : ", ") + std::to_string(plan.lost[k].first) +
+                 " (rank " + std::to_string(plan.lost[k].second) + ")";
+      if (plan.lost.size() > 20) which += ", ...";
+      std::cerr << program << ": the previous run of this ensemble ended "
+                << "while member" << (plan.lost.size() == 1 ? " " : "s ")
+                << which
+                << " had started, before their results arrived (a rank "
+                   "died or the job was killed); running them again\n";
+    }
     transport->Run(
-        todo, work, [&](const std::string& row) { gather.Done(row); },
+        todo, work, [&](size_t k, int r) { gather.Started(todo_member[k], r); },
+        [&](const std::string& row) { gather.Done(row); },
         [&] { return stop->load() != 0; });
     code = gather.Finish(problem.model, stop->load());
   } else {
     transport->Run(
-        {}, work, [](const std::string&) {}, [] { return false; });
+        {}, work, [](size_t, int) {}, [](const std::string&) {},
+        [] { return false; });
   }
   return transport->Broadcast(code);
 }

@@ -41,12 +41,14 @@ class EnsembleTransport {
   /// Rank 0's `value` on every rank (collective).
   virtual int Broadcast(int value) = 0;
   /// Runs the tasks (rank 0's list; the other ranks pass none): `work`
-  /// turns a task into its result on whichever rank runs it; `done` gets
-  /// every result on rank 0's calling thread as it arrives; once `stop`
-  /// (rank 0) says so no further task is handed out. Returns on every rank
-  /// when all tasks handed out have reported.
+  /// turns a task into its result on whichever rank runs it; `handed`
+  /// learns on rank 0's calling thread that task k went to rank r (before
+  /// its result can arrive); `done` gets every result there as it
+  /// arrives; once `stop` (rank 0) says so no further task is handed out.
+  /// Returns on every rank when all tasks handed out have reported.
   virtual void Run(const std::vector<std::string>& tasks,
                    const std::function<std::string(const std::string&)>& work,
+                   const std::function<void(size_t, int)>& handed,
                    const std::function<void(const std::string&)>& done,
                    const std::function<bool()>& stop) = 0;
 };

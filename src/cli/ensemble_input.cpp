@@ -242,7 +242,9 @@ std::vector<MemberSpec> ReadEnsembleFile(const Model& model,
         ": no header row; the first line names the columns (parameters: " +
         Join(pnames) + "; options such as t_end, rtol; or name)");
   const std::string hwhere = path + ":" + std::to_string(l + 1);
-  std::vector<int> kinds;  // -1 name, 0..np-1 parameter, np + k option k
+  // -1 name, -3 q0_<coordinate>, -4 v0_<coordinate>, 0..np-1 parameter,
+  // np + k option k.
+  std::vector<int> kinds;
   std::set<std::string> seen;
   for (const Field& f : SplitCsvLine(lines[l], hwhere)) {
     const std::string at = hwhere + ":" + std::to_string(f.column) + ": ";
@@ -260,11 +262,22 @@ std::vector<MemberSpec> ReadEnsembleFile(const Model& model,
         if (f.text == kOptionColumns[k].column)
           kind = static_cast<int>(pnames.size() + k);
     }
-    if (kind == -2)
+    for (const std::string& c : model.coordinate_names()) {
+      if (kind != -2) break;
+      if (f.text == "q0_" + c) kind = -3;
+      if (f.text == "v0_" + c) kind = -4;
+    }
+    if (kind == -2) {
+      const auto& cn = model.coordinate_names();
       throw std::invalid_argument(
           at + "unknown column '" + f.text + "'; a column is a parameter (" +
           (pnames.empty() ? std::string("none") : Join(pnames)) +
-          "), an option (" + Join(EnsembleOptionColumns()) + ") or name");
+          "), an option (" + Join(EnsembleOptionColumns()) +
+          "), an initial value (q0_<coordinate> or v0_<coordinate>: " +
+          (cn.empty() ? std::string("no coordinates")
+                      : "q0_" + cn[0] + ", ...") +
+          ") or name");
+    }
     columns.push_back(f.text);
     kinds.push_back(kind);
   }
@@ -309,6 +322,12 @@ std::vector<MemberSpec> ReadEnsembleFile(const Model& model,
                                     "value in every column but name");
       m.inputs.emplace_back(columns[c], f.text);
       try {
+        if (kind == -3 || kind == -4) {
+          ParseNumber("value", f.text);
+          m.args.push_back(kind == -3 ? "--q0" : "--v0");
+          m.args.push_back(columns[c].substr(3) + "=" + f.text);
+          continue;
+        }
         if (kind < static_cast<int>(pnames.size())) {
           ParseNumber("value", f.text);
           m.args.push_back("--param");

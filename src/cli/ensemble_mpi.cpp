@@ -86,6 +86,7 @@ class MpiTransport : public EnsembleTransport {
 
   void Run(const std::vector<std::string>& tasks,
            const std::function<std::string(const std::string&)>& work,
+           const std::function<void(size_t, int)>& handed,
            const std::function<void(const std::string&)>& done,
            const std::function<bool()>& stop) override {
     if (rank_ != 0) {
@@ -97,21 +98,25 @@ class MpiTransport : public EnsembleTransport {
         Send(work(task), 0, kTagResult);
       }
     }
-    Serve(tasks, work, done, stop);
+    Serve(tasks, work, handed, done, stop);
   }
 
  private:
   void Serve(const std::vector<std::string>& tasks,
              const std::function<std::string(const std::string&)>& work,
+             const std::function<void(size_t, int)>& handed,
              const std::function<void(const std::string&)>& done,
              const std::function<bool()>& stop) {
-    std::mutex mu;  // guards next, stopping, local_results, local_finished
+    // Guards next, stopping, local_started, local_results, local_finished.
+    std::mutex mu;
     size_t next = 0;
     bool stopping = false;
+    std::deque<size_t> local_started;  // taken by rank 0's worker thread
     std::deque<std::string> local_results;
-    auto take = [&](std::string* task) {
+    auto take = [&](std::string* task, size_t* k) {
       std::lock_guard<std::mutex> lock(mu);
       if (stopping || next >= tasks.size()) return false;
+      *k = next;
       *task = tasks[next++];
       return true;
     };
@@ -121,7 +126,11 @@ class MpiTransport : public EnsembleTransport {
       // only when it is alone.
       if (size_ == 1) {
         std::string t;
-        while (!stop() && take(&t)) done(work(t));
+        size_t k = 0;
+        while (!stop() && take(&t, &k)) {
+          handed(k, 0);
+          done(work(t));
+        }
         return;
       }
     }
@@ -131,7 +140,12 @@ class MpiTransport : public EnsembleTransport {
       try {
         worker = std::thread([&] {
           std::string t;
-          while (take(&t)) {
+          size_t k = 0;
+          while (take(&t, &k)) {
+            {
+              std::lock_guard<std::mutex> lock(mu);
+              local_started.push_back(k);
+            }
             std::string row = work(t);
             std::lock_guard<std::mutex> lock(mu);
             local_results.push_back(std::move(row));
@@ -149,13 +163,16 @@ class MpiTransport : public EnsembleTransport {
         std::lock_guard<std::mutex> lock(mu);
         stopping = true;
       }
+      std::deque<size_t> mine_started;
       std::deque<std::string> mine;
       bool mine_finished = false;
       {
         std::lock_guard<std::mutex> lock(mu);
+        mine_started.swap(local_started);
         mine.swap(local_results);
         mine_finished = local_finished;
       }
+      for (size_t k : mine_started) handed(k, 0);
       for (const std::string& r : mine) done(r);
       int flag = 0;
       MPI_Status st;
@@ -164,7 +181,9 @@ class MpiTransport : public EnsembleTransport {
         const std::string msg = Receive(st);
         if (st.MPI_TAG == kTagResult) done(msg);
         std::string t;
-        if (take(&t)) {
+        size_t k = 0;
+        if (take(&t, &k)) {
+          handed(k, st.MPI_SOURCE);
           Send(t, st.MPI_SOURCE, kTagTask);
         } else {
           Send("", st.MPI_SOURCE, kTagStop);
@@ -176,7 +195,8 @@ class MpiTransport : public EnsembleTransport {
       Nap();
     }
     if (worker.joinable()) worker.join();
-    // Results the local worker pushed after the last look.
+    // Members and results the local worker pushed after the last look.
+    for (size_t k : local_started) handed(k, 0);
     for (const std::string& r : local_results) done(r);
   }
 

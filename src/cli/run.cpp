@@ -1,5 +1,6 @@
 #include "daedalus/run.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +31,8 @@ const char* const kValueFlags[] = {"--t-end",
                                    "--output-step",
                                    "--output-dir",
                                    "--param",
+                                   "--q0",
+                                   "--v0",
                                    "--formulation",
                                    "--integrator",
                                    "--baumgarte-alpha",
@@ -284,6 +287,26 @@ RunConfig ParseCommandLine(const Problem& problem,
       const int idx = problem.model.ParameterIndex(name);
       cfg.params[idx] =
           internal::ParseNumber("--param " + name, value.substr(e + 1));
+    } else if (arg == "--q0" || arg == "--v0") {
+      const size_t e = value.find('=');
+      if (e == std::string::npos) {
+        throw std::invalid_argument(arg + " expects COORDINATE=VALUE, got '" +
+                                    value + "'");
+      }
+      const std::string name = value.substr(0, e);
+      const auto& names = problem.model.coordinate_names();
+      const auto it = std::find(names.begin(), names.end(), name);
+      if (it == names.end()) {
+        std::string known;
+        for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+        throw std::invalid_argument(arg + ": unknown coordinate '" + name +
+                                    "'; the coordinates are " + known);
+      }
+      const int idx = static_cast<int>(it - names.begin());
+      const double x =
+          internal::ParseNumber(arg + " " + name, value.substr(e + 1));
+      (arg == "--q0" ? cfg.q0_overrides : cfg.v0_overrides)
+          .emplace_back(idx, x);
     }
   }
   // --sens alone means forward sensitivities; a method without --sens
@@ -337,6 +360,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --output-dir DIR     where <name>.csv and <name>.json go (default "
         ".)\n"
      << "  --param NAME=VALUE   set a model parameter (repeatable)\n"
+     << "  --q0 COORD=VALUE     override a coordinate of the initial state\n"
+     << "  --v0 COORD=VALUE     ... or a velocity (repeatable; the start is\n"
+     << "                       then made consistent with the constraints)\n"
      << "  --formulation F      unstabilized | baumgarte | projection | ggl |\n"
      << "                       index3 (default " << ToString(d.formulation)
      << ")\n"

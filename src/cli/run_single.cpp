@@ -16,6 +16,23 @@
 
 namespace daedalus::internal {
 
+InitialState StartingState(const Problem& problem, const RunConfig& cfg) {
+  InitialState x = problem.initial(cfg.params);
+  for (const auto& [i, value] : cfg.q0_overrides) {
+    if (i < 0 || i >= x.q.size())
+      throw std::invalid_argument("--q0: coordinate index " +
+                                  std::to_string(i) + " out of range");
+    x.q[i] = value;
+  }
+  for (const auto& [i, value] : cfg.v0_overrides) {
+    if (i < 0 || i >= x.v.size())
+      throw std::invalid_argument("--v0: velocity index " + std::to_string(i) +
+                                  " out of range");
+    x.v[i] = value;
+  }
+  return x;
+}
+
 SingleRunResult RunSingle(const Problem& problem,
                           RunConfig cfg,
                           const std::string& program,
@@ -41,7 +58,7 @@ SingleRunResult RunSingle(const Problem& problem,
     std::string why;
     bool fits = true;
     try {
-      const InitialState x0 = problem.initial(cfg.params);
+      const InitialState x0 = StartingState(problem, cfg);
       fits = SchemeFits(problem.model, cfg.options.integrator, cfg.params,
                         cfg.options.t0, x0.q, x0.v, &why);
     } catch (const std::exception&) {
@@ -88,10 +105,15 @@ SingleRunResult RunSingle(const Problem& problem,
     }
     // Opened first: a run that fails in initial() still leaves the header.
     CsvWriter csv(problem.model, files.csv_partial(), sens_columns);
-    const InitialState x0 = problem.initial(cfg.params);
-    if (cfg.options.sensitivity.method != SensMethod::kNone)
-      cfg.options.sensitivity.initial_tangent =
-          InitialStateTangent(problem, cfg.params);
+    const InitialState x0 = StartingState(problem, cfg);
+    if (cfg.options.sensitivity.method != SensMethod::kNone) {
+      Eigen::MatrixXd& tangent = cfg.options.sensitivity.initial_tangent;
+      tangent = InitialStateTangent(problem, cfg.params);
+      // An overridden entry is a number, independent of the parameters.
+      for (const auto& ov : cfg.q0_overrides) tangent.row(ov.first).setZero();
+      for (const auto& ov : cfg.v0_overrides)
+        tangent.row(x0.q.size() + ov.first).setZero();
+    }
     ProgressLine progress(name, cfg.options.t0, cfg.options.t_end, &csv,
                           &std::cerr,
                           report && ProgressLine::StderrIsTerminal());

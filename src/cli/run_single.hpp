@@ -18,6 +18,10 @@ long ParseCount(const std::string& flag, const std::string& text);
 /// Whether `arg` is a flag of the common command line that takes a value.
 bool IsValueFlag(const std::string& arg);
 
+/// The problem's initial state at cfg.params with the --q0/--v0 overrides
+/// applied. @throws std::invalid_argument for an override out of range.
+InitialState StartingState(const Problem& problem, const RunConfig& cfg);
+
 struct SingleRunResult {
   /// run()'s exit status: 0 ok, 1 failed, 2 unusable options or output,
   /// 128 + N interrupted by signal N.

@@ -33,6 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 int RunCli(std::vector<std::string> args, std::string* err = nullptr) {
   std::vector<char*> argv;
@@ -67,6 +68,15 @@ std::vector<std::string> Lines(const fs::path& p) {
   std::ifstream in(p);
   std::vector<std::string> out;
   for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// The journal's rows of finished members (beside its header and the
+// {"started": m, "rank": r} lines).
+std::vector<std::string> FinishedRows(const fs::path& journal) {
+  std::vector<std::string> out;
+  for (const std::string& l : Lines(journal))
+    if (l.find("\"member\":") != std::string::npos) out.push_back(l);
   return out;
 }
 
@@ -167,27 +177,41 @@ TEST(Ensemble, TheJournalLetsARerunSkipFinishedMembers) {
   ASSERT_EQ(RunCli(cmd), 0);
   const json first = ReadJson(out / "pendulum.ensemble.json");
   const fs::path journal = out / "pendulum.ensemble.journal";
-  std::vector<std::string> lines = Lines(journal);
-  ASSERT_EQ(lines.size(), 4u);  // header + 3 members
-  // As if the run had ended during member 2, tearing its journal line:
-  // members 0 and 1 are finished, 2 is not.
+  const std::vector<std::string> lines = Lines(journal);
+  // The header, then per member a line when it starts and its row when it
+  // finishes.
+  ASSERT_EQ(lines.size(), 7u);
+  EXPECT_EQ(lines[1], "{\"started\":0,\"rank\":0}");
+  ASSERT_EQ(FinishedRows(journal).size(), 3u);
+  // As if the process had died during member 2 while writing its row:
+  // members 0 and 1 are finished, 2 started and its row is torn.
   std::string torn;
-  for (const std::string& l : lines)
-    if (l.find("\"member\":2") == std::string::npos) torn += l + "\n";
-  torn += lines[3].substr(0, lines[3].size() / 2);
+  std::string row2;
+  for (const std::string& l : lines) {
+    if (l.find("\"member\":2") != std::string::npos)
+      row2 = l;
+    else
+      torn += l + "\n";
+  }
+  ASSERT_FALSE(row2.empty());
+  torn += row2.substr(0, row2.size() / 2);
   Write(journal, torn);
   fs::remove_all(out / "members" / "000000");
   fs::remove_all(out / "members" / "000002");
   fs::remove(out / "pendulum.ensemble.json");
-  ASSERT_EQ(RunCli(cmd), 0);
+  std::string err;
+  ASSERT_EQ(RunCli(cmd, &err), 0);
+  // The lost member is named with its rank, even with --quiet.
+  EXPECT_THAT(err, HasSubstr("ended while member 2 (rank 0) had started"));
   EXPECT_FALSE(fs::exists(out / "members" / "000000"));  // skipped
   EXPECT_TRUE(fs::exists(out / "members" / "000002" / "pendulum.json"));
   const json second = ReadJson(out / "pendulum.ensemble.json");
   EXPECT_EQ(second["resumed_from_journal"], 2);
+  EXPECT_EQ(second["reissued"], json::parse("[{\"member\":2,\"rank\":0}]"));
   ASSERT_EQ(second["rows"].size(), 3u);
   for (size_t i = 0; i < 3; ++i)
     EXPECT_EQ(second["rows"][i]["final"], first["rows"][i]["final"]) << i;
-  EXPECT_EQ(Lines(journal).size(), 4u);
+  EXPECT_EQ(FinishedRows(journal).size(), 3u);
   // Without --quiet a rerun says what it takes from the journal.
   std::vector<std::string> loud(cmd.begin(), cmd.end() - 1);
   ::testing::internal::CaptureStdout();
@@ -196,7 +220,6 @@ TEST(Ensemble, TheJournalLetsARerunSkipFinishedMembers) {
               HasSubstr("3 of 3 members finished in"));
   // Another ensemble in the same folder: refused, nothing run.
   Write(dir / "other.csv", "m\n3\n");
-  std::string err;
   EXPECT_EQ(RunCli({"--ensemble", (dir / "other.csv").string(), "--output-dir",
                     out.string(), "--quiet"},
                    &err),
@@ -289,7 +312,7 @@ TEST(Ensemble, AnInterruptedEnsembleFinishesWhenRunAgain) {
                                         "--quiet"};
   std::thread signaller([journal] {
     for (int i = 0; i < 20000; ++i) {  // 20 s at most
-      if (fs::exists(journal) && Lines(journal).size() >= 4) {
+      if (fs::exists(journal) && FinishedRows(journal).size() >= 3) {
         std::raise(SIGINT);
         return;
       }
@@ -306,11 +329,70 @@ TEST(Ensemble, AnInterruptedEnsembleFinishesWhenRunAgain) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(t["rows"][i]["status"], "ok") << i;
   EXPECT_GE(
       t["counts"].value("interrupted", 0) + t["counts"].value("pending", 0), 1);
-  ASSERT_EQ(RunCli(cmd), 0);
+  ASSERT_EQ(RunCli(cmd, &err), 0);
+  // Interrupted members were not lost: no fault to report.
+  EXPECT_THAT(err, Not(HasSubstr("had started")));
   const json again = ReadJson(out / "pendulum.ensemble.json");
+  EXPECT_EQ(again["reissued"], json::array());
   EXPECT_GE(again["resumed_from_journal"].get<int>(), 3);
   EXPECT_EQ(again["counts"]["ok"], 5);
   EXPECT_EQ(again["rows"][4]["t_reached"], 30.0);
+}
+
+// Initial-state overrides: --q0/--v0 on the command line and q0_<coordinate>
+// / v0_<coordinate> columns of an ensemble file. A start on the rod's
+// circle is kept exactly; one off it is made consistent (projected onto
+// x^2 + y^2 = l^2), with the correction reported.
+TEST(Ensemble, InitialStateOverridesAsFlagsAndColumns) {
+  const fs::path dir = FreshDir("initial");
+  const fs::path single = dir / "single";
+  ASSERT_EQ(RunCli({"--q0", "x=0.6", "--q0", "y=-0.8", "--v0", "x=0.4", "--v0",
+                    "y=0.3", "--t-end", "0.3", "--output-dir", single.string(),
+                    "--quiet"}),
+            0);
+  const json s = ReadJson(single / "pendulum.json");
+  EXPECT_EQ(s["initial_correction"]["position"], 0.0);
+  EXPECT_EQ(s["initial_correction"]["velocity"], 0.0);
+  const std::vector<std::string> rows = Lines(single / "pendulum.csv");
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_THAT(rows[1], HasSubstr("0,0.6,-0.8,0.4,0.3"));
+  // The same start from an ensemble file, and one off the circle.
+  Write(dir / "e.csv",
+        "q0_x,q0_y,v0_x,v0_y,t_end\n0.6,-0.8,0.4,0.3,0.3\n"
+        "0.7,-0.8,0,0,0.3\n");
+  const fs::path out = dir / "out";
+  ASSERT_EQ(RunCli({"--ensemble", (dir / "e.csv").string(), "--output-dir",
+                    out.string(), "--quiet"}),
+            0);
+  const json t = ReadJson(out / "pendulum.ensemble.json");
+  ASSERT_EQ(t["rows"].size(), 2u);
+  EXPECT_EQ(t["rows"][0]["final"]["q"], s["final"]["q"]);
+  EXPECT_EQ(t["rows"][0]["final"]["v"], s["final"]["v"]);
+  const json m1 =
+      ReadJson(out / t["rows"][1]["dir"].get<std::string>() / "pendulum.json");
+  EXPECT_GT(m1["initial_correction"]["position"].get<double>(), 0.05);
+  // The projected start lies on the circle of radius l = 1.
+  const std::vector<std::string> r1 =
+      Lines(out / t["rows"][1]["dir"].get<std::string>() / "pendulum.csv");
+  ASSERT_GE(r1.size(), 2u);
+  std::stringstream first(r1[1]);
+  std::vector<double> f;
+  for (std::string c; std::getline(first, c, ',');) f.push_back(std::stod(c));
+  ASSERT_GE(f.size(), 3u);
+  EXPECT_NEAR(std::hypot(f[1], f[2]), 1.0, 1e-12);
+  // Unknown coordinates: a usage error naming the coordinates.
+  std::string err;
+  EXPECT_EQ(
+      RunCli({"--q0", "z=1", "--output-dir", (dir / "bad").string()}, &err), 2);
+  EXPECT_THAT(err, HasSubstr("unknown coordinate 'z'; the coordinates are "
+                             "x, y"));
+  Write(dir / "bad.csv", "q0_z\n1\n");
+  EXPECT_EQ(RunCli({"--ensemble", (dir / "bad.csv").string(), "--output-dir",
+                    (dir / "bad").string()},
+                   &err),
+            2);
+  EXPECT_THAT(err, HasSubstr("unknown column 'q0_z'"));
+  EXPECT_THAT(err, HasSubstr("q0_<coordinate> or v0_<coordinate>"));
 }
 
 // An executable built without MPI, started by mpirun as 2 processes: each
