@@ -13,12 +13,13 @@ physics of its output against closed forms:
   small-angle or the fixed-pivot period, so that a wrong model cannot pass);
 - the centre of mass and the horizontal momentum, which no external force
   changes;
-- the run used the native kernels the external build generated, and the
-  external build used nothing from the source or build tree.
+- the run used the native kernels the external build generated, the
+  external build used nothing from the source or build tree, and the
+  package refuses another minor version.
 
 Usage: external_project_test.py --build BUILD --source SOURCE --work DIR
          --cmake CMAKE --generator G --cxx CXX --build-type T
-         [--cxx-flags F] [--cxx-flags-config F]
+         --version V [--cxx-flags F] [--cxx-flags-config F]
 """
 import argparse
 import csv
@@ -163,6 +164,8 @@ def main():
     ap.add_argument("--generator", required=True)
     ap.add_argument("--cxx", required=True)
     ap.add_argument("--build-type", required=True)
+    ap.add_argument("--version", required=True,
+                    help="the project's version (PROJECT_VERSION)")
     ap.add_argument("--cxx-flags", default="",
                     help="CMAKE_CXX_FLAGS of the Daedalus build")
     ap.add_argument("--cxx-flags-config", default="",
@@ -216,6 +219,25 @@ def main():
     if os.path.join(prefix, "lib", "libdaedalus.a") not in ninja:
         failures.append("the external build does not link the installed "
                         "libdaedalus.a")
+
+    # The version file: while 0.x, another minor version is not compatible
+    # (examples/external asks for this one's major.minor and is accepted).
+    major, minor = a.version.split(".")[:2]
+    wanted = f"{major}.{int(minor) + 1}"
+    d = os.path.join(work, "version_check")
+    os.makedirs(d)
+    with open(os.path.join(d, "CMakeLists.txt"), "w") as fh:
+        fh.write("cmake_minimum_required(VERSION 3.22)\n"
+                 "project(version_check LANGUAGES NONE)\n"
+                 f"find_package(daedalus {wanted} CONFIG)\n"
+                 "message(STATUS \"daedalus_FOUND=${daedalus_FOUND}\")\n")
+    out = sh([a.cmake, "-S", d, "-B", os.path.join(d, "build"),
+              f"-DCMAKE_PREFIX_PATH={prefix}"])
+    # Found, read and refused for its version (not missing altogether).
+    if "daedalus_FOUND=0" not in out or f"version: {a.version}" not in out:
+        print(out)
+        failures.append(f"find_package(daedalus {wanted}) did not refuse "
+                        f"the installed version {a.version}")
 
     exe = os.path.join(ext, "cart_pendulum")
     # The problem's defaults, and a lighter cart at a small amplitude.
