@@ -1,0 +1,57 @@
+# Install rules and the CMake package (docs/using_as_a_package.md):
+#
+#   include/daedalus/*.hpp                     the public headers
+#   lib/libdaedalus.a                          the library (PIC)
+#   lib/daedalus/...                           the MPI transport of ensembles
+#                                              (objects), when built with MPI
+#   lib/cmake/daedalus/daedalusConfig.cmake    find_package(daedalus CONFIG)
+#                      daedalusConfigVersion.cmake
+#                      daedalusTargets.cmake   daedalus::daedalus
+#                      daedalusMpiTargets.cmake  daedalus::mpi
+#                      DaedalusProblem.cmake   daedalus_add_problem()
+#                      FindSuiteSparse.cmake   (Debian ships no config)
+#
+# tests/package/external_project_test.py installs a build tree with these
+# rules and builds examples/external against it.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(DAEDALUS_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/daedalus
+  CACHE STRING "Where the CMake package of Daedalus is installed, below the prefix")
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/daedalus
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.hpp")
+install(TARGETS daedalus EXPORT daedalusTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT daedalusTargets
+  NAMESPACE daedalus::
+  DESTINATION ${DAEDALUS_INSTALL_CMAKEDIR})
+
+# The MPI transport is an object library (it installs itself before main,
+# so it must be linked as objects, not pulled from an archive); its own
+# export set, which the config includes only when it finds MPI again.
+set(DAEDALUS_WITH_MPI OFF)
+if(TARGET daedalus_mpi)
+  set(DAEDALUS_WITH_MPI ON)
+  install(TARGETS daedalus_mpi EXPORT daedalusMpiTargets
+    OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/daedalus)
+  install(EXPORT daedalusMpiTargets
+    NAMESPACE daedalus::
+    DESTINATION ${DAEDALUS_INSTALL_CMAKEDIR})
+endif()
+
+configure_package_config_file(
+  ${PROJECT_SOURCE_DIR}/cmake/daedalusConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/daedalusConfig.cmake
+  INSTALL_DESTINATION ${DAEDALUS_INSTALL_CMAKEDIR})
+# 0.x: a minor version may change the API.
+write_basic_package_version_file(
+  ${PROJECT_BINARY_DIR}/daedalusConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES
+  ${PROJECT_BINARY_DIR}/daedalusConfig.cmake
+  ${PROJECT_BINARY_DIR}/daedalusConfigVersion.cmake
+  ${PROJECT_SOURCE_DIR}/cmake/DaedalusProblem.cmake
+  ${PROJECT_SOURCE_DIR}/cmake/FindSuiteSparse.cmake
+  DESTINATION ${DAEDALUS_INSTALL_CMAKEDIR})
