@@ -235,23 +235,32 @@ TEST(Multibody, PendulumSpringDamperAndActuatorHaveTheClosedForm) {
   EXPECT_NEAR(ws.D(0, 0), 0.4, kRoundOff);
   EXPECT_NEAR(ws.Bu[0], 0.5 * std::sin(2.0 * t), kRoundOff);
 
-  // The energy balance accounts for the damper and the motor.
-  SimulationOptions o;
-  o.t_end = 3.0;
-  o.output_step = 0.05;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
-  InitialState x0;
-  x0.q = Eigen::VectorXd::Constant(1, 1.0);
-  x0.v = Eigen::VectorXd::Zero(1);
-  testing::Collector c;
-  const SimulationSummary sum =
-      Simulate(model, x0, model.default_parameters(), o, &c);
-  ASSERT_TRUE(sum.ok) << sum.error;
-  const Sample& end = c.samples.back();
-  EXPECT_GT(end.damping_loss, 0.1);
-  EXPECT_GT(std::abs(end.input_work[0]), 1e-3);
-  EXPECT_LT(sum.energy_residual_max, 1e-8);
+  // The energy balance accounts for the damper and the motor: its residual
+  // is integration error, so it shrinks with the tolerance (BDF, the
+  // default integrator, at rtol 1e-9 and 1e-12; energy scale about 12 J;
+  // measured 1.3e-7 J and 4.4e-10 J, damping loss 4.16 J, motor work
+  // 0.16 J).
+  double residual[2];
+  for (int k = 0; k < 2; ++k) {
+    SimulationOptions o;
+    o.t_end = 3.0;
+    o.output_step = 0.05;
+    o.rtol = k == 0 ? 1e-9 : 1e-12;
+    o.atol = o.rtol * 1e-2;
+    InitialState x0;
+    x0.q = Eigen::VectorXd::Constant(1, 1.0);
+    x0.v = Eigen::VectorXd::Zero(1);
+    testing::Collector c;
+    const SimulationSummary sum =
+        Simulate(model, x0, model.default_parameters(), o, &c);
+    ASSERT_TRUE(sum.ok) << sum.error;
+    const Sample& end = c.samples.back();
+    EXPECT_GT(end.damping_loss, 0.1);
+    EXPECT_GT(std::abs(end.input_work[0]), 1e-3);
+    residual[k] = sum.energy_residual_max;
+  }
+  EXPECT_LT(residual[1], 1e-9);
+  EXPECT_LT(residual[1], residual[0] / 30.0);
 }
 
 // Prescribed motion th = 0.3 t^2 is the moving constraint
