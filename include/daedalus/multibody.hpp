@@ -223,24 +223,27 @@ struct MbSpringDamper {  // between the origins of two frames
   int a, b;
   PExpr k, rest, c;
 };
-struct MbForce {  // a force f_W (world components) at a frame's origin
+struct MbForce {  // a force f_W at a frame's origin, or a torque on its body
   std::string name;
   int frame;
-  PVec force;
+  PVec force;  // world components
+  bool torque = false;
 };
 enum class ClosureType {
   kCoincident,
   kDistance,
   kPointOnLine,
   kPointOnPlane,
-  kRelativeAngle
+  kRelativeAngle,
+  kConstantAngle
 };
 struct MbClosure {
   std::string name;
   ClosureType type;
   int a, b;     // frames; for line/plane: a is the point, b the line/plane
-  PExpr value;  // distance or angle
-  // Directions in b's frame: the line's normals or the plane's normal.
+  PExpr value;  // distance, angle, or cos(angle) for kConstantAngle
+  // Directions in b's frame: the line's normals or the plane's normal;
+  // kConstantAngle: the axis on a (in a's frame), then the axis on b.
   std::vector<Eigen::Vector3d> normals;
   int rows = 1;
 };
@@ -338,6 +341,10 @@ class Multibody {
   /// A force f_W (world components, constant or parametric) applied at the
   /// origin of `frame`: the generalized load J_p' f_W (other loads Q_r).
   void AddForce(const std::string& name, FrameIndex frame, PVec force);
+  /// A torque t_W (world components) on the body of `frame`: the
+  /// generalized load J_w' t_W (other loads Q_r). Planar systems: (0, 0,
+  /// t_z).
+  void AddTorque(const std::string& name, FrameIndex frame, PVec torque);
   /// A joint actuator: named input channel `name` acting on coordinate `k`
   /// of `joint` (column e_k of B), with the value u(t, q, v, p) given as a
   /// generic lambda of a Point like any model function.
@@ -384,6 +391,17 @@ class Multibody {
                         FrameIndex a,
                         FrameIndex b,
                         PExpr angle = PExpr());
+  /// The angle between the unit axis `axis_a` fixed in frame a and
+  /// `axis_b` fixed in frame b stays `angle` [rad] (Simbody's constant
+  /// angle): Phi = (R_WA axis_a) . (R_WB axis_b) - cos(angle), 1 row. Its
+  /// gradient vanishes at angle 0 or pi; use it with axes kept
+  /// perpendicular (angle pi/2) and the relative angle as a coordinate.
+  void AddConstantAngle(const std::string& name,
+                        FrameIndex a,
+                        const Eigen::Vector3d& axis_a,
+                        FrameIndex b,
+                        const Eigen::Vector3d& axis_b,
+                        double angle);
 
   /// Declares the coordinates, energies (one kinetic and one gravity term
   /// per body, one term per spring, each with the coordinates it touches),

@@ -140,9 +140,15 @@ void DeclareForces(const std::shared_ptr<const MbTree>& tree,
       using S = Scalar<decltype(x)>;
       VecX<S> qr = VecX<S>::Zero(tree->nq);
       for (const auto& f : tree->forces) {
+        // Virtual power: Q_k = f . v_k (force) or t . w_k (torque), with
+        // (w_k, v_k) the frame's velocity for the unit velocity e_k.
         const Vec3<S> fw = internal::EvalVec<S>(f.force, x.p);
-        for (int k : CoordsOfFrame(*tree, f.frame))
-          qr[k] += Dot3<S>(fw, PointColumn<S>(*tree, f.frame, k, x.q, x.p));
+        for (int k : CoordsOfFrame(*tree, f.frame)) {
+          FrameVelocity<S> fv;
+          internal::Walk<S>(*tree, f.frame, x.q, internal::UnitVel<S>{k}, true,
+                            x.p, nullptr, &fv);
+          qr[k] += Dot3<S>(fw, f.torque ? fv.w : fv.v);
+        }
       }
       return qr;
     });
@@ -211,6 +217,17 @@ void DeclareConstraints(const std::shared_ptr<const MbTree>& tree,
                   internal::WalkPlanar<S>(*tree, cl.a, x.q, none, false, x.p)
                       .th -
                   cl.value.Eval<S>(x.p);
+              break;
+            }
+            case internal::ClosureType::kConstantAngle: {
+              FramePose<S> pa, pb;
+              internal::Walk<S>(*tree, cl.a, x.q, internal::NoVel<S>{}, false,
+                                x.p, &pa, nullptr);
+              internal::Walk<S>(*tree, cl.b, x.q, internal::NoVel<S>{}, false,
+                                x.p, &pb, nullptr);
+              phi[0] = Dot3<S>(internal::TimesConst<S>(pa.R, cl.normals[0]),
+                               internal::TimesConst<S>(pb.R, cl.normals[1])) -
+                       cl.value.Eval<S>(x.p);
               break;
             }
           }

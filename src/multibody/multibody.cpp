@@ -428,7 +428,19 @@ void Multibody::AddForce(const std::string& name,
     throw std::invalid_argument("multibody: force '" + name +
                                 "' of a planar system lies in the plane");
   tree_->forces.push_back(
-      {name, CheckFrame(frame, "the force's frame"), std::move(force)});
+      {name, CheckFrame(frame, "the force's frame"), std::move(force), false});
+}
+
+void Multibody::AddTorque(const std::string& name,
+                          FrameIndex frame,
+                          PVec torque) {
+  if (tree_->dim == Dimension::kPlanar &&
+      !(torque.x.IsZero() && torque.y.IsZero()))
+    throw std::invalid_argument("multibody: torque '" + name +
+                                "' of a planar system is about z only");
+  internal::MbForce f{name, CheckFrame(frame, "the torque's frame"),
+                      std::move(torque), true};
+  tree_->forces.push_back(std::move(f));
 }
 
 void Multibody::AddActuatorFn(const std::string& name,
@@ -536,6 +548,30 @@ void Multibody::AddRelativeAngle(const std::string& name,
                              CheckFrame(b, "frame b"),
                              std::move(angle),
                              {},
+                             1});
+}
+
+void Multibody::AddConstantAngle(const std::string& name,
+                                 FrameIndex a,
+                                 const Eigen::Vector3d& axis_a,
+                                 FrameIndex b,
+                                 const Eigen::Vector3d& axis_b,
+                                 double angle) {
+  CheckName(name, "loop closure");
+  if (!std::isfinite(angle))
+    throw std::invalid_argument("multibody: constant angle '" + name +
+                                "': the angle must be finite");
+  const Eigen::Vector3d ua = Unit(axis_a, "constant-angle");
+  const Eigen::Vector3d ub = Unit(axis_b, "constant-angle");
+  if (tree_->dim == Dimension::kPlanar && (ua[2] != 0.0 || ub[2] != 0.0))
+    throw std::invalid_argument("multibody: constant angle '" + name +
+                                "': a planar system's axes lie in the plane");
+  tree_->closures.push_back({name,
+                             internal::ClosureType::kConstantAngle,
+                             CheckFrame(a, "frame a"),
+                             CheckFrame(b, "frame b"),
+                             PExpr(std::cos(angle)),
+                             {ua, ub},
                              1});
 }
 

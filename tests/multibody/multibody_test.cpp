@@ -330,6 +330,37 @@ TEST(Multibody, LoopClosuresHaveTheirClosedForms) {
   EXPECT_TRUE(testing::NearRel(ws.J.topRows(2), jpin, kRoundOff));
 }
 
+// Spatial closures and loads on two hinges about z at (0, 0, 0) and
+// (1, 0, 0): the constant angle between x on A and y on B is
+// Phi = (R_z(qa) e_x) . (R_z(qb) e_y) - cos(angle) = sin(qa - qb) -
+// cos(angle), J = cos(qa - qb) (1, -1); a world torque t on B loads only
+// B's hinge, Q = (0, t_z).
+TEST(Multibody, ConstantAngleAndTorqueHaveTheirClosedForms) {
+  ModelBuilder b("hinges");
+  Multibody s(Dimension::kSpatial);
+  const mb::BodySpec spec =
+      mb::SpatialBody(1.0, PVec(0.2, 0.1, 0.0), 0.1, 0.2, 0.3);
+  const BodyIndex ba = s.AddBody("A", spec), bb = s.AddBody("B", spec);
+  s.AddJoint("qa", Joint::Revolute(), s.world(), s.BodyFrame(ba));
+  const FrameIndex pivot = s.AddFrame("pivot", s.ground(), PVec(1.0, 0.0, 0.0));
+  s.AddJoint("qb", Joint::Revolute(), pivot, s.BodyFrame(bb));
+  const double angle = 1.2;
+  s.AddConstantAngle("keep", s.BodyFrame(ba), Eigen::Vector3d::UnitX(),
+                     s.BodyFrame(bb), Eigen::Vector3d::UnitY(), angle);
+  s.AddTorque("twist", s.BodyFrame(bb), PVec(0.2, 0.3, 0.7));
+  std::move(s).AddTo(&b);
+  const Model model = std::move(b).Build();
+  Workspace ws(model);
+  const double qa = 0.4, qb = -0.9;
+  ws.SetState(0.0, Eigen::Vector2d(qa, qb), Eigen::Vector2d(0.3, -0.2));
+  EvaluateAll(&ws);
+  EXPECT_NEAR(ws.phi[0], std::sin(qa - qb) - std::cos(angle), kRoundOff);
+  EXPECT_NEAR(ws.J(0, 0), std::cos(qa - qb), kRoundOff);
+  EXPECT_NEAR(ws.J(0, 1), -std::cos(qa - qb), kRoundOff);
+  EXPECT_EQ(ws.Qr[0], 0.0);
+  EXPECT_NEAR(ws.Qr[1], 0.7, kRoundOff);
+}
+
 // A free-floating planar pair without gravity: a plate on a planar joint
 // and an arm on a sprung, damped revolute joint. Translation and rotation
 // invariance (Noether) conserve the linear momentum P and the angular
