@@ -408,7 +408,9 @@ class Multibody {
   /// damping, loads, inputs and constraints in `builder`, and returns the
   /// kinematics of the frozen system. Call once, before Build(); the
   /// builder must not declare coordinates or energies itself (other
-  /// energy terms, constraints, quadratures are allowed).
+  /// energy terms, constraints, quadratures are allowed), nor Damping or
+  /// OtherLoads when the description has dampers or forces (a model has
+  /// one of each, and the builder keeps the last one given).
   /// @throws std::invalid_argument for a body without a joint.
   Kinematics AddTo(ModelBuilder* builder) &&;
 
