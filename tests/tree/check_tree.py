@@ -19,6 +19,7 @@ import sys
 # Each folder may include the folders listed for it (and itself).
 LAYERS = {
     "model": [],
+    "multibody": ["model"],
     "eval": ["model"],
     "kkt": ["model", "eval"],
     "formulation": ["model", "eval", "kkt"],

@@ -1,0 +1,266 @@
+// Multibody::AddTo: the frozen tree becomes the model's functions. Each
+// function is a generic lambda over the tree, instantiated here (once, in
+// the library) for every scalar type the library evaluates with, so M, h,
+// J, the bias and all tangents come from the existing AD and recording
+// machinery exactly as for a hand-written model.
+#include <algorithm>
+#include <stdexcept>
+
+#include "daedalus/multibody.hpp"
+
+namespace daedalus::mb {
+
+namespace {
+
+using internal::MbTree;
+
+std::vector<int> Union(const std::vector<int>& a, const std::vector<int>& b) {
+  std::vector<int> u;
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(u));
+  return u;
+}
+
+const std::vector<int>& CoordsOfFrame(const MbTree& t, int frame) {
+  return t.bodies[t.frames[frame].body].coords;
+}
+
+template <class S>
+S Dot3(const Vec3<S>& a, const Vec3<S>& b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+// Velocity of frame f's origin for the unit velocity e_k (column k of its
+// point Jacobian).
+template <class S>
+Vec3<S> PointColumn(
+    const MbTree& t, int f, int k, const VecX<S>& q, const VecX<S>& p) {
+  FrameVelocity<S> fv;
+  internal::Walk<S>(t, f, q, internal::UnitVel<S>{k}, true, p, nullptr, &fv);
+  return fv.v;
+}
+
+// The gradient dl/dq (nq) of the distance l = |p_WB - p_WA| between the
+// origins of frames a and b.
+template <class S>
+VecX<S> LengthGradient(
+    const MbTree& t, int a, int b, const VecX<S>& q, const VecX<S>& p) {
+  using std::sqrt;
+  const Vec3<S> r = internal::FramePosition<S>(t, b, q, p) -
+                    internal::FramePosition<S>(t, a, q, p);
+  const S l = sqrt(Dot3<S>(r, r));
+  VecX<S> g = VecX<S>::Zero(t.nq);
+  const std::vector<int>& ca = CoordsOfFrame(t, a);
+  const std::vector<int>& cb = CoordsOfFrame(t, b);
+  for (int k : Union(ca, cb)) {
+    Vec3<S> d = Vec3<S>::Zero();
+    if (std::binary_search(cb.begin(), cb.end(), k))
+      d += PointColumn<S>(t, b, k, q, p);
+    if (std::binary_search(ca.begin(), ca.end(), k))
+      d -= PointColumn<S>(t, a, k, q, p);
+    g[k] = Dot3<S>(r, d) / l;
+  }
+  return g;
+}
+
+void DeclareEnergies(const std::shared_ptr<const MbTree>& tree,
+                     ModelBuilder* builder) {
+  const MbTree& t = *tree;
+  for (size_t bi = 1; bi < t.bodies.size(); ++bi) {
+    const internal::MbBody& body = t.bodies[bi];
+    const BodySpec& sp = body.spec;
+    const int b = static_cast<int>(bi);
+    if (body.coords.empty()) continue;  // welded to the ground
+    const bool inert = sp.mass.IsZero() && sp.ixx.IsZero() && sp.iyy.IsZero() &&
+                       sp.izz.IsZero() && sp.ixy.IsZero() && sp.ixz.IsZero() &&
+                       sp.iyz.IsZero();
+    if (!inert) {
+      builder->KineticEnergyTerm(
+          Touches{body.coords}, [tree, b](const auto& x) {
+            using S = Scalar<decltype(x)>;
+            return internal::BodyKinetic<S>(*tree, b, x.q, x.v, x.p);
+          });
+    }
+    if (!t.gravity.IsZero() && !sp.mass.IsZero()) {
+      builder->PotentialEnergyTerm(
+          Touches{body.coords}, [tree, b](const auto& x) {
+            using S = Scalar<decltype(x)>;
+            return internal::BodyGravity<S>(*tree, b, x.q, x.p);
+          });
+    }
+  }
+  for (size_t i = 0; i < t.springs.size(); ++i) {
+    const internal::MbSpring s = t.springs[i];
+    builder->PotentialEnergyTerm(Touches{{s.coord}}, [s](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      const S d = x.q[s.coord] - s.rest.Eval<S>(x.p);
+      return S(0.5 * s.k.Eval<S>(x.p) * d * d);
+    });
+  }
+  for (size_t i = 0; i < t.spring_dampers.size(); ++i) {
+    const internal::MbSpringDamper& sd = t.spring_dampers[i];
+    if (sd.k.IsZero()) continue;
+    const int e = static_cast<int>(i);
+    builder->PotentialEnergyTerm(
+        Touches{Union(CoordsOfFrame(t, sd.a), CoordsOfFrame(t, sd.b))},
+        [tree, e](const auto& x) {
+          using S = Scalar<decltype(x)>;
+          using std::sqrt;
+          const internal::MbSpringDamper& s = tree->spring_dampers[e];
+          const Vec3<S> r = internal::FramePosition<S>(*tree, s.b, x.q, x.p) -
+                            internal::FramePosition<S>(*tree, s.a, x.q, x.p);
+          const S stretch = sqrt(Dot3<S>(r, r)) - s.rest.Eval<S>(x.p);
+          return S(0.5 * s.k.Eval<S>(x.p) * stretch * stretch);
+        });
+  }
+}
+
+void DeclareForces(const std::shared_ptr<const MbTree>& tree,
+                   ModelBuilder* builder) {
+  const MbTree& t = *tree;
+  bool damped = !t.dampers.empty();
+  for (const auto& sd : t.spring_dampers) damped |= !sd.c.IsZero();
+  if (damped) {
+    builder->Damping([tree](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      MatX<S> d = MatX<S>::Zero(tree->nq, tree->nq);
+      for (const auto& dm : tree->dampers)
+        d(dm.coord, dm.coord) += dm.c.Eval<S>(x.p);
+      for (const auto& sd : tree->spring_dampers) {
+        if (sd.c.IsZero()) continue;
+        const VecX<S> g = LengthGradient<S>(*tree, sd.a, sd.b, x.q, x.p);
+        const S c = sd.c.Eval<S>(x.p);
+        for (int i = 0; i < tree->nq; ++i)
+          for (int j = 0; j < tree->nq; ++j) d(i, j) += c * g[i] * g[j];
+      }
+      return d;
+    });
+  }
+  if (!t.forces.empty()) {
+    builder->OtherLoads([tree](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      VecX<S> qr = VecX<S>::Zero(tree->nq);
+      for (const auto& f : tree->forces) {
+        // Virtual power: Q_k = f . v_k (force) or t . w_k (torque), with
+        // (w_k, v_k) the frame's velocity for the unit velocity e_k.
+        const Vec3<S> fw = internal::EvalVec<S>(f.force, x.p);
+        for (int k : CoordsOfFrame(*tree, f.frame)) {
+          FrameVelocity<S> fv;
+          internal::Walk<S>(*tree, f.frame, x.q, internal::UnitVel<S>{k}, true,
+                            x.p, nullptr, &fv);
+          qr[k] += Dot3<S>(fw, f.torque ? fv.w : fv.v);
+        }
+      }
+      return qr;
+    });
+  }
+  for (const auto& a : t.actuators) {
+    const int coord = a.coord, n = t.nq;
+    const daedalus::internal::ScalarFn fn = a.value;
+    builder->Input(
+        a.name,
+        [coord, n](const auto& x) {
+          using S = Scalar<decltype(x)>;
+          VecX<S> col = VecX<S>::Zero(n);
+          col[coord] = S(1.0);
+          return col;
+        },
+        [fn](const auto& x) { return daedalus::internal::Invoke(fn, x); });
+  }
+}
+
+void DeclareConstraints(const std::shared_ptr<const MbTree>& tree,
+                        ModelBuilder* builder) {
+  const MbTree& t = *tree;
+  for (size_t i = 0; i < t.closures.size(); ++i) {
+    const internal::MbClosure& c = t.closures[i];
+    const int e = static_cast<int>(i);
+    const Touches touches{Union(CoordsOfFrame(t, c.a), CoordsOfFrame(t, c.b))};
+    builder->Holonomic(
+        c.name, touches,
+        [tree, e](const auto& x) {
+          using S = Scalar<decltype(x)>;
+          using std::sqrt;
+          const internal::MbClosure& cl = tree->closures[e];
+          VecX<S> phi(cl.rows);
+          switch (cl.type) {
+            case internal::ClosureType::kCoincident: {
+              const Vec3<S> r =
+                  internal::FramePosition<S>(*tree, cl.b, x.q, x.p) -
+                  internal::FramePosition<S>(*tree, cl.a, x.q, x.p);
+              for (int k = 0; k < cl.rows; ++k) phi[k] = r[k];
+              break;
+            }
+            case internal::ClosureType::kDistance: {
+              const Vec3<S> r =
+                  internal::FramePosition<S>(*tree, cl.b, x.q, x.p) -
+                  internal::FramePosition<S>(*tree, cl.a, x.q, x.p);
+              phi[0] = sqrt(Dot3<S>(r, r)) - cl.value.Eval<S>(x.p);
+              break;
+            }
+            case internal::ClosureType::kPointOnLine:
+            case internal::ClosureType::kPointOnPlane: {
+              FramePose<S> line;
+              internal::Walk<S>(*tree, cl.b, x.q, internal::NoVel<S>{}, false,
+                                x.p, &line, nullptr);
+              const Vec3<S> r =
+                  internal::FramePosition<S>(*tree, cl.a, x.q, x.p) - line.p;
+              for (int k = 0; k < cl.rows; ++k)
+                phi[k] =
+                    Dot3<S>(internal::TimesConst<S>(line.R, cl.normals[k]), r);
+              break;
+            }
+            case internal::ClosureType::kRelativeAngle: {
+              const internal::NoVel<S> none;
+              phi[0] =
+                  internal::WalkPlanar<S>(*tree, cl.b, x.q, none, false, x.p)
+                      .th -
+                  internal::WalkPlanar<S>(*tree, cl.a, x.q, none, false, x.p)
+                      .th -
+                  cl.value.Eval<S>(x.p);
+              break;
+            }
+            case internal::ClosureType::kConstantAngle: {
+              FramePose<S> pa, pb;
+              internal::Walk<S>(*tree, cl.a, x.q, internal::NoVel<S>{}, false,
+                                x.p, &pa, nullptr);
+              internal::Walk<S>(*tree, cl.b, x.q, internal::NoVel<S>{}, false,
+                                x.p, &pb, nullptr);
+              phi[0] = Dot3<S>(internal::TimesConst<S>(pa.R, cl.normals[0]),
+                               internal::TimesConst<S>(pb.R, cl.normals[1])) -
+                       cl.value.Eval<S>(x.p);
+              break;
+            }
+          }
+          return phi;
+        },
+        c.rows);
+  }
+  for (const auto& pm : t.prescribed) {
+    const int coord = pm.coord;
+    const daedalus::internal::ScalarFn fn = pm.motion;
+    builder->Moving(pm.name, Touches{{coord}}, [fn, coord](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      return S(x.q[coord] - daedalus::internal::Invoke(fn, x));
+    });
+  }
+}
+
+}  // namespace
+
+Kinematics Multibody::AddTo(ModelBuilder* builder) && {
+  if (!tree_) throw std::invalid_argument("multibody: AddTo called twice");
+  for (size_t b = 1; b < tree_->bodies.size(); ++b)
+    if (tree_->bodies[b].joint < 0)
+      throw std::invalid_argument(
+          "multibody: body '" + tree_->bodies[b].name +
+          "' has no joint; connect it to the ground or another body "
+          "(Joint::Weld() fixes it)");
+  const std::shared_ptr<const MbTree> tree = std::move(tree_);
+  builder->Coordinates(tree->coordinate_names);
+  DeclareEnergies(tree, builder);
+  DeclareForces(tree, builder);
+  DeclareConstraints(tree, builder);
+  return Kinematics(tree);
+}
+
+}  // namespace daedalus::mb
