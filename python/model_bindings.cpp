@@ -2,9 +2,10 @@
 // functions evaluate the tapes at every scalar type, and the Problem that
 // the catalogue and Python models share.
 #include <pybind11/eigen.h>
-#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -21,10 +22,12 @@ namespace py = pybind11;
 namespace daedalus::python {
 namespace {
 
-using TapePtr = std::shared_ptr<const Tape>;
+// Tapes as Python holds them; a model's functions keep them read-only.
+using TapePtr = std::shared_ptr<Tape>;
+using ConstTape = std::shared_ptr<const Tape>;
 
 // A scalar-valued model function that runs `t` (one output).
-auto ScalarOf(TapePtr t) {
+auto ScalarOf(ConstTape t) {
   return [t](const auto& x) {
     using S = Scalar<decltype(x)>;
     S r;
@@ -34,7 +37,7 @@ auto ScalarOf(TapePtr t) {
 }
 
 // A vector-valued one (t->num_outputs() rows).
-auto VectorOf(TapePtr t) {
+auto VectorOf(ConstTape t) {
   return [t](const auto& x) {
     using S = Scalar<decltype(x)>;
     VecX<S> r(t->num_outputs());
@@ -44,7 +47,7 @@ auto VectorOf(TapePtr t) {
 }
 
 // An n x n matrix, the outputs in column-major order.
-auto MatrixOf(TapePtr t, int n) {
+auto MatrixOf(ConstTape t, int n) {
   return [t, n](const auto& x) {
     using S = Scalar<decltype(x)>;
     MatX<S> r(n, n);
@@ -183,6 +186,17 @@ Eigen::VectorXd SizedVector(const Eigen::VectorXd& x,
   return x;
 }
 
+// A sequence of n finite numbers from Python.
+Eigen::VectorXd ToVector(py::handle h, int n, const std::string& what) {
+  auto a = py::array_t<double, py::array::forcecast>::ensure(h);
+  if (!a || a.ndim() != 1)
+    throw std::invalid_argument(what + " must be a sequence of " +
+                                std::to_string(n) + " numbers");
+  Eigen::VectorXd x(a.shape(0));
+  for (py::ssize_t i = 0; i < a.shape(0); ++i) x[i] = a.at(i);
+  return SizedVector(x, n, what);
+}
+
 // The Problem of a Python model: the initial state is fixed vectors, or a
 // Python function of the parameters (called with the GIL, outside the
 // integration: before a run, and by the central differences of
@@ -203,17 +217,15 @@ Problem MakeProblem(const Model& model,
     p.initial = [f, n](const Eigen::VectorXd& params) {
       py::gil_scoped_acquire gil;
       py::object r = (*f)(params);
-      py::tuple qv;
-      try {
-        qv = r.cast<py::tuple>();
-      } catch (const py::cast_error&) {
-        throw std::invalid_argument("initial(p) must return a tuple (q0, v0)");
-      }
-      if (qv.size() != 2)
-        throw std::invalid_argument("initial(p) must return a tuple (q0, v0)");
+      if (!(py::isinstance<py::tuple>(r) || py::isinstance<py::list>(r)) ||
+          py::len(r) != 2)
+        throw std::invalid_argument(
+            "initial(p) must return a tuple (q0, v0), not " +
+            std::string(py::str(r.get_type().attr("__name__"))));
+      py::sequence qv = r.cast<py::sequence>();
       InitialState s;
-      s.q = SizedVector(qv[0].cast<Eigen::VectorXd>(), n, "initial q0");
-      s.v = SizedVector(qv[1].cast<Eigen::VectorXd>(), n, "initial v0");
+      s.q = ToVector(qv[0], n, "initial q0");
+      s.v = ToVector(qv[1], n, "initial v0");
       return s;
     };
   } else {

@@ -267,7 +267,7 @@ py::dict Arrays(const Model& model,
 py::dict Run(const Problem& problem, const std::vector<std::string>& args) {
   RunConfig cfg = Parse(problem, args);
   const Model& model = problem.model;
-  SetNativeKernels(!cfg.interpreted);
+  internal::SetNativeKernels(!cfg.interpreted);
   const InitialState x0 = problem.initial(cfg.params);
   if (IsFixedStep(cfg.options.integrator)) {
     std::string why;
@@ -326,7 +326,7 @@ py::list Batch(const Problem& problem,
                const std::vector<Eigen::VectorXd>& params,
                const std::vector<std::string>& args) {
   const RunConfig cfg = Parse(problem, args);
-  SetNativeKernels(!cfg.interpreted);
+  internal::SetNativeKernels(!cfg.interpreted);
   // An unknown functional is a usage error, not a failure of every member.
   problem.model.FunctionalIndex(cfg.options.sensitivity.functional);
   for (const Eigen::VectorXd& p : params)

@@ -147,10 +147,10 @@ void BindSym(py::module_& m) {
                 "a returned symbol belongs to another model's recording");
           nodes.push_back(s.node);
         }
-        return std::make_shared<const Tape>(*r, nodes);
+        return std::make_shared<Tape>(*r, nodes);
       });
 
-  py::class_<Tape, std::shared_ptr<const Tape>>(m, "_Tape")
+  py::class_<Tape, std::shared_ptr<Tape>>(m, "_Tape")
       .def_property_readonly("num_outputs", &Tape::num_outputs)
       .def_property_readonly("size", &Tape::size);
 

@@ -179,7 +179,11 @@ class PythonModels(unittest.TestCase):
         with self.assertRaises(ZeroDivisionError):
             daedalus.run(p, t_end=0.1)
         p = b.build(initial=lambda p: [1.0, 1.0])
-        with self.assertRaisesRegex(ValueError, r"tuple \(q0, v0\)"):
+        with self.assertRaisesRegex(ValueError, "initial q0 must be a "
+                                    "sequence of 2 numbers"):
+            daedalus.run(p, t_end=0.1)
+        p = b.build(initial=lambda p: {"q0": [1.0, 1.0]})
+        with self.assertRaisesRegex(ValueError, r"tuple \(q0, v0\), not dict"):
             daedalus.run(p, t_end=0.1)
         with self.assertRaisesRegex(TypeError, "function of the parameters"):
             b.build(initial=3)
