@@ -1,6 +1,9 @@
 #include "tape.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace daedalus::python {
 
@@ -34,6 +37,10 @@ Tape::Tape(const Recording& rec, const std::vector<int>& outputs)
   for (int id = 0; id <= top; ++id) {
     if (!needed[id]) continue;
     internal::ExprNode n = g.node(id);
+    if (n.op == internal::Op::kConst && !std::isfinite(n.value))
+      throw std::invalid_argument(
+          "the expression holds the non-finite constant " +
+          std::to_string(n.value));
     if (n.a >= 0) n.a = index[n.a];
     if (n.b >= 0) n.b = index[n.b];
     index[id] = static_cast<int>(nodes_.size());

@@ -278,7 +278,11 @@ class ModelBuilder:
                         raise ValueError(f"{label} of model '{self._name}':"
                                          f" returned the constant {s}")
                     syms.append(rec.constant(float(s)))
-            return rec.tape(syms)
+            try:
+                return rec.tape(syms)
+            except ValueError as e:
+                raise ValueError(f"{label} of model '{self._name}': {e}") \
+                    from None
 
         if kind in ("kinetic_energy", "potential_energy", "lagrangian"):
             t = record(fns[0], 1)
