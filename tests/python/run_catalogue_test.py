@@ -3,6 +3,8 @@
 keywords, the results as numpy arrays with the shapes and values the
 summary and the physics say, forward sensitivities against central
 differences of runs."""
+import os
+import re
 import unittest
 
 import numpy as np
@@ -16,6 +18,15 @@ class Catalogue(unittest.TestCase):
         for n in ("pendulum", "slider_crank", "rod_pair", "chain"):
             self.assertIn(n, names)
         self.assertIn("--t-end", daedalus.usage(daedalus.problem("planet")))
+
+    def test_the_catalogue_is_that_of_the_executables(self):
+        root = os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__))))
+        with open(os.path.join(root, "problems", "CMakeLists.txt")) as f:
+            executables = re.findall(r"^daedalus_problem\((\w+)\)", f.read(),
+                                     re.M)
+        self.assertGreater(len(executables), 10)
+        self.assertEqual(sorted(daedalus.problems()), sorted(executables))
 
     def test_every_problem_runs_briefly(self):
         for name in daedalus.problems():
