@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <csignal>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -23,6 +24,7 @@
 #include "chain_reduced.hpp"
 #include "chaplygin_sleigh.hpp"
 #include "cli/run_extras.hpp"
+#include "cli/run_files.hpp"
 #include "coupled_springs.hpp"
 #include "daedalus/ensemble.hpp"
 #include "daedalus/output.hpp"
@@ -264,7 +266,12 @@ py::dict Arrays(const Model& model,
 // One run, as the command line's RunSingle without the files: the arrays
 // of every sample and the JSON summary (with the counterfactuals, whose
 // CSV files go to output_dir as on the command line).
-py::dict Run(const Problem& problem, const std::vector<std::string>& args) {
+// With `interruptible` (the caller is Python's main thread), SIGINT and
+// SIGTERM end the run at its next evaluation, as on the command line:
+// SIGINT then raises KeyboardInterrupt, SIGTERM takes its default action.
+py::dict Run(const Problem& problem,
+             const std::vector<std::string>& args,
+             bool interruptible) {
   RunConfig cfg = Parse(problem, args);
   const Model& model = problem.model;
   internal::SetNativeKernels(!cfg.interpreted);
@@ -292,8 +299,24 @@ py::dict Run(const Problem& problem, const std::vector<std::string>& args) {
   internal::RunExtras extras(problem, cfg);
   extras.set_forward(&collector);
   SimulationSummary summary;
+  std::optional<internal::StopOnSignals> signals;
+  if (interruptible) {
+    signals.emplace();
+    cfg.options.stop = internal::StopOnSignals::flag();
+  }
   try {
     summary = Simulate(model, x0, cfg.params, cfg.options, &extras);
+    signals.reset();
+    if (summary.interrupted) {
+      if (summary.stop_code != SIGINT) std::raise(summary.stop_code);
+      PyErr_SetString(
+          PyExc_KeyboardInterrupt,
+          ("run of '" + model.name() + "' interrupted: " + summary.error)
+              .c_str());
+      throw py::error_already_set();
+    }
+  } catch (const py::error_already_set&) {
+    throw;
   } catch (const std::invalid_argument&) {
     throw;  // bad options or sizes: a ValueError, as at the command line
   } catch (const std::exception& e) {

@@ -1,5 +1,6 @@
 """Runs and batches (docs/python.md)."""
 import json
+import threading
 
 import numpy as np
 
@@ -115,9 +116,11 @@ def run(problem, *, check=True, **options):
     Results.
 
     Raises ValueError or TypeError for bad options (before running), and
-    RunFailed (with .result) when the run fails, unless check=False."""
+    RunFailed (with .result) when the run fails, unless check=False.
+    Ctrl-C (SIGINT) ends a run at its next step with KeyboardInterrupt."""
     p = _as_problem(problem, options)
-    raw = _daedalus._run(p, to_args(options))
+    main = threading.current_thread() is threading.main_thread()
+    raw = _daedalus._run(p, to_args(options), main)
     result = Results(raw, p)
     if check and not result.ok:
         raise RunFailed(f"run of '{p.name}' failed: {result.error}", result)

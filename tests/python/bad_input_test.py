@@ -3,6 +3,10 @@
 (docs/python.md): options, parameters, problems, and Python models whose
 functions raise, return the wrong rows, or branch on the state."""
 import math
+import signal
+import subprocess
+import sys
+import time
 import unittest
 
 import numpy as np
@@ -78,6 +82,24 @@ class Options(unittest.TestCase):
         r2 = daedalus.run("pendulum", t_end=5.0, max_steps=3, check=False)
         self.assertFalse(r2.ok)
         self.assertEqual(r2.error, r.error)
+
+
+    def test_ctrl_c_ends_a_run_with_keyboard_interrupt(self):
+        # A run of about a minute, interrupted after half a second.
+        code = ("import daedalus\n"
+                "print('started', flush=True)\n"
+                "daedalus.run('pendulum', t_end=5e6, output_step=5e6)\n")
+        start = time.monotonic()
+        p = subprocess.Popen([sys.executable, "-c", code],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        self.assertEqual(p.stdout.readline().strip(), "started")
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+        self.assertLess(time.monotonic() - start, 30)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("KeyboardInterrupt: run of 'pendulum' interrupted", err)
 
 
 class PythonModels(unittest.TestCase):
