@@ -275,9 +275,14 @@ py::dict Run(const Problem& problem,
   RunConfig cfg = Parse(problem, args);
   const Model& model = problem.model;
   internal::SetNativeKernels(!cfg.interpreted);
+  // Checked before the initial state, which a Python model computes with
+  // the parameters.
+  std::string why;
+  if (!cfg.options.IsValid(&why)) throw std::invalid_argument(why);
+  const std::string bad = model.ParameterRangeError(cfg.params);
+  if (!bad.empty()) throw std::invalid_argument(bad);
   const InitialState x0 = problem.initial(cfg.params);
   if (IsFixedStep(cfg.options.integrator)) {
-    std::string why;
     if (!SchemeFits(model, cfg.options.integrator, cfg.params, cfg.options.t0,
                     x0.q, x0.v, &why))
       throw std::invalid_argument("unsupported combination: " + why);
@@ -290,11 +295,6 @@ py::dict Run(const Problem& problem,
   if (cfg.options.sensitivity.method != SensMethod::kNone)
     cfg.options.sensitivity.initial_tangent =
         InitialStateTangent(problem, cfg.params);
-  std::string why;
-  if (!cfg.options.IsValid(&why)) throw std::invalid_argument(why);
-  const std::string bad = model.ParameterRangeError(cfg.params);
-  if (!bad.empty()) throw std::invalid_argument(bad);
-
   Collector collector;
   internal::RunExtras extras(problem, cfg);
   extras.set_forward(&collector);
