@@ -5,6 +5,7 @@ summary and the physics say, forward sensitivities against central
 differences of runs."""
 import os
 import re
+import tempfile
 import unittest
 
 import numpy as np
@@ -58,6 +59,24 @@ class Catalogue(unittest.TestCase):
                              n)
         r = daedalus.run("rod_pair", coordinates="maximal", t_end=0.1)
         self.assertEqual(r.q.shape[1], b.nq)
+
+
+    def test_fixed_step_schemes_and_counterfactuals(self):
+        r = daedalus.run("planet", integrator="symplectic-euler", step=1e-3,
+                         output_step=0.01, t_end=1.0)
+        self.assertEqual(len(r.t), 101)
+        self.assertIn("energy_behaviour", r.summary)
+        with self.assertRaisesRegex(ValueError, "not separable"):
+            daedalus.run("planet", integrator="stormer-verlet", step=1e-3,
+                         output_step=0.01, t_end=1.0)
+        with tempfile.TemporaryDirectory() as out:
+            r = daedalus.run("rod_pair", t_end=1.0, output_dir=out,
+                             counterfactual=["ztcf@0.5"])
+            self.assertEqual(r.input_power.shape, (101, 2))
+            self.assertGreater(np.max(np.abs(r.input_work)), 0.0)
+            cf = r.summary["counterfactuals"]
+            self.assertEqual(len(cf), 1)
+            self.assertTrue(os.path.exists(cf[0]["file"]), cf[0]["file"])
 
 
 class SliderCrank(unittest.TestCase):
