@@ -5,7 +5,7 @@
   before it in the pipeline (LAYERS below): no include cycle between
   folders, and the data flow reads off the tree;
 - tests/ mirrors src/: a test folder for every source folder;
-- no source, public header or test file is over 800 lines;
+- no source, public header, test or Python-module file is over 800 lines;
 - the public headers (include/daedalus/) name no SUNDIALS or SuiteSparse
   header or type.
 
@@ -108,7 +108,9 @@ def main(root):
                 problems.append("include cycle between folders: " +
                                 " -> ".join(c))
                 break
-    for dirpath, _, files in sorted(os.walk(os.path.join(root, "tests"))):
+    for dirpath, _, files in sorted(
+            list(os.walk(os.path.join(root, "tests"))) +
+            list(os.walk(os.path.join(root, "python")))):
         for f in sorted(files):
             if not f.endswith((".cpp", ".hpp", ".py")):
                 continue

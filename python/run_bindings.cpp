@@ -1,0 +1,412 @@
+// Running problems from Python: the catalogue, one run with the options of
+// the command line (parsed by the command line's own parser, run.hpp)
+// returning numpy arrays and the JSON summary, and batches for optimizers
+// (ensemble.hpp).
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <csignal>
+#include <exception>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "atwood.hpp"
+#include "bead_parabola.hpp"
+#include "bindings.hpp"
+#include "chain.hpp"
+#include "chain_reduced.hpp"
+#include "chaplygin_sleigh.hpp"
+#include "cli/run_extras.hpp"
+#include "cli/run_files.hpp"
+#include "coupled_springs.hpp"
+#include "daedalus/ensemble.hpp"
+#include "daedalus/output.hpp"
+#include "daedalus/symplectic.hpp"
+#include "double_pendulum.hpp"
+#include "eval/expr_program.hpp"
+#include "four_bar.hpp"
+#include "four_bar_mb.hpp"
+#include "golf_swing.hpp"
+#include "moving_support.hpp"
+#include "particle_sphere.hpp"
+#include "pendulum.hpp"
+#include "planet.hpp"
+#include "rod_pair.hpp"
+#include "rolling_disk.hpp"
+#include "rotating_particle.hpp"
+#include "slider_crank.hpp"
+#include "slider_crank_mb.hpp"
+
+namespace py = pybind11;
+
+namespace daedalus::python {
+namespace {
+
+// One catalogue problem, as its executable offers it: a factory, or one
+// problem-specific option choosing among variants (--coordinates) or
+// sizing the model (--bodies).
+struct Entry {
+  std::string name;
+  std::function<Problem()> make;              // plain problems
+  std::function<ProblemVariants()> variants;  // --<option> NAME
+  IntOption size;                             // --<option> N (name empty: none)
+  std::function<Problem(int)> make_sized;
+};
+
+const std::vector<Entry>& Catalogue() {
+  using namespace daedalus::problems;  // NOLINT(google-build-using-namespace)
+  static const std::vector<Entry> entries = [] {
+    std::vector<Entry> e;
+    auto plain = [&](const char* n, Problem (*f)()) {
+      e.push_back({n, f, {}, {}, {}});
+    };
+    auto variants = [&](const char* n, ProblemVariants (*f)()) {
+      e.push_back({n, {}, f, {}, {}});
+    };
+    auto sized = [&](const char* n, IntOption o, Problem (*f)(int)) {
+      e.push_back({n, {}, {}, std::move(o), f});
+    };
+    plain("pendulum", PendulumProblem);
+    plain("slider_crank", SliderCrankProblem);
+    variants("rod_pair", RodPairVariants);
+    plain("double_pendulum", DoublePendulumProblem);
+    plain("planet", PlanetProblem);
+    plain("coupled_springs", CoupledSpringsProblem);
+    variants("atwood", AtwoodVariants);
+    variants("bead_parabola", BeadParabolaVariants);
+    plain("particle_sphere", ParticleSphereProblem);
+    plain("rotating_particle", RotatingParticleProblem);
+    plain("moving_support", MovingSupportProblem);
+    plain("four_bar", FourBarProblem);
+    plain("rolling_disk", RollingDiskProblem);
+    plain("chaplygin_sleigh", ChaplyginSleighProblem);
+    plain("golf_swing", GolfSwingProblem);
+    plain("four_bar_mb", FourBarMbProblem);
+    plain("slider_crank_mb", SliderCrankMbProblem);
+    // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).
+    sized("chain", {"bodies", 10, 1, 10000, "number of links"}, ChainProblem);
+    sized("chain_reduced", {"bodies", 10, 1, 200, "number of links"},
+          ChainReducedProblem);
+    return e;
+  }();
+  return entries;
+}
+
+const Entry& Find(const std::string& name) {
+  std::string names;
+  for (const Entry& e : Catalogue()) {
+    if (e.name == name) return e;
+    names += " " + e.name;
+  }
+  throw std::invalid_argument("unknown problem '" + name +
+                              "'; the catalogue:" + names);
+}
+
+// (option name, its choices or "min..max", default) of a problem; empty
+// name for none.
+py::tuple ProblemOption(const std::string& name) {
+  const Entry& e = Find(name);
+  if (e.variants) {
+    const ProblemVariants v = e.variants();
+    std::vector<std::string> choices;
+    for (const auto& [n, f] : v.variants) choices.push_back(n);
+    return py::make_tuple(v.option, choices, choices.front());
+  }
+  if (!e.size.name.empty())
+    return py::make_tuple(e.size.name, std::vector<int>{e.size.min, e.size.max},
+                          e.size.value);
+  return py::make_tuple("", std::vector<std::string>{}, py::none());
+}
+
+Problem MakeCatalogueProblem(const std::string& name,
+                             const std::optional<std::string>& choice) {
+  const Entry& e = Find(name);
+  if (e.make) {
+    if (choice)
+      throw std::invalid_argument("problem '" + name +
+                                  "' takes no problem-specific option");
+    return e.make();
+  }
+  if (e.variants) {
+    const ProblemVariants v = e.variants();
+    if (!choice) return v.variants.front().second();
+    std::string names;
+    for (const auto& [n, f] : v.variants) {
+      if (n == *choice) return f();
+      names += " " + n;
+    }
+    throw std::invalid_argument("unknown " + v.option + " '" + *choice +
+                                "' for " + name + "; valid:" + names);
+  }
+  int n = e.size.value;
+  if (choice) {
+    size_t used = 0;
+    try {
+      n = std::stoi(*choice, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != choice->size() || n < e.size.min || n > e.size.max)
+      throw std::invalid_argument(e.size.name + " must be a whole number in [" +
+                                  std::to_string(e.size.min) + ", " +
+                                  std::to_string(e.size.max) + "], not '" +
+                                  *choice + "'");
+  }
+  return e.make_sized(n);
+}
+
+RunConfig Parse(const Problem& problem, const std::vector<std::string>& args) {
+  std::vector<const char*> argv{"daedalus"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  RunConfig cfg =
+      ParseCommandLine(problem, static_cast<int>(argv.size()), argv.data());
+  if (cfg.help)
+    throw std::invalid_argument(
+        "help is not a run option; daedalus.usage(problem) prints the "
+        "options");
+  if (!cfg.emit_kernels.empty())
+    throw std::invalid_argument(
+        "emit_kernels is for the problem executables' build, not for Python");
+  return cfg;
+}
+
+bool IsFixedStep(Integrator i) {
+  return i == Integrator::kStormerVerlet || i == Integrator::kSymplecticEuler ||
+         i == Integrator::kRattle;
+}
+
+// Keeps every sample of a run.
+class Collector : public Observer {
+ public:
+  void OnSample(const Sample& s) override { samples.push_back(s); }
+  std::vector<Sample> samples;
+};
+
+py::array_t<double> Column(const std::vector<Sample>& s,
+                           double Sample::*field) {
+  py::array_t<double> a(static_cast<py::ssize_t>(s.size()));
+  auto w = a.mutable_unchecked<1>();
+  for (size_t i = 0; i < s.size(); ++i)
+    w(static_cast<py::ssize_t>(i)) = s[i].*field;
+  return a;
+}
+
+// N x width; a sample whose vector has another size (none: the run failed
+// before it was filled) gives a row of NaN.
+py::array_t<double> Rows(const std::vector<Sample>& s,
+                         Eigen::VectorXd Sample::*field,
+                         int width) {
+  py::array_t<double> a(
+      {static_cast<py::ssize_t>(s.size()), static_cast<py::ssize_t>(width)});
+  auto w = a.mutable_unchecked<2>();
+  for (size_t i = 0; i < s.size(); ++i) {
+    const Eigen::VectorXd& x = s[i].*field;
+    for (int j = 0; j < width; ++j)
+      w(static_cast<py::ssize_t>(i), j) =
+          x.size() == width ? x[j] : std::numeric_limits<double>::quiet_NaN();
+  }
+  return a;
+}
+
+py::dict Arrays(const Model& model,
+                const std::vector<Sample>& s,
+                int num_sens) {
+  const int nq = model.nq(), nv = model.nv(), nc = model.nc();
+  const int nu = model.num_inputs(), nquad = model.num_quadratures();
+  py::dict d;
+  d["t"] = Column(s, &Sample::t);
+  d["q"] = Rows(s, &Sample::q, nq);
+  d["v"] = Rows(s, &Sample::v, nv);
+  d["vdot"] = Rows(s, &Sample::vdot, nv);
+  d["lambda"] = Rows(s, &Sample::lambda, nc);
+  d["power"] = Rows(s, &Sample::power, nc);
+  d["ideal_power"] = Rows(s, &Sample::ideal_power, nc);
+  d["reaction_power"] = Rows(s, &Sample::reaction_power, nv);
+  d["phi"] = Rows(s, &Sample::phi, nc);
+  d["vel_residual"] = Rows(s, &Sample::vel_residual, nc);
+  d["drift_position"] = Column(s, &Sample::drift_position);
+  d["drift_velocity"] = Column(s, &Sample::drift_velocity);
+  d["energy"] = Column(s, &Sample::energy);
+  d["energy_residual"] = Column(s, &Sample::energy_residual);
+  d["input_power"] = Rows(s, &Sample::input_power, nu);
+  d["damping_power"] = Column(s, &Sample::damping_power);
+  d["other_power"] = Column(s, &Sample::other_power);
+  d["explicit_time_power"] = Column(s, &Sample::explicit_time_power);
+  d["energy_rate"] = Column(s, &Sample::energy_rate);
+  d["input_work"] = Rows(s, &Sample::input_work, nu);
+  d["damping_loss"] = Column(s, &Sample::damping_loss);
+  d["other_work"] = Column(s, &Sample::other_work);
+  d["constraint_work"] = Rows(s, &Sample::constraint_work, nc);
+  d["ideal_constraint_work"] = Rows(s, &Sample::ideal_constraint_work, nc);
+  d["explicit_time_work"] = Column(s, &Sample::explicit_time_work);
+  d["stabilization_work"] = Column(s, &Sample::stabilization_work);
+  d["quadratures"] = Rows(s, &Sample::quadratures, nquad);
+  d["kkt_rcond"] = Column(s, &Sample::kkt_rcond);
+  // sens: N x (nq + nv + nc) x parameters.
+  const int rows = nq + nv + nc;
+  py::array_t<double> sens({static_cast<py::ssize_t>(s.size()),
+                            static_cast<py::ssize_t>(rows),
+                            static_cast<py::ssize_t>(num_sens)});
+  auto w = sens.mutable_unchecked<3>();
+  for (size_t i = 0; i < s.size(); ++i) {
+    const Eigen::MatrixXd& m = s[i].sens;
+    const bool ok = m.rows() == rows && m.cols() == num_sens;
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < num_sens; ++c)
+        w(static_cast<py::ssize_t>(i), r, c) =
+            ok ? m(r, c) : std::numeric_limits<double>::quiet_NaN();
+  }
+  d["sens"] = sens;
+  return d;
+}
+
+// One run, as the command line's RunSingle without the files: the arrays
+// of every sample and the JSON summary (with the counterfactuals, whose
+// CSV files go to output_dir as on the command line).
+// With `interruptible` (the caller is Python's main thread), SIGINT and
+// SIGTERM end the run at its next evaluation, as on the command line:
+// SIGINT then raises KeyboardInterrupt, SIGTERM takes its default action.
+py::dict Run(const Problem& problem,
+             const std::vector<std::string>& args,
+             bool interruptible) {
+  RunConfig cfg = Parse(problem, args);
+  const Model& model = problem.model;
+  internal::SetNativeKernels(!cfg.interpreted);
+  // Checked before the initial state, which a Python model computes with
+  // the parameters.
+  std::string why;
+  if (!cfg.options.IsValid(&why)) throw std::invalid_argument(why);
+  const std::string bad = model.ParameterRangeError(cfg.params);
+  if (!bad.empty()) throw std::invalid_argument(bad);
+  const InitialState x0 = problem.initial(cfg.params);
+  if (IsFixedStep(cfg.options.integrator)) {
+    if (!SchemeFits(model, cfg.options.integrator, cfg.params, cfg.options.t0,
+                    x0.q, x0.v, &why))
+      throw std::invalid_argument("unsupported combination: " + why);
+  }
+  std::vector<std::string> sens_names;
+  if (cfg.options.sensitivity.method == SensMethod::kForward)
+    for (const auto& sp :
+         ResolveSensParameters(model, cfg.options.sensitivity.parameters))
+      sens_names.push_back(sp.name);
+  if (cfg.options.sensitivity.method != SensMethod::kNone)
+    cfg.options.sensitivity.initial_tangent =
+        InitialStateTangent(problem, cfg.params);
+  Collector collector;
+  internal::RunExtras extras(problem, cfg);
+  extras.set_forward(&collector);
+  SimulationSummary summary;
+  std::optional<internal::StopOnSignals> signals;
+  if (interruptible) {
+    signals.emplace();
+    cfg.options.stop = internal::StopOnSignals::flag();
+  }
+  try {
+    summary = Simulate(model, x0, cfg.params, cfg.options, &extras);
+    signals.reset();
+    if (summary.interrupted) {
+      if (summary.stop_code != SIGINT) std::raise(summary.stop_code);
+      PyErr_SetString(
+          PyExc_KeyboardInterrupt,
+          ("run of '" + model.name() + "' interrupted: " + summary.error)
+              .c_str());
+      throw py::error_already_set();
+    }
+  } catch (const py::error_already_set&) {
+    throw;
+  } catch (const std::invalid_argument&) {
+    throw;  // bad options or sizes: a ValueError, as at the command line
+  } catch (const std::exception& e) {
+    summary.ok = false;
+    summary.problem = model.name();
+    summary.formulation = cfg.options.formulation;
+    summary.integrator = cfg.options.integrator;
+    summary.rtol = cfg.options.rtol;
+    summary.atol = cfg.options.atol;
+    summary.error = e.what();
+  }
+  extras.set_forward(nullptr);
+  const std::string base =
+      cfg.output_dir + "/" + model.name();  // counterfactual CSV files only
+  const bool extras_ok = extras.Finish(summary, base);
+  py::dict out =
+      Arrays(model, collector.samples, static_cast<int>(sens_names.size()));
+  out["summary_json"] =
+      extras.Decorate(SummaryJson(model, summary, cfg.params));
+  out["ok"] = summary.ok && extras_ok;
+  out["error"] = summary.ok ? extras.error() : summary.error;
+  out["sens_parameters"] = sens_names;
+  out["params"] = cfg.params;
+  return out;
+}
+
+// EvaluateBatch with the options of `args` (which must ask for an adjoint
+// functional); one dict per member.
+py::list Batch(const Problem& problem,
+               const std::vector<Eigen::VectorXd>& params,
+               const std::vector<std::string>& args) {
+  const RunConfig cfg = Parse(problem, args);
+  internal::SetNativeKernels(!cfg.interpreted);
+  // An unknown functional is a usage error, not a failure of every member.
+  problem.model.FunctionalIndex(cfg.options.sensitivity.functional);
+  for (const Eigen::VectorXd& p : params)
+    for (Eigen::Index i = 0; i < p.size(); ++i)
+      if (!std::isfinite(p[i]))
+        throw std::invalid_argument(
+            "a parameter vector has a non-finite "
+            "entry (" +
+            problem.model.parameter_names().at(static_cast<size_t>(i)) + ")");
+  const std::vector<BatchResult> results =
+      EvaluateBatch(problem, params, cfg.options);
+  py::list out;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const BatchResult& r = results[i];
+    py::dict d;
+    d["ok"] = r.ok;
+    d["error"] = r.error;
+    d["value"] = r.value;
+    d["gradient"] = r.gradient;
+    d["summary_json"] = SummaryJson(problem.model, r.summary, params[i]);
+    out.append(d);
+  }
+  return out;
+}
+
+Problem WithDefaults(const Problem& problem,
+                     const std::vector<std::string>& args) {
+  const RunConfig cfg = Parse(problem, args);
+  Problem p = problem;
+  p.defaults = cfg.options;
+  return p;
+}
+
+}  // namespace
+
+void BindRun(py::module_& m) {
+  m.def(
+      "problems",
+      [] {
+        std::vector<std::string> names;
+        for (const Entry& e : Catalogue()) names.push_back(e.name);
+        return names;
+      },
+      "The names of the catalogue's problems (docs/problems.md).");
+  m.def("_problem_option", &ProblemOption);
+  m.def("_catalogue_problem", &MakeCatalogueProblem, py::arg("name"),
+        py::arg("choice").none(true));
+  m.def(
+      "usage", [](const Problem& p) { return Usage(p, "daedalus.run"); },
+      "The options of the command line for this problem (its --help).");
+  m.def("_with_defaults", &WithDefaults);
+  m.def("_run", &Run);
+  m.def("_evaluate_batch", &Batch);
+}
+
+}  // namespace daedalus::python
