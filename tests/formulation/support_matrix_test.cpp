@@ -167,10 +167,9 @@ std::vector<Cell> AllCells() {
     for (Integrator i : {Integrator::kCvodesBdf, Integrator::kCvodesAdams,
                          Integrator::kIdas, Integrator::kStormerVerlet,
                          Integrator::kSymplecticEuler, Integrator::kRattle})
-      for (Feature x :
-           {Feature::kNone, Feature::kEvents, Feature::kFeasibility,
-            Feature::kForward, Feature::kAdjoint, Feature::kDriftEscalation,
-            Feature::kCounterfactual}) {
+      for (Feature x : {Feature::kNone, Feature::kEvents, Feature::kFeasibility,
+                        Feature::kForward, Feature::kAdjoint,
+                        Feature::kDriftEscalation, Feature::kCounterfactual}) {
         ++n;
         for (KktPath p : {KktPath::kDense, KktPath::kSparse}) {
 #ifdef DAEDALUS_SANITIZER_BUILD
