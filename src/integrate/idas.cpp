@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <memory>
+#include <utility>
 
 #include "formulation/dae_form.hpp"
 #include "integrate/adapters.hpp"
@@ -195,13 +197,82 @@ struct NlsFree {
 // (t = 2.3 of 10 s at the defaults).
 constexpr double kAlgebraicWeightFactor = 1e4;
 
+// The factor is capped so that round-off can pass the test: a Newton
+// increment carries round-off of about eps |q|_inf in q (eps |v|_inf in
+// v), which an unknown resolved through h^power shows amplified by
+// 1/h^power; weighed as above it counts factor * w * eps |q|_inf, which
+// must stay well below the test's threshold (about 0.33) at every step
+// size. Without the cap the slider-crank's index-3 run at rtol 1e-12
+// stalled at t = 0 with the multipliers' weighted increment at 0.46 (pure
+// round-off, the same at every iteration and every h). The linear solve
+// amplifies round-off by its conditioning: at 1e-2 the index-3 run with
+// forward sensitivities on the support-matrix chain still stalled at
+// t = 0.566 (rtol 1e-10), the multipliers' sensitivities at weighted
+// increments 0.1 to 0.35 while their q and v had converged; hence 1e-3.
+constexpr double kRoundoffShare = 1e-3;
+
+// Index 3: the velocities, too, are resolved only to round-off / h (q =
+// q_pred + h v / alpha within a step), so their weight is capped the same
+// way, by their effect h dv on q. Without it the velocity increment of
+// round-off size failed the test below h ~ 1e-9 and every catalogue
+// problem but the pendulum stopped at t = 0 at rtol 1e-10 (the
+// slider-crank with IDA_CONV_FAIL at h = 2.4e-11, its weighted velocity
+// increment 1e6, the same at the first and second iteration).
 struct ScaledNewtonTest {
   void* mem = nullptr;
   SUNNonlinSolConvTestFn inner = nullptr;
   void* inner_data = nullptr;
   int nq = 0, nv = 0, first_algebraic = 0;
+  bool index3 = false;
   std::vector<DaeForm::AlgebraicWeight> weights;
 };
+
+// Rescales the Newton weights w of one vector of the layout (q, v,
+// algebraic) at step h, given the magnitudes of q and v it refers to.
+void ScaleNewtonWeights(const ScaledNewtonTest& s,
+                        double h,
+                        double qmax,
+                        double vmax,
+                        Eigen::Ref<Eigen::VectorXd> w) {
+  const double wq = w.head(s.nq).maxCoeff();
+  const double wv = w.segment(s.nq, s.nv).maxCoeff();
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  // The factor for an unknown acting on q (on v): capped by round-off.
+  const auto factor = [&](double weight, double magnitude) {
+    const double floor = eps * magnitude * weight;
+    return floor > 0.0
+               ? std::min(kAlgebraicWeightFactor, kRoundoffShare / floor)
+               : kAlgebraicWeightFactor;
+  };
+  const double fq = factor(wq, qmax), fv = factor(wv, vmax);
+  if (s.index3)
+    for (int i = 0; i < s.nv; ++i) {
+      double& wi = w[s.nq + i];
+      wi = std::min(wi, fq * h * wq);
+    }
+  for (size_t j = 0; j < s.weights.size(); ++j) {
+    const DaeForm::AlgebraicWeight& a = s.weights[j];
+    const double hp = a.power == 2 ? h * h : h;
+    double& wj = w[s.first_algebraic + static_cast<Eigen::Index>(j)];
+    wj = std::min(wj, (a.on_q ? fq * wq : fv * wv) * hp * a.scale);
+  }
+}
+
+double CurrentStep(void* mem) {
+  realtype h = 0.0;
+  IDAGetCurrentStep(mem, &h);
+  return std::abs(h);
+}
+
+// The magnitudes of q and v in the current iterate y (for the round-off
+// cap), or 0 when IDAS has none yet.
+std::pair<double, double> StateMagnitudes(const ScaledNewtonTest& s,
+                                          N_Vector ycur) {
+  if (ycur == nullptr) return {0.0, 0.0};
+  const auto y = View(ycur);
+  return {y.head(s.nq).cwiseAbs().maxCoeff(),
+          y.segment(s.nq, s.nv).cwiseAbs().maxCoeff()};
+}
 
 int ScaledConvTest(SUNNonlinearSolver nls,
                    N_Vector ycor,
@@ -210,18 +281,47 @@ int ScaledConvTest(SUNNonlinearSolver nls,
                    N_Vector ewt,
                    void* data) {
   auto* s = static_cast<ScaledNewtonTest*>(data);
-  realtype h = 0.0;
-  IDAGetCurrentStep(s->mem, &h);
-  h = std::abs(h);
-  auto w = View(ewt);
-  const double wq = w.head(s->nq).maxCoeff();
-  const double wv = w.segment(s->nq, s->nv).maxCoeff();
-  for (size_t j = 0; j < s->weights.size(); ++j) {
-    const DaeForm::AlgebraicWeight& a = s->weights[j];
-    const double hp = a.power == 2 ? h * h : h;
-    double& wj = w[s->first_algebraic + static_cast<Eigen::Index>(j)];
-    wj = std::min(wj,
-                  kAlgebraicWeightFactor * hp * a.scale * (a.on_q ? wq : wv));
+  N_Vector ycur = nullptr;
+  IDAGetCurrentY(s->mem, &ycur);
+  const auto [qmax, vmax] = StateMagnitudes(*s, ycur);
+  ScaleNewtonWeights(*s, CurrentStep(s->mem), qmax, vmax, View(ewt));
+  return s->inner(nls, ycor, del, tol, ewt, s->inner_data);
+}
+
+// The simultaneous corrector of forward sensitivities iterates on the
+// state and its ns sensitivities at once, its weights a "sens wrapper"
+// vector of ns + 1 vectors. SUNDIALS 6.4 does not install the header of
+// that vector type (src/sundials/sundials_nvector_senswrapper.h); its
+// content is this struct, read only to reach the member vectors.
+struct SensWrapperContent {
+  N_Vector* vecs;
+  int nvecs;
+  booleantype own_vecs;
+};
+
+// Each member's weights are rescaled like the state's: a sensitivity
+// is resolved to round-off / h^power relative to its own magnitude just
+// as the state is (the same Newton matrix), so without this the
+// sensitivity corrector stalled where the state's no longer did (index 3
+// with forward sensitivities on the support-matrix chain: IDA_CONV_FAIL
+// at t = 5.8e-11).
+int ScaledSensSimConvTest(SUNNonlinearSolver nls,
+                          N_Vector ycor,
+                          N_Vector del,
+                          realtype tol,
+                          N_Vector ewt,
+                          void* data) {
+  auto* s = static_cast<ScaledNewtonTest*>(data);
+  const double h = CurrentStep(s->mem);
+  N_Vector ycur = nullptr;
+  IDAGetCurrentY(s->mem, &ycur);
+  N_Vector* yS = nullptr;
+  IDAGetCurrentYSens(s->mem, &yS);
+  auto* c = static_cast<SensWrapperContent*>(ewt->content);
+  for (int k = 0; k < c->nvecs; ++k) {
+    const auto [qmax, vmax] =
+        StateMagnitudes(*s, k == 0 ? ycur : (yS ? yS[k - 1] : nullptr));
+    ScaleNewtonWeights(*s, h, qmax, vmax, View(c->vecs[k]));
   }
   return s->inner(nls, ycor, del, tol, ewt, s->inner_data);
 }
@@ -238,6 +338,9 @@ struct Segment {
   // does not free a solver it was given.
   std::unique_ptr<std::remove_pointer_t<SUNNonlinearSolver>, NlsFree> NLS;
   ScaledNewtonTest test;
+  // The simultaneous sensitivity corrector and its wrapped test.
+  std::unique_ptr<std::remove_pointer_t<SUNNonlinearSolver>, NlsFree> NLSsim;
+  ScaledNewtonTest sens_test;
 };
 
 std::unique_ptr<Segment> StartSegment(DaeForm* form,
@@ -317,6 +420,7 @@ std::unique_ptr<Segment> StartSegment(DaeForm* form,
     s->test.nq = form->layout().nq;
     s->test.nv = form->layout().nv;
     s->test.first_algebraic = form->differential();
+    s->test.index3 = form->layout().form == Formulation::kIndex3;
     s->test.weights = form->algebraic_weights();
     DAEDALUS_SUNDIALS_CHECK(
         SUNNonlinSolSetConvTestFn(s->NLS.get(), ScaledConvTest, &s->test));
@@ -423,6 +527,20 @@ void IntegrateIdas(Mechanics* mech,
           IDASetSensParams(mem, pvals.data(), pbar.data(), plist.data()));
     }
     DAEDALUS_SUNDIALS_CHECK(IDASensEEtolerances(mem));
+    if (!form->algebraic_weights().empty() && !so.staggered) {
+      // Our own simultaneous corrector, its test wrapped like the state's.
+      seg->NLSsim.reset(
+          SUNNonlinSol_NewtonSens(ns + 1, seg->y.get(), ctx.get()));
+      DAEDALUS_SUNDIALS_CHECK(
+          IDASetNonlinearSolverSensSim(mem, seg->NLSsim.get()));
+      auto* content =
+          static_cast<SUNNonlinearSolverContent_Newton>(seg->NLSsim->content);
+      seg->sens_test = seg->test;
+      seg->sens_test.inner = content->CTest;
+      seg->sens_test.inner_data = content->ctest_data;
+      DAEDALUS_SUNDIALS_CHECK(SUNNonlinSolSetConvTestFn(
+          seg->NLSsim.get(), ScaledSensSimConvTest, &seg->sens_test));
+    }
     DAEDALUS_SUNDIALS_CHECK(
         IDASetSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
     // Exact even with --sens-dq: IDAS 6.4's internal difference quotient

@@ -413,11 +413,55 @@ class Fuzzer {
     const double dq = (sum.final.q - r.final.q).cwiseAbs().maxCoeff();
     // Local errors of rtol 1e-4 over a second of motion stay orders of
     // magnitude below this.
-    if (dq <= 0.05 * scale) return "";
+    const double limit = 0.05 * scale;
+    if (dq <= limit) return "";
+    // A wrong result (a frozen motion, a constraint ignored) stays wrong
+    // as the tolerances shrink; an error that the tolerance allows, on a
+    // model whose motion amplifies it (multipliers of 1e5 near a
+    // configuration where the constraint gradients almost align: seed 11
+    // case 150, index 3 at rtol 5.3e-6 ends 0.5 from the reference, GGL
+    // 0.013, Baumgarte 0.09; at rtol 1e-6 index 3 is 0.02 off), shrinks
+    // with them. So the same options run again at tolerances (or fixed
+    // steps) 10 and 100 times finer: the difference is put down to the
+    // tolerance when a finer run comes within the limit, or the two finer
+    // runs shrink it at least twofold each time.
+    std::ostringstream finer;
+    double last = dq;
+    int shrinking = 0;
+    for (double f : {10.0, 100.0}) {
+      SimulationOptions t = o;
+      t.rtol = std::max(o.rtol / f, 1e-11);
+      t.atol = std::max(o.atol / f, 1e-14);
+      if (o.step > 0.0) t.step = o.step / f;
+      t.max_steps = 100000;
+      SimulationSummary ts;
+      try {
+        ts = Simulate(model, x0, params, t);
+      } catch (const std::exception& e) {
+        finer << "; at " << f << "x finer refused: " << e.what();
+        break;
+      }
+      if (!ts.ok) {
+        finer << "; at " << f << "x finer failed: " << ts.error;
+        break;
+      }
+      const double d = (ts.final.q - r.final.q).cwiseAbs().maxCoeff();
+      finer << "; at " << f << "x finer " << d;
+      if (d <= limit) {
+        c_->Add("tolerance_limited");
+        return "";
+      }
+      if (d <= 0.5 * last) ++shrinking;
+      last = d;
+    }
+    if (shrinking == 2) {
+      c_->Add("tolerance_limited");
+      return "";
+    }
     std::ostringstream os;
     os << "final q differs from the projection reference by " << dq
        << " (q = " << sum.final.q.transpose() << ", reference "
-       << r.final.q.transpose() << ")";
+       << r.final.q.transpose() << ")" << finer.str();
     return os.str();
   }
 
