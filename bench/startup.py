@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+"""Process start and a short run (issue 17's targets, docs/performance.md).
+
+Usage: bench/startup.py [BUILD_DIR] [--runs N] [--problem NAME]
+
+1. Start: `BUILD_DIR/problems/NAME --help` (default pendulum) against an
+   empty C++ program linked against SUNDIALS alone (CVODES and IDAS, with
+   --no-as-needed so that both are really mapped; it maps libstdc++ like
+   any C++ program), compiled here with c++ at -O2. The two are run in
+   turn N times (default 200), so that they share the machine's load; the
+   medians and their ratio come from this one run. Target: ratio <= 2.
+   Also printed: the shared libraries each maps at start (ldd) and ld.so's
+   own start-up time (LD_DEBUG=statistics, median of 21).
+2. four_bar for 10 s: process wall time (median of N/10, at least 11, runs)
+   and the loop drift max |Phi| from its JSON summary, with the defaults
+   and with the options docs/problems.md gives for a drift <= 1e-10 m.
+   Target: drift <= 1e-10 m in <= 40 ms.
+3. The libraries a sparse run maps on top (the module loaded on first use:
+   pendulum with --integrator idas --linear-solver klu, LD_DEBUG=files).
+
+Wall time on a shared machine moves with the load; the ratios of
+interleaved runs move much less.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+FOUR_BAR_LOW_DRIFT = ["--formulation", "projection", "--rtol", "1e-5",
+                      "--atol", "1e-7"]
+EMPTY_SOURCE = r"""
+#include <cvodes/cvodes.h>
+#include <idas/idas.h>
+// Never taken: the references keep the calls (and the libraries) in.
+int main(int argc, char**) {
+  if (argc > 1000) {
+    CVodeCreate(CV_BDF, nullptr);
+    IDACreate(nullptr);
+  }
+  return 0;
+}
+"""
+
+
+def build_empty(workdir):
+    src = os.path.join(workdir, "empty.cpp")
+    exe = os.path.join(workdir, "empty_sundials")
+    with open(src, "w") as fh:
+        fh.write(EMPTY_SOURCE)
+    subprocess.run(["c++", "-O2", src, "-o", exe, "-Wl,--no-as-needed",
+                    "-lsundials_cvodes", "-lsundials_idas"], check=True)
+    return exe
+
+
+def wall(cmd, env=None):
+    t = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=env, check=True)
+    return time.perf_counter() - t
+
+
+def interleaved(cmds, runs):
+    times = [[] for _ in cmds]
+    for _ in range(runs):
+        for k, c in enumerate(cmds):
+            times[k].append(wall(c))
+    return [statistics.median(t) for t in times]
+
+
+def mapped(exe):
+    out = subprocess.run(["ldd", exe], capture_output=True, text=True,
+                         check=True).stdout
+    libs = [ln.split()[0] for ln in out.splitlines()
+            if ".so" in ln and "linux-vdso" not in ln]
+    return libs
+
+
+def loader_ms(cmd, runs=21):
+    """ld.so's 'total startup time in dynamic loader' (LD_DEBUG=statistics),
+    converted from cycles to ms by the 'total' line's ratio when given;
+    else the raw cycle count."""
+    vals = []
+    for _ in range(runs):
+        r = subprocess.run(cmd, capture_output=True, text=True,
+                           env=dict(os.environ, LD_DEBUG="statistics"))
+        m = re.search(r"total startup time in dynamic loader:\s*([\d.]+)\s*"
+                      r"(\w+)", r.stderr)
+        if m:
+            v = float(m.group(1))
+            unit = m.group(2)
+            vals.append(v / 1e6 if unit == "ns" else
+                        v / 1e3 if unit == "us" else v)
+    return statistics.median(vals) if vals else float("nan"), \
+        (m.group(2) if vals and m else "")
+
+
+def four_bar(exe, extra, runs, out):
+    cmd = [exe, "--t-end", "10", "--quiet", "--output-dir", out] + extra
+    ts = [wall(cmd) for _ in range(runs)]
+    with open(os.path.join(out, "four_bar.json")) as fh:
+        s = json.load(fh)
+    return statistics.median(ts), s["drift"]["position_max"], \
+        s["stats"]["steps"], s["status"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build", nargs="?", default="build")
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--problem", default="pendulum")
+    a = ap.parse_args()
+    problems = os.path.join(a.build, "problems")
+    exe = os.path.join(problems, a.problem)
+    with tempfile.TemporaryDirectory() as tmp:
+        empty = build_empty(tmp)
+        for c in ([empty], [exe, "--help"]):  # warm the page cache
+            for _ in range(5):
+                wall(c)
+        t_empty, t_help = interleaved([[empty], [exe, "--help"]], a.runs)
+        ratio = t_help / t_empty
+        print(f"start ({a.runs} interleaved runs, medians):")
+        print(f"  empty C++ + SUNDIALS   {t_empty * 1e3:7.2f} ms  "
+              f"{len(mapped(empty))} shared libraries")
+        libs = mapped(exe)
+        print(f"  {a.problem} --help{' ' * max(0, 9 - len(a.problem))}"
+              f"{t_help * 1e3:7.2f} ms  {len(libs)} shared libraries: "
+              + " ".join(os.path.basename(x) for x in libs))
+        print(f"  ratio {ratio:.2f} (target <= 2: "
+              f"{'met' if ratio <= 2 else 'NOT met'})")
+        le, unit = loader_ms([empty])
+        lp, _ = loader_ms([exe, "--help"])
+        if unit:
+            print(f"  ld.so start-up (LD_DEBUG=statistics, median of 21): "
+                  f"empty {le:.3g}, {a.problem} {lp:.3g} "
+                  f"{'ms' if unit in ('ns', 'us') else unit}")
+
+        # What a sparse run loads on first use.
+        out = os.path.join(tmp, "klu")
+        r = subprocess.run([exe, "--quiet", "--output-dir", out, "--t-end",
+                            "0.1", "--integrator", "idas", "--linear-solver",
+                            "klu"], capture_output=True, text=True,
+                           env=dict(os.environ, LD_DEBUG="files"))
+        dl = sorted({m.group(1) for m in re.finditer(
+            r"file=(\S+) \[0\];\s+(?:dynamically loaded|needed) by",
+            r.stderr)})
+        print(f"  a sparse run (--integrator idas --linear-solver klu, exit "
+              f"{r.returncode}) maps {len(dl)} shared libraries in all")
+
+        n4 = max(11, a.runs // 10)
+        fb = os.path.join(problems, "four_bar")
+        print(f"four_bar --t-end 10 ({n4} runs, median process wall):")
+        for name, extra in (("defaults", []),
+                            (" ".join(FOUR_BAR_LOW_DRIFT),
+                             FOUR_BAR_LOW_DRIFT)):
+            t, drift, steps, status = four_bar(
+                fb, extra, n4, os.path.join(tmp, "fb"))
+            ok = drift <= 1e-10 and t <= 0.040
+            print(f"  {name:44s} {t * 1e3:6.1f} ms  drift {drift:.2e} m  "
+                  f"{steps} steps  {status}  (target drift <= 1e-10 m in "
+                  f"<= 40 ms: {'met' if ok else 'NOT met'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
