@@ -458,6 +458,21 @@ int RunEnsemble(const Problem& problem, int argc, char** argv) {
         std::cerr << program << ": cannot start MPI: " << error << "\n";
       return 2;
     }
+    // A launcher of another MPI (MPICH's mpiexec for an OpenMPI build, say)
+    // starts processes that each initialize as a job of one: each would run
+    // the whole ensemble.
+    if (transport->size() != launcher_size) {
+      if (launcher_rank == 0)
+        std::cerr << program << ": started by an MPI launcher as "
+                  << launcher_size << " processes, but MPI reports "
+                  << transport->size()
+                  << " (is the launcher from another MPI than the one "
+                     "Daedalus was built with?), so each would run the whole "
+                     "ensemble; use the mpirun of the MPI Daedalus was built "
+                     "with (Debian: openmpi-bin), or run without mpirun for "
+                     "a serial ensemble\n";
+      return 2;
+    }
   } else if (launcher_size > 1) {
     if (launcher_rank == 0)
       std::cerr << program << ": started by an MPI launcher as "

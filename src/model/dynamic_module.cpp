@@ -31,8 +31,12 @@ void* LoadModuleEntry(const ModuleSearch& search, std::string* error) {
     // RTLD_LOCAL: the module's SuiteSparse or MPI symbols stay its own.
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
+      // dlerror() names the file itself when the path has a slash.
       const char* why = dlerror();
-      tried += "\n  " + path + ": " + (why ? why : "not loadable");
+      const std::string reason = why ? why : "not loadable";
+      tried +=
+          "\n  " +
+          (reason.rfind(path + ":", 0) == 0 ? reason : path + ": " + reason);
       continue;
     }
     if (void* entry = dlsym(handle, search.entry.c_str())) return entry;
