@@ -2,14 +2,14 @@
 #
 #   include/daedalus/*.hpp                     the public headers
 #   lib/libdaedalus.a                          the library (PIC)
-#   lib/daedalus/...                           the MPI transport of ensembles
-#                                              (objects), when built with MPI
+#   lib/daedalus/libdaedalus_sparse.so         the SuiteSparse module, loaded
+#                                              on first use
+#   lib/daedalus/libdaedalus_mpi.so            the MPI transport of ensembles
+#                                              (a module), when built with MPI
 #   lib/cmake/daedalus/daedalusConfig.cmake    find_package(daedalus CONFIG)
 #                      daedalusConfigVersion.cmake
 #                      daedalusTargets.cmake   daedalus::daedalus
-#                      daedalusMpiTargets.cmake  daedalus::mpi
 #                      DaedalusProblem.cmake   daedalus_add_problem()
-#                      FindSuiteSparse.cmake   (Debian ships no config)
 #
 # tests/package/external_project_test.py installs a build tree with these
 # rules and builds examples/external against it.
@@ -28,17 +28,16 @@ install(EXPORT daedalusTargets
   NAMESPACE daedalus::
   DESTINATION ${DAEDALUS_INSTALL_CMAKEDIR})
 
-# The MPI transport is an object library (it installs itself before main,
-# so it must be linked as objects, not pulled from an archive); its own
-# export set, which the config includes only when it finds MPI again.
+# The modules that libdaedalus.a loads on first use
+# (model/dynamic_module.hpp); the package gives every executable that links
+# daedalus::daedalus a RUNPATH to this folder, wherever the prefix is moved.
+install(TARGETS daedalus_sparse
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/daedalus)
 set(DAEDALUS_WITH_MPI OFF)
 if(TARGET daedalus_mpi)
   set(DAEDALUS_WITH_MPI ON)
-  install(TARGETS daedalus_mpi EXPORT daedalusMpiTargets
-    OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/daedalus)
-  install(EXPORT daedalusMpiTargets
-    NAMESPACE daedalus::
-    DESTINATION ${DAEDALUS_INSTALL_CMAKEDIR})
+  install(TARGETS daedalus_mpi
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/daedalus)
 endif()
 
 configure_package_config_file(
@@ -53,5 +52,4 @@ install(FILES
   ${PROJECT_BINARY_DIR}/daedalusConfig.cmake
   ${PROJECT_BINARY_DIR}/daedalusConfigVersion.cmake
   ${PROJECT_SOURCE_DIR}/cmake/DaedalusProblem.cmake
-  ${PROJECT_SOURCE_DIR}/cmake/FindSuiteSparse.cmake
   DESTINATION ${DAEDALUS_INSTALL_CMAKEDIR})

@@ -10,9 +10,10 @@
 #   <name>_kernelgen  the same objects linked without kernels; the build runs
 #                     it once as `<name>_kernelgen --emit-kernels FILE` to
 #                     write the kernels of the model's compiled programs
-#   <name>            the objects, the generated <name>_kernels.cpp and, when
-#                     Daedalus was built with MPI, daedalus::mpi (ensembles
-#                     across the ranks of mpirun; docs/ensembles.md)
+#   <name>            the objects and the generated <name>_kernels.cpp
+#                     (the MPI transport of ensembles and the sparse linear
+#                     algebra are modules it loads when a run needs them;
+#                     docs/ensembles.md, docs/performance.md)
 #
 # A model that cannot be compiled gets an empty kernel file and runs on dual
 # numbers. LINK_LIBRARIES are linked into both executables (an OBJECT
@@ -54,7 +55,4 @@ function(daedalus_add_problem name)
   # Stage 2: the problem with its kernels.
   add_executable(${name} ${kernels})
   target_link_libraries(${name} PRIVATE ${name}_objects ${arg_LINK_LIBRARIES})
-  if(TARGET daedalus::mpi)
-    target_link_libraries(${name} PRIVATE daedalus::mpi)
-  endif()
 endfunction()

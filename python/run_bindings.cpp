@@ -25,15 +25,18 @@
 #include "chaplygin_sleigh.hpp"
 #include "cli/run_extras.hpp"
 #include "cli/run_files.hpp"
+#include "cli/run_single.hpp"
 #include "coupled_springs.hpp"
 #include "daedalus/ensemble.hpp"
 #include "daedalus/output.hpp"
 #include "daedalus/symplectic.hpp"
 #include "double_pendulum.hpp"
 #include "eval/expr_program.hpp"
+#include "formulation/support.hpp"
 #include "four_bar.hpp"
 #include "four_bar_mb.hpp"
 #include "golf_swing.hpp"
+#include "monitor/sample_collector.hpp"
 #include "moving_support.hpp"
 #include "particle_sphere.hpp"
 #include "pendulum.hpp"
@@ -177,18 +180,6 @@ RunConfig Parse(const Problem& problem, const std::vector<std::string>& args) {
   return cfg;
 }
 
-bool IsFixedStep(Integrator i) {
-  return i == Integrator::kStormerVerlet || i == Integrator::kSymplecticEuler ||
-         i == Integrator::kRattle;
-}
-
-// Keeps every sample of a run.
-class Collector : public Observer {
- public:
-  void OnSample(const Sample& s) override { samples.push_back(s); }
-  std::vector<Sample> samples;
-};
-
 py::array_t<double> Column(const std::vector<Sample>& s,
                            double Sample::*field) {
   py::array_t<double> a(static_cast<py::ssize_t>(s.size()));
@@ -285,8 +276,9 @@ py::dict Run(const Problem& problem,
   if (!cfg.options.IsValid(&why)) throw std::invalid_argument(why);
   const std::string bad = model.ParameterRangeError(cfg.params);
   if (!bad.empty()) throw std::invalid_argument(bad);
-  const InitialState x0 = problem.initial(cfg.params);
-  if (IsFixedStep(cfg.options.integrator)) {
+  // The problem's start with the q0= / v0= overrides (--q0, --v0).
+  const InitialState x0 = internal::StartingState(problem, cfg);
+  if (internal::IsFixedStep(cfg.options.integrator)) {
     if (!SchemeFits(model, cfg.options.integrator, cfg.params, cfg.options.t0,
                     x0.q, x0.v, &why))
       throw std::invalid_argument("unsupported combination: " + why);
@@ -296,10 +288,15 @@ py::dict Run(const Problem& problem,
     for (const auto& sp :
          ResolveSensParameters(model, cfg.options.sensitivity.parameters))
       sens_names.push_back(sp.name);
-  if (cfg.options.sensitivity.method != SensMethod::kNone)
-    cfg.options.sensitivity.initial_tangent =
-        InitialStateTangent(problem, cfg.params);
-  Collector collector;
+  if (cfg.options.sensitivity.method != SensMethod::kNone) {
+    Eigen::MatrixXd& tangent = cfg.options.sensitivity.initial_tangent;
+    tangent = InitialStateTangent(problem, cfg.params);
+    // An overridden entry is a number, independent of the parameters.
+    for (const auto& ov : cfg.q0_overrides) tangent.row(ov.first).setZero();
+    for (const auto& ov : cfg.v0_overrides)
+      tangent.row(x0.q.size() + ov.first).setZero();
+  }
+  internal::SampleCollector collector;
   internal::RunExtras extras(problem, cfg);
   extras.set_forward(&collector);
   SimulationSummary summary;

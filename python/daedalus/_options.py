@@ -2,8 +2,9 @@
 
 Every option of the problem executables is a keyword: `t_end=2.0` is
 `--t-end 2.0`, `sens=["k", "c"]` is `--sens k,c`, `params={"k": 2}` is
-`--param k=2`, `sens_dq=True` is `--sens-dq`. The command line's own parser
-then reads them, so the names, defaults and checks are those of the
+`--param k=2`, `q0={"x": 0.6}` is `--q0 x=0.6` (`v0=` likewise),
+`sens_dq=True` is `--sens-dq`. The command line's own parser then reads
+them, so the names, defaults and checks are those of the
 executables (daedalus.usage(problem) lists them).
 """
 import math
@@ -54,6 +55,20 @@ def to_args(options):
                     raise TypeError(f"params['{name}'] must be a number, "
                                     f"not {type(x).__name__}")
                 args.append(f"--param={name}={_number(name, x)}")
+        elif key in ("q0", "v0"):
+            # q0={"x": 0.6}: --q0 x=0.6 (the start is then made consistent
+            # with the constraints, as on the command line).
+            if not isinstance(value, dict):
+                raise TypeError(f"{key} must be a dict {{coordinate: value}}, "
+                                f"not {type(value).__name__}")
+            for name, x in value.items():
+                if not isinstance(name, str):
+                    raise TypeError(f"{key}: coordinate names are strings, "
+                                    f"not {name!r}")
+                if isinstance(x, bool) or not isinstance(x, numbers.Real):
+                    raise TypeError(f"{key}['{name}'] must be a number, not "
+                                    f"{type(x).__name__}")
+                args.append(f"--{key}={name}={_number(name, x)}")
         elif key in ("counterfactual", "counterfactuals"):
             specs = [value] if isinstance(value, str) else value
             if not _is_names(specs):

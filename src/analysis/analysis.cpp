@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "monitor/sample_collector.hpp"
+
 namespace daedalus {
 
 namespace {
@@ -54,12 +56,6 @@ Eigen::VectorXd ChannelForce(const Workspace& ws, const std::vector<int>& idx) {
   for (int k : idx) f += ws.B.col(k) * ws.u[k];
   return f;
 }
-
-class Collector : public Observer {
- public:
-  void OnSample(const Sample& s) override { samples.push_back(s); }
-  std::vector<Sample> samples;
-};
 
 bool SameTime(double a, double b) {
   return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b));
@@ -228,7 +224,7 @@ BranchedCounterfactual BranchedZtcf(const Model& model,
   SimulationOptions o = options;
   o.t0 = t_branch;
   InitialState x{q, v};
-  Collector original, counterfactual;
+  internal::SampleCollector original, counterfactual;
   b.original = Simulate(model, x, params, o, &original);
   b.counterfactual = Simulate(branch_model, x, params, o, &counterfactual);
   b.original_samples = std::move(original.samples);
@@ -275,7 +271,7 @@ BranchedCounterfactual BranchedZtcfFrom(
     return BranchedZtcf(model, params, options, t_branch, x0.q, x0.v, channels);
   SimulationOptions o = options;
   o.t_end = t_branch;
-  Collector before;
+  internal::SampleCollector before;
   const SimulationSummary s = Simulate(model, x0, params, o, &before);
   if (!s.ok || before.samples.empty() ||
       !SameTime(before.samples.back().t, t_branch)) {

@@ -20,14 +20,33 @@
 #include "cli/run_files.hpp"
 #include "cli/run_single.hpp"
 #include "daedalus/output.hpp"
+#include "model/dynamic_module.hpp"
 
 namespace daedalus::internal {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Whether the build found MPI and built the module libdaedalus_mpi.so.
+#ifdef DAEDALUS_BUILT_WITH_MPI
+constexpr bool kBuiltWithMpi = true;
+#else
+constexpr bool kBuiltWithMpi = false;
+#endif
 using ojson = nlohmann::ordered_json;
 
-TransportMaker g_maker = nullptr;
+// The MPI transport from its module (cli/ensemble_mpi.cpp), started; null
+// with `error` set when it cannot be loaded or MPI cannot start.
+std::unique_ptr<EnsembleTransport> LoadMpiTransport(std::string* error) {
+  const ModuleSearch search{"libdaedalus_mpi.so", "DAEDALUS_MPI_MODULE",
+                            "The MPI transport of ensembles",
+                            "daedalus_mpi_transport"};
+  void* entry = LoadModuleEntry(search, error);
+  if (entry == nullptr) return nullptr;
+  using Entry = EnsembleTransport* (*)(int abi, std::string* error);
+  return std::unique_ptr<EnsembleTransport>(
+      reinterpret_cast<Entry>(entry)(kEnsembleTransportAbi, error));
+}
 
 // One process runs every member in turn.
 class SerialTransport : public EnsembleTransport {
@@ -415,8 +434,6 @@ class Gatherer {
 
 }  // namespace
 
-void SetTransportMaker(TransportMaker maker) { g_maker = maker; }
-
 bool WantsEnsemble(int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -433,12 +450,27 @@ int RunEnsemble(const Problem& problem, int argc, char** argv) {
   int launcher_rank = 0;
   const int launcher_size = LauncherSize(&launcher_rank);
   std::unique_ptr<EnsembleTransport> transport;
-  if (g_maker != nullptr && launcher_size > 0) {
+  if (kBuiltWithMpi && launcher_size > 0) {
     std::string error;
-    transport = g_maker(&error);
+    transport = LoadMpiTransport(&error);
     if (!transport) {
       if (launcher_rank == 0)
         std::cerr << program << ": cannot start MPI: " << error << "\n";
+      return 2;
+    }
+    // A launcher of another MPI (MPICH's mpiexec for an OpenMPI build, say)
+    // starts processes that each initialize as a job of one: each would run
+    // the whole ensemble.
+    if (transport->size() != launcher_size) {
+      if (launcher_rank == 0)
+        std::cerr << program << ": started by an MPI launcher as "
+                  << launcher_size << " processes, but MPI reports "
+                  << transport->size()
+                  << " (is the launcher from another MPI than the one "
+                     "Daedalus was built with?), so each would run the whole "
+                     "ensemble; use the mpirun of the MPI Daedalus was built "
+                     "with (Debian: openmpi-bin), or run without mpirun for "
+                     "a serial ensemble\n";
       return 2;
     }
   } else if (launcher_size > 1) {

@@ -53,12 +53,9 @@ class EnsembleTransport {
                    const std::function<bool()>& stop) = 0;
 };
 
-/// Makes the parallel transport when the process was started by an MPI
-/// launcher, null otherwise (with `error` set when it cannot start).
-using TransportMaker =
-    std::unique_ptr<EnsembleTransport> (*)(std::string* error);
-/// Installed by cli/ensemble_mpi.cpp, which only the problem executables
-/// of a build with MPI link.
-void SetTransportMaker(TransportMaker maker);
+/// Bumped with every change to EnsembleTransport: the MPI transport is a
+/// shared module (libdaedalus_mpi.so, cli/ensemble_mpi.cpp) that refuses
+/// another version.
+inline constexpr int kEnsembleTransportAbi = 1;
 
 }  // namespace daedalus::internal

@@ -1,7 +1,8 @@
-// The MPI transport of an ensemble (cli/ensemble.hpp), linked into the
-// problem executables when the build found MPI (DAEDALUS_HAVE_MPI): it
-// installs itself before main, and starts MPI only when an MPI launcher
-// started the process and the command line asks for an ensemble.
+// The MPI transport of an ensemble (cli/ensemble.hpp): the shared module
+// libdaedalus_mpi.so, built when the build found MPI, which RunEnsemble
+// loads (model/dynamic_module.hpp) only when an MPI launcher started the
+// process and the command line asks for an ensemble; other runs never map
+// the MPI libraries (docs/performance.md). It uses nothing of libdaedalus.
 //
 // Scheduling is dynamic: rank 0 hands out one member at a time to the rank
 // that asks (a worker asks when it starts and with each result), so that
@@ -21,10 +22,6 @@
 #include <vector>
 
 #include "cli/ensemble.hpp"
-
-#ifndef DAEDALUS_HAVE_MPI
-#error "cli/ensemble_mpi.cpp is built only with MPI (DAEDALUS_HAVE_MPI)"
-#endif
 
 namespace daedalus::internal {
 namespace {
@@ -218,12 +215,19 @@ std::unique_ptr<EnsembleTransport> MakeMpiTransport(std::string* error) {
                                         provided >= MPI_THREAD_FUNNELED);
 }
 
-// Installs the transport before main (this object file is linked whole
-// into the executables, so the registration is never dropped).
-const bool kRegistered = [] {
-  SetTransportMaker(&MakeMpiTransport);
-  return true;
-}();
-
 }  // namespace
 }  // namespace daedalus::internal
+
+// The module's entry point: a started MPI transport, or null with `error`
+// set (also for another interface version).
+extern "C" __attribute__((visibility("default")))
+daedalus::internal::EnsembleTransport*
+daedalus_mpi_transport(int abi, std::string* error) {
+  if (abi != daedalus::internal::kEnsembleTransportAbi) {
+    *error =
+        "the module libdaedalus_mpi.so belongs to another version of "
+        "Daedalus; rebuild or reinstall Daedalus";
+    return nullptr;
+  }
+  return daedalus::internal::MakeMpiTransport(error).release();
+}

@@ -11,6 +11,8 @@
 
 #include "daedalus/analysis.hpp"
 #include "daedalus/symplectic.hpp"
+#include "formulation/support.hpp"
+#include "monitor/sample_collector.hpp"
 
 namespace daedalus::internal {
 
@@ -32,17 +34,6 @@ json NumVec(const Eigen::VectorXd& x) {
 bool SameTime(double a, double b) {
   return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b));
 }
-
-bool IsFixedStep(Integrator i) {
-  return i == Integrator::kStormerVerlet || i == Integrator::kSymplecticEuler ||
-         i == Integrator::kRattle;
-}
-
-class Collector : public Observer {
- public:
-  void OnSample(const Sample& s) override { samples.push_back(s); }
-  std::vector<Sample> samples;
-};
 
 // CSV with 17 significant digits, like the main time series.
 class Csv {
@@ -229,7 +220,7 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
           o.t_end = r.t;
           // A fixed-step scheme shortens its last step to land on r.t.
           o.output_step = IsFixedStep(o.integrator) ? o.step : r.t - before->t;
-          Collector c;
+          SampleCollector c;
           const SimulationSummary s = Simulate(
               model, InitialState{before->q, before->v}, params, o, &c);
           if (!s.ok || c.samples.empty())

@@ -1,13 +1,14 @@
 #include "formulation/kkt_health.hpp"
 
 #include <Eigen/Eigenvalues>
-#include <Eigen/SPQRSupport>
 #include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
 #include <vector>
+
+#include "kkt/sparse_backend.hpp"
 
 namespace daedalus::internal {
 
@@ -181,11 +182,10 @@ int SparseRank(const SparseMatrixD& J) {
   for (Eigen::Index i = 0; i < J.rows(); ++i)
     scale[i] = norms[i] > 0.0 ? 1.0 / std::sqrt(norms[i]) : 0.0;
   const SparseMatrixD Jt = (scale.asDiagonal() * J).transpose();
-  Eigen::SPQR<SparseMatrixD> qr;
-  qr.setPivotThreshold(1e-10);
-  qr.compute(Jt);
-  if (qr.info() != Eigen::Success) return 0;
-  return static_cast<int>(qr.rank());
+  int rank = 0;
+  std::vector<int> perm;
+  if (!internal::SparseModule().QrRank(Jt, 1e-10, &rank, &perm)) return 0;
+  return rank;
 }
 
 }  // namespace

@@ -23,7 +23,7 @@
 
 #include "daedalus/sparse_dynamics.hpp"
 #include "formulation/mechanics.hpp"
-#include "kkt/suitesparse_util.hpp"
+#include "kkt/sparse_backend.hpp"
 
 namespace daedalus::internal {
 

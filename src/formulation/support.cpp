@@ -42,12 +42,12 @@ ModelTraits TraitsOf(const Model& model) {
   return t;
 }
 
-namespace {
-
-bool FixedStep(Integrator i) {
+bool IsFixedStep(Integrator i) {
   return i == Integrator::kStormerVerlet || i == Integrator::kSymplecticEuler ||
          i == Integrator::kRattle;
 }
+
+namespace {
 
 bool Cvodes(Integrator i) {
   return i == Integrator::kCvodesBdf || i == Integrator::kCvodesAdams;
@@ -59,7 +59,7 @@ std::string Flag(Integrator i) { return std::string(ToString(i)); }
 std::string PairRefusal(Formulation f,
                         Integrator i,
                         const ModelTraits& traits) {
-  if (FixedStep(i)) {
+  if (IsFixedStep(i)) {
     // Without constraints there is nothing for a formulation to enforce:
     // every formulation is the same ODE.
     if (!traits.constraints) return "";
@@ -126,7 +126,7 @@ std::string Refusal(const SimulationOptions& o,
   std::string why = PairRefusal(o.formulation, o.integrator, traits);
   if (!why.empty()) return why;
   const SensMethod sens = o.sensitivity.method;
-  const bool fixed = FixedStep(o.integrator);
+  const bool fixed = IsFixedStep(o.integrator);
   if (sens != SensMethod::kNone && fixed)
     return "--integrator " + Flag(o.integrator) +
            " takes fixed steps without error control, and sensitivities are "
@@ -179,7 +179,7 @@ std::string CellRefusal(Formulation f,
   SimulationOptions o;
   o.formulation = f;
   o.integrator = i;
-  if (FixedStep(i)) o.step = o.output_step;
+  if (IsFixedStep(i)) o.step = o.output_step;
   ModelTraits traits;
   traits.constraints = true;
   switch (feature) {

@@ -40,6 +40,10 @@ struct ModelTraits {
 };
 ModelTraits TraitsOf(const Model& model);
 
+/// Stormer-Verlet, symplectic Euler and RATTLE: fixed steps (--step), no
+/// error control.
+bool IsFixedStep(Integrator i);
+
 /// The first option value out of its range (tolerances, steps, gains), or
 /// empty: SimulationOptions::IsValid without the combinations.
 std::string OptionsRangeError(const SimulationOptions& options);

@@ -5,7 +5,6 @@
 // equations comes from the form and its Mechanics.
 #include <idas/idas.h>
 #include <sunlinsol/sunlinsol_dense.h>
-#include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 #include <sunnonlinsol/sunnonlinsol_newton.h>
@@ -21,6 +20,7 @@
 #include "integrate/adapters.hpp"
 #include "integrate/common.hpp"
 #include "integrate/sundials_util.hpp"
+#include "kkt/sparse_backend.hpp"
 #include "monitor/recorder.hpp"
 #include "sensitivity/forward.hpp"
 
@@ -381,7 +381,7 @@ std::unique_ptr<Segment> StartSegment(DaeForm* form,
     sunindextype nnz = 0;
     for (const auto& col : form->Pattern()) nnz += col.size();
     s->A.reset(SUNSparseMatrix(n, n, nnz, CSC_MAT, ctx));
-    s->LS.reset(SUNLinSol_KLU(s->y.get(), s->A.get(), ctx));
+    s->LS.reset(SparseModule().NewKluLinearSolver(s->y.get(), s->A.get(), ctx));
   } else {
     s->A.reset(SUNDenseMatrix(n, n, ctx));
     s->LS.reset(MakeDenseLuSolver(s->y.get(), s->A.get(), ctx));

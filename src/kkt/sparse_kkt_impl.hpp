@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "daedalus/sparse_kkt.hpp"
-#include "kkt/suitesparse_util.hpp"
+#include "kkt/sparse_backend.hpp"
 
 namespace daedalus {
 

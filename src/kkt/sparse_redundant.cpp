@@ -3,7 +3,6 @@
 // solved on the independent rows, the dependent rows checked for
 // consistency and the multipliers made minimum-norm.
 #include <Eigen/Cholesky>
-#include <Eigen/SPQRSupport>
 #include <algorithm>
 #include <limits>
 #include <memory>
@@ -24,15 +23,14 @@ std::vector<int> SparseDependentRows(const SparseMatrixD& J, double rel_tol) {
   double max_norm = 0.0;
   for (int c = 0; c < Jt.cols(); ++c)
     max_norm = std::max(max_norm, Jt.col(c).norm());
-  Eigen::SPQR<SparseMatrixD> qr;
-  qr.setPivotThreshold(rel_tol * (max_norm > 0.0 ? max_norm : 1.0));
-  qr.compute(Jt);
-  if (qr.info() != Eigen::Success)
+  int rank = 0;
+  std::vector<int> perm;
+  if (!SparseModule().QrRank(Jt, rel_tol * (max_norm > 0.0 ? max_norm : 1.0),
+                             &rank, &perm))
     throw KktError(
         "rank-revealing QR (SPQR) of the constraint Jacobian failed");
-  const auto perm = qr.colsPermutation();
-  for (Eigen::Index k = qr.rank(); k < J.rows(); ++k)
-    dep.push_back(static_cast<int>(perm.indices()[k]));
+  for (Eigen::Index k = rank; k < J.rows(); ++k)
+    dep.push_back(perm[static_cast<size_t>(k)]);
   std::sort(dep.begin(), dep.end());
   return dep;
 }

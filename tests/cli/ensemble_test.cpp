@@ -395,23 +395,35 @@ TEST(Ensemble, InitialStateOverridesAsFlagsAndColumns) {
   EXPECT_THAT(err, HasSubstr("q0_<coordinate> or v0_<coordinate>"));
 }
 
-// An executable built without MPI, started by mpirun as 2 processes: each
-// would run the whole ensemble, so it refuses (this test binary links no
-// MPI transport; the launcher is imitated by its environment).
+// Started by mpirun as 2 processes (imitated by the launcher's
+// environment) without an MPI transport, each process would run the whole
+// ensemble, so it refuses before writing anything. Without MPI in the
+// build it says so; with MPI the transport is the module
+// libdaedalus_mpi.so (src/cli/ensemble_mpi.cpp), pointed here at a file
+// that does not exist: the message names it and the fix.
 TEST(Ensemble, WithoutMpiUnderAnMpiLauncherItRefusesWithAMessage) {
   const fs::path dir = FreshDir("no_mpi");
   Write(dir / "e.csv", "m\n1\n");
   setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
   setenv("OMPI_COMM_WORLD_RANK", "0", 1);
+  setenv("DAEDALUS_MPI_MODULE", "/nonexistent/libdaedalus_mpi.so", 1);
   std::string err;
   const int rc = RunCli({"--ensemble", (dir / "e.csv").string(), "--output-dir",
                          (dir / "out").string()},
                         &err);
   unsetenv("OMPI_COMM_WORLD_SIZE");
   unsetenv("OMPI_COMM_WORLD_RANK");
+  unsetenv("DAEDALUS_MPI_MODULE");
   EXPECT_EQ(rc, 2);
+#ifdef DAEDALUS_TEST_MPI_MODULE
+  EXPECT_THAT(err, HasSubstr("cannot start MPI: The MPI transport of "
+                             "ensembles is in the module libdaedalus_mpi.so"));
+  EXPECT_THAT(err, HasSubstr("/nonexistent/libdaedalus_mpi.so: "));
+  EXPECT_THAT(err, HasSubstr("or set DAEDALUS_MPI_MODULE to its path"));
+#else
   EXPECT_THAT(err, HasSubstr("built without MPI"));
   EXPECT_THAT(err, HasSubstr("run it without mpirun"));
+#endif
   EXPECT_FALSE(fs::exists(dir / "out"));
 }
 

@@ -15,7 +15,12 @@ physics of its output against closed forms:
   changes;
 - the run used the native kernels the external build generated, the
   external build used nothing from the source or build tree, and the
-  package refuses another minor version.
+  package refuses another minor version;
+- the executable maps no SuiteSparse or MPI library at start, and a run on
+  the sparse path (IDAS with KLU) loads the installed module
+  lib/daedalus/libdaedalus_sparse.so (docs/performance.md);
+- find_package(daedalus) with SUNDIALS or Eigen missing names the Debian
+  package to install.
 
 Usage: external_project_test.py --build BUILD --source SOURCE --work DIR
          --cmake CMAKE --generator G --cxx CXX --build-type T
@@ -183,7 +188,7 @@ def main():
               "lib/libdaedalus.a", "lib/cmake/daedalus/daedalusConfig.cmake",
               "lib/cmake/daedalus/daedalusConfigVersion.cmake",
               "lib/cmake/daedalus/DaedalusProblem.cmake",
-              "lib/cmake/daedalus/FindSuiteSparse.cmake"):
+              "lib/daedalus/libdaedalus_sparse.so"):
         if not os.path.exists(os.path.join(prefix, f)):
             failures.append(f"cmake --install did not install {f}")
 
@@ -239,7 +244,60 @@ def main():
         failures.append(f"find_package(daedalus {wanted}) did not refuse "
                         f"the installed version {a.version}")
 
+    # A missing dependency is named with its Debian package.
+    for dep, debian in (("SUNDIALS", "libsundials-dev"),
+                        ("Eigen3", "libeigen3-dev")):
+        d = os.path.join(work, f"missing_{dep}")
+        os.makedirs(d)
+        with open(os.path.join(d, "CMakeLists.txt"), "w") as fh:
+            fh.write("cmake_minimum_required(VERSION 3.22)\n"
+                     "project(missing LANGUAGES NONE)\n"
+                     "find_package(daedalus CONFIG REQUIRED)\n")
+        r = subprocess.run([a.cmake, "-S", d, "-B", os.path.join(d, "build"),
+                            f"-DCMAKE_PREFIX_PATH={prefix}",
+                            f"-DCMAKE_DISABLE_FIND_PACKAGE_{dep}=ON"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+        # CMake wraps long messages: compare without line breaks.
+        text = " ".join(r.stdout.split())
+        want = f"daedalus needs {dep}"
+        if r.returncode == 0 or want not in text or \
+                f"apt-get install {debian}" not in text:
+            print(r.stdout)
+            failures.append(f"find_package(daedalus) without {dep} did not "
+                            f"fail with '{want} ... apt-get install "
+                            f"{debian}'")
+
     exe = os.path.join(ext, "cart_pendulum")
+    # No SuiteSparse or MPI library is mapped at start (they are modules
+    # loaded on first use), and the sparse path loads the installed module
+    # through the RUNPATH the package gave the executable.
+    mapped = sh(["ldd", exe])
+    for lib in ("libklu", "libcholmod", "libspqr", "libmetis", "liblapack",
+                "libgfortran", "libgomp", "libmpi"):
+        if lib in mapped:
+            failures.append(f"{exe} maps {lib} at start:\n{mapped}")
+    module = os.path.join(prefix, "lib", "daedalus", "libdaedalus_sparse.so")
+    klu_out = os.path.join(work, "out_klu")
+    r = subprocess.run([exe, "--quiet", "--output-dir", klu_out,
+                        "--t-end", "0.5", "--integrator", "idas",
+                        "--linear-solver", "klu"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, env=dict(os.environ, LD_DEBUG="files"))
+    # ld.so's trace of the dlopen: the installed module is tried (found by
+    # the RUNPATH) and the build tree's is never reached.
+    loaded = [ln.strip() for ln in r.stderr.splitlines()
+              if "libdaedalus_sparse.so" in ln]
+    in_build = os.path.join(build, "lib", "daedalus")
+    if r.returncode != 0 or not any(module in ln for ln in loaded) or \
+            any(in_build in ln for ln in loaded):
+        failures.append(f"the run with --linear-solver klu (exit "
+                        f"{r.returncode}) did not load {module}; loaded: "
+                        f"{loaded}")
+    else:
+        with open(os.path.join(klu_out, "cart_pendulum.json")) as fh:
+            if json.load(fh).get("status") != "ok":
+                failures.append("the run with --linear-solver klu failed")
     # The problem's defaults, and a lighter cart at a small amplitude.
     check_run(exe, os.path.join(work, "out1"),
               {"M": 2.0, "m": 1.0, "l": 0.5, "g": 9.81, "theta0": 0.5},

@@ -159,5 +159,44 @@ class SliderCrank(unittest.TestCase):
         np.testing.assert_allclose(a.q, b.q, rtol=0, atol=1e-6)
 
 
+class StartingState(unittest.TestCase):
+    """q0= and v0= as dicts {coordinate: value}, the command line's --q0
+    and --v0: the pendulum (l = 1) from (0.6, -0.8) instead of its default
+    (1, 0), checked by energy conservation."""
+
+    TIGHT = {"rtol": 1e-10, "atol": 1e-12, "output_step": 1e-3}
+
+    def test_q0_sets_the_start_and_the_swing(self):
+        r = daedalus.run("pendulum", q0={"x": 0.6, "y": -0.8}, t_end=3.0,
+                         **self.TIGHT)
+        np.testing.assert_allclose(r.q[0], [0.6, -0.8], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(r.v[0], [0.0, 0.0], rtol=0, atol=1e-12)
+        # Released at rest: it never rises above its start and swings out
+        # to the mirror point x = -0.6 (sampled every 1 ms, the turning
+        # point is missed by ~g (0.5 ms)^2 / 2 ~ 1e-6).
+        self.assertLessEqual(r.q[:, 1].max(), -0.8 + 1e-8)
+        self.assertAlmostEqual(r.q[:, 0].min(), -0.6, delta=1e-5)
+
+    def test_v0_adds_kinetic_energy(self):
+        speed = 1.0  # along the tangent (0.8, 0.6) at (0.6, -0.8)
+        r = daedalus.run("pendulum", q0={"x": 0.6, "y": -0.8},
+                         v0={"x": 0.8 * speed, "y": 0.6 * speed}, t_end=3.0,
+                         **self.TIGHT)
+        np.testing.assert_allclose(r.v[0], [0.8, 0.6], rtol=0, atol=1e-12)
+        g = r.params["g"]
+        self.assertGreater(g, 9.0)
+        # The bob rises by v^2 / (2 g) above its start.
+        top = -0.8 + speed ** 2 / (2 * g)
+        self.assertAlmostEqual(r.q[:, 1].max(), top, delta=1e-5)
+
+    def test_bad_overrides_say_what(self):
+        with self.assertRaisesRegex(ValueError, "unknown coordinate 'z'"):
+            daedalus.run("pendulum", q0={"z": 1.0})
+        with self.assertRaisesRegex(TypeError, "q0 must be a dict"):
+            daedalus.run("pendulum", q0=[0.6, -0.8])
+        with self.assertRaisesRegex(TypeError, r"v0\['x'\] must be a number"):
+            daedalus.run("pendulum", v0={"x": "fast"})
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,21 +1,24 @@
-// RAII wrappers around the CHOLMOD and KLU handles used by the sparse KKT
-// solvers (private to src/: no SuiteSparse type reaches a public header).
-#pragma once
-
+// The shared module libdaedalus_sparse.so: CHOLMOD, KLU, SPQR and
+// SUNDIALS's KLU linear solver behind kkt/sparse_backend.hpp. It is the
+// only code of Daedalus that links the SuiteSparse stack; libdaedalus.a
+// loads it on the first sparse factorization (kkt/sparse_backend.cpp).
+// It uses nothing of libdaedalus, so that it loads into any executable
+// built with the same Daedalus.
 #include <cholmod.h>
 #include <klu.h>
+#include <sunlinsol/sunlinsol_klu.h>
 
-#include <Eigen/Core>
+#include <Eigen/SPQRSupport>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
-#include "daedalus/sparse_dynamics.hpp"
+#include "kkt/sparse_backend.hpp"
 
 namespace daedalus::internal {
+namespace {
 
-/// CHOLMOD view of a compressed column-major matrix (no copy).
-inline cholmod_sparse CholmodView(const SparseMatrixD& A, int stype) {
+// CHOLMOD view of a compressed column-major matrix (no copy).
+cholmod_sparse CholmodView(const SparseMatrixD& A, int stype) {
   cholmod_sparse s{};
   s.nrow = static_cast<size_t>(A.rows());
   s.ncol = static_cast<size_t>(A.cols());
@@ -34,7 +37,7 @@ inline cholmod_sparse CholmodView(const SparseMatrixD& A, int stype) {
   return s;
 }
 
-inline cholmod_dense CholmodDenseView(const double* x, size_t n) {
+cholmod_dense CholmodDenseView(const double* x, size_t n) {
   cholmod_dense d{};
   d.nrow = n;
   d.ncol = 1;
@@ -47,23 +50,22 @@ inline cholmod_dense CholmodDenseView(const double* x, size_t n) {
   return d;
 }
 
-/// Sparse Cholesky L L' = P A P' of a symmetric positive definite matrix
-/// given by its lower triangle: Analyze once per pattern, Factorize per
-/// call (numeric only), Solve with reused workspace.
-class Cholmod {
+// Analyze once per pattern, Factorize per call (numeric only), Solve with
+// reused workspace.
+class CholmodImpl final : public CholmodFactor {
  public:
-  Cholmod() {
+  CholmodImpl() {
     cholmod_start(&c_);
     c_.print = 0;  // failures are reported by the caller, not printed
   }
-  ~Cholmod() {
+  ~CholmodImpl() override {
     Free();
     cholmod_finish(&c_);
   }
-  Cholmod(const Cholmod&) = delete;
-  Cholmod& operator=(const Cholmod&) = delete;
+  CholmodImpl(const CholmodImpl&) = delete;
+  CholmodImpl& operator=(const CholmodImpl&) = delete;
 
-  void Analyze(const SparseMatrixD& lower) {
+  void Analyze(const SparseMatrixD& lower) override {
     Free();
     n_ = static_cast<size_t>(lower.rows());
     cholmod_sparse a = CholmodView(lower, -1);
@@ -72,25 +74,21 @@ class Cholmod {
       throw std::runtime_error("CHOLMOD symbolic analysis failed (status " +
                                std::to_string(c_.status) + ")");
   }
-  /// The fill-reducing permutation CHOLMOD's analysis chooses for a matrix
-  /// given by its lower triangle (perm[k] = original index of row k).
-  std::vector<int> Ordering(const SparseMatrixD& lower) {
+  std::vector<int> Ordering(const SparseMatrixD& lower) override {
     Analyze(lower);
     const auto* p = static_cast<const int*>(L_->Perm);
     std::vector<int> perm(p, p + n_);
     Free();
     return perm;
   }
-  /// False when the matrix is not positive definite.
-  bool Factorize(const SparseMatrixD& lower) {
+  bool Factorize(const SparseMatrixD& lower) override {
     cholmod_sparse a = CholmodView(lower, -1);
     const int ok = cholmod_factorize(&a, L_, &c_);
     return ok && c_.status == CHOLMOD_OK && L_->minor == L_->n;
   }
-  /// Rough reciprocal condition estimate (min/max diagonal of L, squared).
-  double Rcond() { return cholmod_rcond(L_, &c_); }
+  double Rcond() override { return cholmod_rcond(L_, &c_); }
   void Solve(const Eigen::Ref<const Eigen::VectorXd>& b,
-             Eigen::Ref<Eigen::VectorXd> x) {
+             Eigen::Ref<Eigen::VectorXd> x) override {
     bb_ = b;  // contiguous copy (storage reused across solves)
     cholmod_dense B = CholmodDenseView(bb_.data(), n_);
     if (!cholmod_solve2(CHOLMOD_A, L_, &B, nullptr, &X_, nullptr, &Y_, &E_,
@@ -99,8 +97,7 @@ class Cholmod {
     x = Eigen::Map<const Eigen::VectorXd>(static_cast<double*>(X_->x),
                                           static_cast<Eigen::Index>(n_));
   }
-  /// X = A^-1 B for a sparse B.
-  SparseMatrixD SolveSparse(const SparseMatrixD& B) {
+  SparseMatrixD SolveSparse(const SparseMatrixD& B) override {
     cholmod_sparse b = CholmodView(B, 0);
     cholmod_sparse* x = cholmod_spsolve(CHOLMOD_A, L_, &b, &c_);
     if (x == nullptr) throw std::runtime_error("CHOLMOD sparse solve failed");
@@ -129,20 +126,17 @@ class Cholmod {
   size_t n_ = 0;
 };
 
-/// Sparse LU (KLU) of a square unsymmetric matrix: Analyze once per
-/// pattern (BTF + AMD ordering), Factor per call (refactorization with the
-/// previous pivots when they stay good).
-class Klu {
+class KluImpl final : public KluFactor {
  public:
-  Klu() {
+  KluImpl() {
     klu_defaults(&c_);
     c_.halt_if_singular = 1;
   }
-  ~Klu() { Free(); }
-  Klu(const Klu&) = delete;
-  Klu& operator=(const Klu&) = delete;
+  ~KluImpl() override { Free(); }
+  KluImpl(const KluImpl&) = delete;
+  KluImpl& operator=(const KluImpl&) = delete;
 
-  void Analyze(const SparseMatrixD& A) {
+  void Analyze(const SparseMatrixD& A) override {
     Free();
     n_ = static_cast<int>(A.rows());
     sym_ = klu_analyze(n_, const_cast<int*>(A.outerIndexPtr()),
@@ -151,9 +145,7 @@ class Klu {
       throw std::runtime_error("KLU symbolic analysis failed (status " +
                                std::to_string(c_.status) + ")");
   }
-  /// False when A is singular or its reciprocal condition estimate is below
-  /// rcond_min.
-  bool Factor(const SparseMatrixD& A, double rcond_min) {
+  bool Factor(const SparseMatrixD& A, double rcond_min) override {
     int* ap = const_cast<int*>(A.outerIndexPtr());
     int* ai = const_cast<int*>(A.innerIndexPtr());
     double* ax = const_cast<double*>(A.valuePtr());
@@ -172,7 +164,7 @@ class Klu {
     klu_rcond(sym_, num_, &c_);
     return c_.rcond > rcond_min;
   }
-  void Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x) {
+  void Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x) override {
     *x = b;
     if (!klu_solve(sym_, num_, n_, 1, x->data(), &c_))
       throw std::runtime_error("KLU solve failed");
@@ -189,4 +181,40 @@ class Klu {
   int n_ = 0;
 };
 
+class Backend final : public SparseBackend {
+ public:
+  std::unique_ptr<CholmodFactor> NewCholmod() const override {
+    return std::make_unique<CholmodImpl>();
+  }
+  std::unique_ptr<KluFactor> NewKlu() const override {
+    return std::make_unique<KluImpl>();
+  }
+  bool QrRank(const SparseMatrixD& A,
+              double pivot_threshold,
+              int* rank,
+              std::vector<int>* perm) const override {
+    Eigen::SPQR<SparseMatrixD> qr;
+    qr.setPivotThreshold(pivot_threshold);
+    qr.compute(A);
+    if (qr.info() != Eigen::Success) return false;
+    *rank = static_cast<int>(qr.rank());
+    const auto p = qr.colsPermutation();
+    perm->assign(p.indices().data(), p.indices().data() + p.size());
+    return true;
+  }
+  SUNLinearSolver NewKluLinearSolver(N_Vector y,
+                                     SUNMatrix A,
+                                     SUNContext ctx) const override {
+    return SUNLinSol_KLU(y, A, ctx);
+  }
+};
+
+}  // namespace
 }  // namespace daedalus::internal
+
+extern "C" __attribute__((visibility("default")))
+const daedalus::internal::SparseBackend*
+daedalus_sparse_backend(int abi) {
+  static const daedalus::internal::Backend backend;
+  return abi == daedalus::internal::kSparseModuleAbi ? &backend : nullptr;
+}
