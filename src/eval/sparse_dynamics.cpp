@@ -392,6 +392,8 @@ void CheckDeclaredSparsity(SparseWorkspace* ws) {
 
 namespace {
 
+// (A non-finite Phi_t is a domain error, which the stage's finite check
+// reports as such, not as a time dependence.)
 [[noreturn]] void ThrowTimeDependent(const SparseWorkspace& ws,
                                      const internal::ConstraintDecl& c,
                                      double phi_t) {
@@ -446,7 +448,7 @@ void SweepConstraint(SparseWorkspace* ws, int ci) {
   }
   if (c.kind == ConstraintKind::kHolonomic)
     for (int r = 0; r < c.rows; ++r)
-      if (ws->phi_t[r0 + r] != 0.0)
+      if (ws->phi_t[r0 + r] != 0.0 && std::isfinite(ws->phi_t[r0 + r]))
         ThrowTimeDependent(*ws, c, ws->phi_t[r0 + r]);
 }
 
@@ -498,7 +500,8 @@ void EvaluateSparsePosition(SparseWorkspace* ws) {
     for (int r = 0; r < c.rows; ++r) {
       ws->phi[r0 + r] = ws->out1[r].v;
       ws->phi_t[r0 + r] = ws->out1[r].d;
-      if (c.kind == ConstraintKind::kHolonomic && ws->out1[r].d != 0.0)
+      if (c.kind == ConstraintKind::kHolonomic && ws->out1[r].d != 0.0 &&
+          std::isfinite(ws->out1[r].d))
         ThrowTimeDependent(*ws, c, ws->out1[r].d);
     }
   }

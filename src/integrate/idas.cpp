@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <sstream>
+#include <stdexcept>
 #include <utility>
 
 #include "formulation/dae_form.hpp"
@@ -34,9 +36,20 @@ struct IdasRun : CallbackGuard {
   std::vector<Eigen::VectorXd> directions;  // per sensitivity parameter
 };
 
+// A Newton iterate that left the finite range (the corrector diverged
+// within a step) is a recoverable failure: IDAS cuts the step and tries
+// again. Evaluated, it would reach the model and be reported as the model's
+// fault, with a NaN state.
 int ResFn(realtype t, N_Vector y, N_Vector yp, N_Vector rr, void* ud) {
   auto* run = static_cast<IdasRun*>(ud);
   return run->Trap([&] {
+    if (!View(y).allFinite() || !View(yp).allFinite()) {
+      std::ostringstream os;
+      os << "the corrector's iterate left the finite range at t = " << t
+         << " (the Newton iteration diverged within a step; the step was "
+            "cut and retried)";
+      throw std::runtime_error(os.str());
+    }
     run->form->Residual(t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp),
                         N_VGetArrayPointer(rr));
   });
