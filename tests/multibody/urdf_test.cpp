@@ -145,15 +145,19 @@ TEST(Urdf, ArmRecursiveAgreesWithEnergy) {
   EXPECT_LT(worst_h, kAgree);
 }
 
-// Without inputs and damping the arm conserves T + V: the run's energy
-// residual (E - E0 minus the work terms, all zero here) stays at the
-// integration tolerance, on both forms of the dynamics, and the two
-// trajectories agree.
+// Without inputs and damping the arm conserves T + V: the energy stays at
+// the integration tolerance on both forms of the dynamics. The two
+// trajectories differ by the integration error, not by round-off (the
+// adaptive step sequence reacts to ulp-level differences in the
+// equations, and the arm's motion amplifies them): the difference is held
+// below ten times the change of the energy form's end state when the
+// tolerances are tightened tenfold.
 TEST(Urdf, ArmConservesEnergy) {
-  Eigen::VectorXd end[2];
+  Eigen::VectorXd end[3];
   int k = 0;
   for (mb::DynamicsForm form :
-       {mb::DynamicsForm::kEnergy, mb::DynamicsForm::kRecursive}) {
+       {mb::DynamicsForm::kEnergy, mb::DynamicsForm::kRecursive,
+        mb::DynamicsForm::kEnergy}) {
     Problem p = problems::UrdfProblem(kArm, form);
     p.initial = [](const Eigen::VectorXd& /*prm*/) {
       Eigen::VectorXd q(7), v(7);
@@ -163,8 +167,8 @@ TEST(Urdf, ArmConservesEnergy) {
     };
     SimulationOptions o = p.defaults;
     o.t_end = 1.0;
-    o.rtol = 1e-10;
-    o.atol = 1e-12;
+    o.rtol = k == 2 ? 1e-11 : 1e-10;
+    o.atol = k == 2 ? 1e-13 : 1e-12;
     const testing::Run r = testing::RunProblem(p, o);
     ASSERT_TRUE(r.summary.ok) << r.summary.error;
     const double e0 = r.samples.front().energy;
@@ -179,7 +183,14 @@ TEST(Urdf, ArmConservesEnergy) {
     EXPECT_LT(worst, 1e-7 * std::max(1.0, std::abs(e0)));
     end[k++] = r.samples.back().q;
   }
-  EXPECT_LT((end[1] - end[0]).cwiseAbs().maxCoeff(), 1e-8);
+  const double forms = (end[1] - end[0]).cwiseAbs().maxCoeff();
+  const double tighter = (end[2] - end[0]).cwiseAbs().maxCoeff();
+  std::printf("arm7: final q, recursive vs energy %.1e; energy at rtol "
+              "1e-10 vs 1e-11 %.1e\n",
+              forms, tighter);
+  EXPECT_GT(tighter, 0.0);
+  EXPECT_LT(forms, 10.0 * tighter);
+  EXPECT_LT(forms, 1e-6);
 }
 
 TEST(Urdf, RefusesBadInput) {
