@@ -38,11 +38,12 @@ Chain MakeChain(int n) {
   mb::FrameIndex parent = s.world();
   for (int i = 0; i < n; ++i) {
     const std::string name = "l" + std::to_string(i);
-    const mb::BodyIndex body = s.AddBody(
-        name, mb::SpatialBody(1.0, mb::PVec(0.0, 0.01, 0.05), 0.003, 0.0032,
-                              0.001, 1e-4, -2e-4, 3e-4));
-    s.AddJoint(name, mb::Joint::Revolute(i % 2 == 0 ? Eigen::Vector3d::UnitZ()
-                                                    : Eigen::Vector3d::UnitY()),
+    const mb::BodyIndex body =
+        s.AddBody(name, mb::SpatialBody(1.0, mb::PVec(0.0, 0.01, 0.05), 0.003,
+                                        0.0032, 0.001, 1e-4, -2e-4, 3e-4));
+    s.AddJoint(name,
+               mb::Joint::Revolute(i % 2 == 0 ? Eigen::Vector3d::UnitZ()
+                                              : Eigen::Vector3d::UnitY()),
                parent, s.BodyFrame(body));
     parent = s.AddFrame(name + "_tip", body, mb::PVec(0.0, 0.0, 0.1));
   }
@@ -57,7 +58,8 @@ State RandomState(int n) {
   std::mt19937 gen{7};
   std::uniform_real_distribution<double> d(-1.0, 1.0);
   State s{Eigen::VectorXd(n), Eigen::VectorXd(n), Eigen::VectorXd(n)};
-  for (int i = 0; i < n; ++i) s.q[i] = d(gen), s.v[i] = d(gen), s.tau[i] = d(gen);
+  for (int i = 0; i < n; ++i)
+    s.q[i] = d(gen), s.v[i] = d(gen), s.tau[i] = d(gen);
   return s;
 }
 
@@ -76,7 +78,8 @@ void Aba(benchmark::State& state) {
   auto data = c.dyn.MakeData<double>();
   c.dyn.SetParameters<double>(c.model.default_parameters(), &data);
   for (auto _ : state) {
-    Eigen::VectorXd vdot = c.dyn.ForwardDynamics<double>(x.q, x.v, x.tau, &data);
+    Eigen::VectorXd vdot =
+        c.dyn.ForwardDynamics<double>(x.q, x.v, x.tau, &data);
     benchmark::DoNotOptimize(vdot.data());
   }
   Record(state, "aba", n);
@@ -91,7 +94,8 @@ void CrbaCholesky(benchmark::State& state) {
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
   for (auto _ : state) {
     const Eigen::MatrixXd m = c.dyn.MassMatrix<double>(x.q, &data);
-    const Eigen::VectorXd h = c.dyn.InverseDynamics<double>(x.q, x.v, zero, &data);
+    const Eigen::VectorXd h =
+        c.dyn.InverseDynamics<double>(x.q, x.v, zero, &data);
     Eigen::VectorXd vdot = m.llt().solve(x.tau - h);
     benchmark::DoNotOptimize(vdot.data());
   }
@@ -115,7 +119,11 @@ void EnergyAd(benchmark::State& state) {
 }
 
 BENCHMARK(Aba)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
-BENCHMARK(CrbaCholesky)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(CrbaCholesky)
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Unit(benchmark::kMicrosecond);
 // The energy form at N = 1000 takes minutes per call (dense AD of M).
 BENCHMARK(EnergyAd)->Arg(10)->Arg(100)->Unit(benchmark::kMicrosecond);
 
@@ -139,8 +147,9 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   Table table;
   benchmark::RunSpecifiedBenchmarks(&table);
-  std::printf("\n| method | N = 10 [us] | N = 100 [us] | N = 1000 [us] | "
-              "t(100)/t(10) | t(1000)/t(10) |\n|---|---|---|---|---|---|\n");
+  std::printf(
+      "\n| method | N = 10 [us] | N = 100 [us] | N = 1000 [us] | "
+      "t(100)/t(10) | t(1000)/t(10) |\n|---|---|---|---|---|---|\n");
   for (const auto& [fn, t] : g_times) {
     auto at = [&](int n) { return t.count(n) ? t.at(n) * 1e-3 : -1.0; };
     auto ratio = [&](int n) {

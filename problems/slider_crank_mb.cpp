@@ -7,7 +7,8 @@ int main(int argc, char** argv) {
   using daedalus::problems::SliderCrankMbProblemForm;
   const daedalus::ProblemVariants choice{
       "dynamics",
-      {{"energy", [] { return SliderCrankMbProblemForm(DynamicsForm::kEnergy); }},
+      {{"energy",
+        [] { return SliderCrankMbProblemForm(DynamicsForm::kEnergy); }},
        {"recursive",
         [] { return SliderCrankMbProblemForm(DynamicsForm::kRecursive); }}}};
   return daedalus::run(choice, argc, argv);

@@ -198,9 +198,9 @@ Vec6<S> CrossForce(const Vec6<S>& a, const Vec6<S>& f) {
 template <class S>
 struct TreeData {
   // Set by TreeDynamics::SetParameters:
-  std::vector<Vec3<S>> p_pre;            // p_PJ: J's origin in the parent
+  std::vector<Vec3<S>> p_pre;             // p_PJ: J's origin in the parent
   std::vector<internal::RbInertia<S>> I;  // link inertias (in L)
-  Vec6<S> a0 = Vec6<S>::Zero();          // [0; -g]: the ground's acceleration
+  Vec6<S> a0 = Vec6<S>::Zero();           // [0; -g]: the ground's acceleration
   bool ready = false;
   // Per call:
   std::vector<internal::Xform<S>> X;       // parent -> link transforms
@@ -496,8 +496,7 @@ VecX<S> TreeDynamics::ForwardDynamics(const VecX<S>& q,
   VecX<S> qdd(n);
   for (int i = 0; i < n; ++i) {
     const int par = links[i].parent;
-    const Vec6<S> ap =
-        d->X[i].Motion(par < 0 ? d->a0 : d->a[par]) + d->c[i];
+    const Vec6<S> ap = d->X[i].Motion(par < 0 ? d->a0 : d->a[par]) + d->c[i];
     qdd[i] = (d->u[i] - d->U[i].dot(ap)) / d->D[i];
     d->a[i] = ap + d->Sj[i] * qdd[i];
   }

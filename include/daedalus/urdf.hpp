@@ -33,8 +33,8 @@ namespace daedalus::urdf {
 
 /// A joint of the robot with a coordinate, in coordinate order.
 struct UrdfJoint {
-  std::string name;  ///< joint (and coordinate and input channel) name
-  std::string type;  ///< "revolute", "continuous" or "prismatic"
+  std::string name;           ///< joint (and coordinate and input channel) name
+  std::string type;           ///< "revolute", "continuous" or "prismatic"
   std::string parent, child;  ///< link names
   /// Position limits [rad or m]; has_position_limits false for continuous
   /// joints and joints without <limit>.
@@ -60,10 +60,10 @@ struct ImportOptions {
 
 /// What was imported.
 struct Robot {
-  std::string name;                 ///< <robot name>
-  std::string root;                 ///< the root link (the ground)
-  std::vector<UrdfJoint> joints;    ///< movable joints, coordinate order
-  std::vector<std::string> fixed;   ///< fixed joints (welds)
+  std::string name;                ///< <robot name>
+  std::string root;                ///< the root link (the ground)
+  std::vector<UrdfJoint> joints;   ///< movable joints, coordinate order
+  std::vector<std::string> fixed;  ///< fixed joints (welds)
   mb::Kinematics kinematics;
   /// One line per joint: name, type, limits, for --help and reports.
   std::string Describe() const;

@@ -280,8 +280,7 @@ void InertialByFunction(BasicWorkspace<S>* ws) {
   ws->lagrangian = ws->kinetic - ws->potential;
   ws->L_t = S(0.0);
   ws->h = ws->inertial;
-  if (!Finite(ws->lagrangian) || !AllFinite(ws->M) ||
-      !AllFinite(ws->inertial))
+  if (!Finite(ws->lagrangian) || !AllFinite(ws->M) || !AllFinite(ws->inertial))
     ThrowNonFinite(*ws, d.inertial_dynamics.what);
 }
 

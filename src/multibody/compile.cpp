@@ -262,7 +262,8 @@ void RecursiveInertial(const TreeDynamics& dyn,
   const VecX<S> zero = VecX<S>::Zero(t.nq);
   *inertial = dyn.InverseDynamics<S>(x.q, x.v, zero, &data);
   for (const auto& s : t.springs)
-    (*inertial)[s.coord] += s.k.Eval<S>(x.p) * (x.q[s.coord] - s.rest.Eval<S>(x.p));
+    (*inertial)[s.coord] +=
+        s.k.Eval<S>(x.p) * (x.q[s.coord] - s.rest.Eval<S>(x.p));
   for (const auto& sd : t.spring_dampers) {
     if (sd.k.IsZero()) continue;
     using std::sqrt;

@@ -36,7 +36,8 @@ using internal::RbLink;
 FixedPose FrameInBody(const internal::MbFrame& f) {
   FixedPose pose;
   pose.R = f.rotation;
-  if (!f.position.IsZero()) pose.p.push_back({Eigen::Matrix3d::Identity(), f.position});
+  if (!f.position.IsZero())
+    pose.p.push_back({Eigen::Matrix3d::Identity(), f.position});
   return pose;
 }
 

@@ -2,6 +2,7 @@
 #include "daedalus/urdf.hpp"
 
 #include <console_bridge/console.h>
+#include <urdf_parser/urdf_parser.h>
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
@@ -10,7 +11,6 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <urdf_parser/urdf_parser.h>
 
 namespace daedalus::urdf {
 
@@ -57,8 +57,7 @@ mb::BodySpec LinkBody(const ::urdf::Link& link, const std::string& where) {
         " must be positive; give <inertial><mass value> > 0 (or leave out "
         "<inertial> for a massless link)");
   Eigen::Matrix3d ic;
-  ic << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz,
-      in.izz;
+  ic << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
   if (!ic.allFinite())
     throw std::invalid_argument(at + "the inertia has a non-finite entry");
   const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(ic);
@@ -67,9 +66,9 @@ mb::BodySpec LinkBody(const ::urdf::Link& link, const std::string& where) {
   if (!(pm[0] > 0.0))
     throw std::invalid_argument(
         at + "the inertia tensor (ixx " + std::to_string(in.ixx) + ", iyy " +
-        std::to_string(in.iyy) + ", izz " + std::to_string(in.izz) +
-        ", ixy " + std::to_string(in.ixy) + ", ixz " + std::to_string(in.ixz) +
-        ", iyz " + std::to_string(in.iyz) +
+        std::to_string(in.iyy) + ", izz " + std::to_string(in.izz) + ", ixy " +
+        std::to_string(in.ixy) + ", ixz " + std::to_string(in.ixz) + ", iyz " +
+        std::to_string(in.iyz) +
         ") is not positive definite (smallest principal moment " +
         std::to_string(pm[0]) +
         "); give positive principal moments about the centre of mass");
@@ -115,9 +114,10 @@ struct Importer {
       const ::urdf::Link& cl = **it;
       if (j.mimic)
         throw std::invalid_argument(
-            at + "mimic joints are not supported (a mimic joint is a "
-                 "constraint between coordinates; declare it as a holonomic "
-                 "constraint of the model instead)");
+            at +
+            "mimic joints are not supported (a mimic joint is a "
+            "constraint between coordinates; declare it as a holonomic "
+            "constraint of the model instead)");
       mb::Joint spec;
       std::string type;
       switch (j.type) {
@@ -146,18 +146,18 @@ struct Importer {
           throw std::invalid_argument(at + "planar joints are not supported; " +
                                       kSupported);
         default:
-          throw std::invalid_argument(at + "unknown joint type; " +
-                                      kSupported);
+          throw std::invalid_argument(at + "unknown joint type; " + kSupported);
       }
       if (j.dynamics && j.dynamics->friction != 0.0)
         throw std::invalid_argument(
-            at + "<dynamics friction> is not supported (Coulomb friction is "
-                 "not smooth); remove it or set it to 0");
+            at +
+            "<dynamics friction> is not supported (Coulomb friction is "
+            "not smooth); remove it or set it to 0");
       const ::urdf::Pose& o = j.parent_to_joint_origin_transform;
-      const mb::FrameIndex origin = system->AddFrame(
-          j.name + "_origin", body,
-          mb::PVec(o.position.x, o.position.y, o.position.z),
-          ToMatrix(o.rotation));
+      const mb::FrameIndex origin =
+          system->AddFrame(j.name + "_origin", body,
+                           mb::PVec(o.position.x, o.position.y, o.position.z),
+                           ToMatrix(o.rotation));
       const mb::BodyIndex child = system->AddBody(cl.name, LinkBody(cl, where));
       if (type.empty()) {
         system->AddJoint(j.name, spec, origin, system->BodyFrame(child));
@@ -178,10 +178,9 @@ struct Importer {
           u.effort = j.limits->effort;
           u.velocity = j.limits->velocity;
           if (u.has_position_limits && !(u.lower <= u.upper))
-            throw std::invalid_argument(at + "limit lower " +
-                                        std::to_string(u.lower) +
-                                        " is above upper " +
-                                        std::to_string(u.upper));
+            throw std::invalid_argument(
+                at + "limit lower " + std::to_string(u.lower) +
+                " is above upper " + std::to_string(u.upper));
         }
         if (j.dynamics) u.damping = j.dynamics->damping;
         if (!(std::isfinite(u.damping) && u.damping >= 0.0))
@@ -249,10 +248,9 @@ Robot ImportString(const std::string& xml,
     said = collect.text();
   }
   if (!model)
-    throw std::invalid_argument(
-        where + "urdfdom cannot parse it" +
-        (said.empty() ? std::string() : ": " + said) +
-        " (" + kSupported + ")");
+    throw std::invalid_argument(where + "urdfdom cannot parse it" +
+                                (said.empty() ? std::string() : ": " + said) +
+                                " (" + kSupported + ")");
   const ::urdf::LinkConstSharedPtr root = model->getRoot();
   if (!root) throw std::invalid_argument(where + "it has no root link");
   Robot robot;
@@ -268,8 +266,7 @@ Robot ImportString(const std::string& xml,
                                 "prismatic joint: nothing moves");
   for (const auto& [joint, name] : imp.actuated) {
     const Param tau = builder->Parameter("tau_" + name, 0.0);
-    system.AddActuator(
-        name, joint, [tau](const auto& x) { return x.p[tau]; });
+    system.AddActuator(name, joint, [tau](const auto& x) { return x.p[tau]; });
   }
   for (const auto& [joint, c] : imp.dampers) system.AddJointDamper(joint, c);
   robot.kinematics = std::move(system).AddTo(builder, options.dynamics);

@@ -7,8 +7,6 @@
 // tangents (dual numbers through the algorithms) agree with the energy
 // form's; and a model built with DynamicsForm::kRecursive gives the same
 // equations and the same trajectory as the energy form.
-#include "daedalus/multibody_dynamics.hpp"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -20,6 +18,7 @@
 #include <vector>
 
 #include "daedalus/dynamics.hpp"
+#include "daedalus/multibody_dynamics.hpp"
 #include "problems/catalogue_support.hpp"
 #include "slider_crank_mb.hpp"
 #include "support/test_support.hpp"
@@ -68,8 +67,8 @@ BodySpec FullBody(std::mt19937& gen, PExpr mass) {
   const Eigen::Matrix3d r = Rotation(ang(gen), ang(gen), ang(gen));
   const Eigen::Matrix3d in =
       r * Eigen::Vector3d(b + c, a + c, a + b).asDiagonal() * r.transpose();
-  return mb::SpatialBody(mass, PVec(s(gen), s(gen), s(gen)), in(0, 0),
-                         in(1, 1), in(2, 2), in(0, 1), in(0, 2), in(1, 2));
+  return mb::SpatialBody(mass, PVec(s(gen), s(gen), s(gen)), in(0, 0), in(1, 1),
+                         in(2, 2), in(0, 1), in(0, 2), in(1, 2));
 }
 
 // A description added to a builder with the given form.
@@ -199,8 +198,8 @@ TEST(RecursiveDynamics, AgreesWithTheEnergyForm) {
       // CRBA and RNEA against the derivatives of the energies.
       const Eigen::MatrixXd m = dyn.MassMatrix<double>(ws.q, &data);
       const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
-      const Eigen::VectorXd h = dyn.InverseDynamics<double>(ws.q, ws.v, zero,
-                                                            &data);
+      const Eigen::VectorXd h =
+          dyn.InverseDynamics<double>(ws.q, ws.v, zero, &data);
       worst_m = std::max(worst_m, RelDiff(m, ws.M));
       worst_h = std::max(worst_h, RelDiff(h, ws.h));
       const Eigen::VectorXd tau =
@@ -322,8 +321,10 @@ TEST(RecursiveDynamics, RefusesWhatItDoesNotDescribe) {
   // A massless end of the tree: ABA names the coordinate.
   ModelBuilder c("massless");
   Multibody t(Dimension::kSpatial);
-  const BodyIndex heavy = t.AddBody("heavy", mb::SpatialBody(2.0, PVec(0.1, 0.0, 0.0), 0.1, 0.2, 0.3));
-  const BodyIndex ghost = t.AddBody("ghost", mb::SpatialBody(0.0, PVec(), 0, 0, 0));
+  const BodyIndex heavy = t.AddBody(
+      "heavy", mb::SpatialBody(2.0, PVec(0.1, 0.0, 0.0), 0.1, 0.2, 0.3));
+  const BodyIndex ghost =
+      t.AddBody("ghost", mb::SpatialBody(0.0, PVec(), 0, 0, 0));
   t.AddJoint("a", Joint::Revolute(), t.world(), t.BodyFrame(heavy));
   t.AddJoint("b", Joint::Prismatic(), t.BodyFrame(heavy), t.BodyFrame(ghost));
   const mb::TreeDynamics dyn(std::move(t).AddTo(&c));

@@ -25,8 +25,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-const std::string kArm = std::string(DAEDALUS_SOURCE_DIR) +
-                         "/problems/data/arm7.urdf";
+const std::string kArm =
+    std::string(DAEDALUS_SOURCE_DIR) + "/problems/data/arm7.urdf";
 
 // The two routes sum the same terms in different orders.
 constexpr double kAgree = 1e-12;
@@ -71,7 +71,8 @@ const char* const kBobInertial = R"(
 TEST(Urdf, PendulumClosedForm) {
   ModelBuilder b("one");
   const urdf::Robot robot = urdf::ImportString(
-      OneJoint("revolute", R"(<limit lower="-1" upper="2" effort="5" velocity="3"/>)",
+      OneJoint("revolute",
+               R"(<limit lower="-1" upper="2" effort="5" velocity="3"/>)",
                kBobInertial),
       "one.urdf", &b);
   const Model model = std::move(b).Build();
@@ -138,9 +139,10 @@ TEST(Urdf, ArmRecursiveAgreesWithEnergy) {
     worst_m = std::max(worst_m, RelDiff(b.M, a.M));
     worst_h = std::max(worst_h, RelDiff(b.h, a.h));
   }
-  std::printf("arm7: recursive vs energy, largest relative difference M "
-              "%.1e, h %.1e\n",
-              worst_m, worst_h);
+  std::printf(
+      "arm7: recursive vs energy, largest relative difference M "
+      "%.1e, h %.1e\n",
+      worst_m, worst_h);
   EXPECT_LT(worst_m, kAgree);
   EXPECT_LT(worst_h, kAgree);
 }
@@ -185,9 +187,10 @@ TEST(Urdf, ArmConservesEnergy) {
   }
   const double forms = (end[1] - end[0]).cwiseAbs().maxCoeff();
   const double tighter = (end[2] - end[0]).cwiseAbs().maxCoeff();
-  std::printf("arm7: final q, recursive vs energy %.1e; energy at rtol "
-              "1e-10 vs 1e-11 %.1e\n",
-              forms, tighter);
+  std::printf(
+      "arm7: final q, recursive vs energy %.1e; energy at rtol "
+      "1e-10 vs 1e-11 %.1e\n",
+      forms, tighter);
   EXPECT_GT(tighter, 0.0);
   EXPECT_LT(forms, 10.0 * tighter);
   EXPECT_LT(forms, 1e-6);
@@ -221,8 +224,7 @@ TEST(Urdf, RefusesBadInput) {
                            <inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/>
                            </inertial>)"));
       },
-      ThrowsMessage<std::invalid_argument>(
-          HasSubstr("link 'bob': mass -1")));
+      ThrowsMessage<std::invalid_argument>(HasSubstr("link 'bob': mass -1")));
   EXPECT_THAT(
       [&] {
         import(OneJoint("continuous", "",
