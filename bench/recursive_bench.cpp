@@ -32,12 +32,16 @@ struct Chain {
 
 Chain MakeChain(int n) {
   namespace mb = daedalus::mb;
-  daedalus::ModelBuilder b("chain" + std::to_string(n));
+  // (GCC 12 warns falsely, -Wrestrict, on "literal" + std::string.)
+  std::string model_name = "chain";
+  model_name += std::to_string(n);
+  daedalus::ModelBuilder b(model_name);
   mb::Multibody s(mb::Dimension::kSpatial);
   s.SetGravity(mb::PVec(0.0, 0.0, -9.81));
   mb::FrameIndex parent = s.world();
   for (int i = 0; i < n; ++i) {
-    const std::string name = "l" + std::to_string(i);
+    std::string name = "l";
+    name += std::to_string(i);
     const mb::BodyIndex body =
         s.AddBody(name, mb::SpatialBody(1.0, mb::PVec(0.0, 0.01, 0.05), 0.003,
                                         0.0032, 0.001, 1e-4, -2e-4, 3e-4));
@@ -45,7 +49,9 @@ Chain MakeChain(int n) {
                mb::Joint::Revolute(i % 2 == 0 ? Eigen::Vector3d::UnitZ()
                                               : Eigen::Vector3d::UnitY()),
                parent, s.BodyFrame(body));
-    parent = s.AddFrame(name + "_tip", body, mb::PVec(0.0, 0.0, 0.1));
+    std::string tip = name;
+    tip += "_tip";
+    parent = s.AddFrame(tip, body, mb::PVec(0.0, 0.0, 0.1));
   }
   const mb::Kinematics kin = std::move(s).AddTo(&b, DynamicsForm::kEnergy);
   return {std::move(b).Build(), mb::TreeDynamics(kin)};

@@ -223,6 +223,43 @@ TEST(RecursiveDynamics, AgreesWithTheEnergyForm) {
   }
 }
 
+// ABA on dual numbers: its exact tangent along a direction of (q, v, tau,
+// p) against central differences of ABA on doubles (step 1e-6: truncation
+// and round-off both near 1e-10 for quantities of order one).
+TEST(RecursiveDynamics, ForwardDynamicsTangentMatchesDifferences) {
+  mb::Kinematics kin;
+  const Model model = BuildModel(Arm, DynamicsForm::kEnergy, &kin);
+  const mb::TreeDynamics dyn(kin);
+  const int n = model.nv();
+  std::mt19937 gen(4);
+  const Eigen::VectorXd q = testing::RandomVector(gen, n, -1, 1);
+  const Eigen::VectorXd v = testing::RandomVector(gen, n, -1, 1);
+  const Eigen::VectorXd tau = testing::RandomVector(gen, n, -5, 5);
+  const Eigen::VectorXd p = model.default_parameters();
+  const Eigen::VectorXd dq = testing::RandomVector(gen, n, -1, 1);
+  const Eigen::VectorXd dv = testing::RandomVector(gen, n, -1, 1);
+  const Eigen::VectorXd dtau = testing::RandomVector(gen, n, -1, 1);
+  const Eigen::VectorXd dp = Eigen::VectorXd::Ones(p.size());
+  auto lift = [](const Eigen::VectorXd& x, const Eigen::VectorXd& dx) {
+    VecX<D1> out(x.size());
+    for (Eigen::Index i = 0; i < x.size(); ++i) out[i] = D1(x[i], dx[i]);
+    return out;
+  };
+  const VecX<D1> a = dyn.ForwardDynamics<D1>(lift(q, dq), lift(v, dv),
+                                             lift(tau, dtau), lift(p, dp));
+  const double h = 1e-6;
+  const Eigen::VectorXd fd =
+      (dyn.ForwardDynamics<double>(q + h * dq, v + h * dv, tau + h * dtau,
+                                   p + h * dp) -
+       dyn.ForwardDynamics<double>(q - h * dq, v - h * dv, tau - h * dtau,
+                                   p - h * dp)) /
+      (2 * h);
+  Eigen::VectorXd exact(n);
+  for (int i = 0; i < n; ++i) exact[i] = a[i].d;
+  ASSERT_GT(exact.cwiseAbs().maxCoeff(), 0.1);
+  EXPECT_LT(RelDiff(exact, fd), 1e-7);
+}
+
 // A model built with DynamicsForm::kRecursive evaluates M and h by the
 // algorithms, values and tangents (dual numbers through CRBA and RNEA,
 // including the parameter m1), and they agree with the energy form.
