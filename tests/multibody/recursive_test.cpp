@@ -223,6 +223,49 @@ TEST(RecursiveDynamics, AgreesWithTheEnergyForm) {
   }
 }
 
+// A planar two-link arm (angles from the x axis, gravity -g e_y, links of
+// length l1, centres of mass at c1, c2 along them) against its textbook
+// equations (e.g. Spong, Hutchinson, Vidyasagar, Robot Modeling and
+// Control, 2006, section 7.4): with C = cos q2, s = sin q2,
+//   M11 = I1 + I2 + m1 c1^2 + m2 (l1^2 + c2^2 + 2 l1 c2 C),
+//   M12 = I2 + m2 (c2^2 + l1 c2 C),  M22 = I2 + m2 c2^2,
+//   h1 = -m2 l1 c2 s (2 q1' q2' + q2'^2)
+//        + (m1 c1 + m2 l1) g cos q1 + m2 c2 g cos(q1 + q2),
+//   h2 = m2 l1 c2 s q1'^2 + m2 c2 g cos(q1 + q2).
+TEST(RecursiveDynamics, TwoLinkArmClosedForm) {
+  const double m1 = 1.3, m2 = 0.7, l1 = 0.9, c1 = 0.4, c2 = 0.35, i1 = 0.08,
+               i2 = 0.03, g = 9.81;
+  ModelBuilder b("two_link");
+  Multibody s(Dimension::kPlanar);
+  s.SetGravity(PVec(0.0, -g));
+  const BodyIndex a = s.AddBody("a", mb::PlanarBody(m1, PVec(c1, 0.0), i1));
+  const BodyIndex f = s.AddBody("f", mb::PlanarBody(m2, PVec(c2, 0.0), i2));
+  s.AddJoint("shoulder", Joint::Revolute(), s.world(), s.BodyFrame(a));
+  s.AddJoint("elbow", Joint::Revolute(), s.AddFrame("tip", a, PVec(l1, 0.0)),
+             s.BodyFrame(f));
+  const mb::TreeDynamics dyn(std::move(s).AddTo(&b));
+  const Eigen::Vector2d q(0.4, -1.1), v(0.7, -1.3), vdot(0.3, 2.0);
+  const double cq = std::cos(q[1]), sq = std::sin(q[1]);
+  Eigen::Matrix2d m;
+  m(0, 0) =
+      i1 + i2 + m1 * c1 * c1 + m2 * (l1 * l1 + c2 * c2 + 2 * l1 * c2 * cq);
+  m(0, 1) = m(1, 0) = i2 + m2 * (c2 * c2 + l1 * c2 * cq);
+  m(1, 1) = i2 + m2 * c2 * c2;
+  const double g12 = m2 * c2 * g * std::cos(q[0] + q[1]);
+  const Eigen::Vector2d h(-m2 * l1 * c2 * sq * (2 * v[0] * v[1] + v[1] * v[1]) +
+                              (m1 * c1 + m2 * l1) * g * std::cos(q[0]) + g12,
+                          m2 * l1 * c2 * sq * v[0] * v[0] + g12);
+  const Eigen::VectorXd none;
+  const Eigen::VectorXd qx = q, vx = v, ax = vdot;
+  EXPECT_TRUE(testing::NearRel(dyn.MassMatrix<double>(qx, none), m,
+                               testing::kRoundOff));
+  EXPECT_TRUE(testing::NearRel(dyn.InverseDynamics<double>(qx, vx, ax, none),
+                               m * vdot + h, testing::kRoundOff));
+  const Eigen::VectorXd tau = m * vdot + h;
+  EXPECT_TRUE(testing::NearRel(dyn.ForwardDynamics<double>(qx, vx, tau, none),
+                               ax, testing::kRoundOff));
+}
+
 // ABA on dual numbers: its exact tangent along a direction of (q, v, tau,
 // p) against central differences of ABA on doubles (step 1e-6: truncation
 // and round-off both near 1e-10 for quantities of order one).
