@@ -87,6 +87,12 @@ struct RbLink {
   };
   std::vector<Mass> masses;
   std::string name;  // the coordinate's name, for messages
+  // An absolute-angle revolute joint (planar systems): its relative angle
+  // is q_i - offset - sum_k c_k q_k, the coordinates k < i and
+  // coefficients c_k of the parent frame's angle in the world.
+  bool absolute = false;
+  double offset = 0.0;
+  std::vector<std::pair<int, double>> minus;
 };
 
 /// Rigid-body spatial inertia about a frame's origin: mass m, first
@@ -210,6 +216,7 @@ struct TreeData {
   std::vector<internal::RbInertia<S>> Ic;  // composite inertias (CRBA)
   std::vector<Mat6<S>> IA;                 // articulated inertias (ABA)
   std::vector<S> D, u;                     // ABA's D_i and u_i
+  VecX<S> qr, vr, ar;  // relative coordinates (absolute-angle joints)
 };
 
 /// The recursive algorithms of a frozen multibody tree. Cheap to copy.
@@ -217,8 +224,9 @@ struct TreeData {
 class TreeDynamics {
  public:
   TreeDynamics() = default;
-  /// @throws std::invalid_argument for a tree the recursive algorithms do
-  /// not describe (an absolute-angle revolute joint), naming the joint.
+  /// Absolute-angle revolute joints (planar systems) are described by the
+  /// constant map from the model's coordinates to relative joint angles.
+  /// @throws std::invalid_argument for a body without a joint.
   explicit TreeDynamics(const Kinematics& kinematics);
 
   int nv() const { return static_cast<int>(links_->size()); }
@@ -237,6 +245,9 @@ class TreeDynamics {
     d.IA.resize(n);
     d.D.resize(n);
     d.u.resize(n);
+    d.qr.resize(static_cast<Eigen::Index>(n));
+    d.vr.resize(static_cast<Eigen::Index>(n));
+    d.ar.resize(static_cast<Eigen::Index>(n));
     return d;
   }
 
@@ -296,6 +307,18 @@ class TreeDynamics {
   template <class S>
   void Transforms(const VecX<S>& q, TreeData<S>* d) const;
   void Check(int nq, int size, const char* what, bool ready) const;
+  // Absolute-angle joints: the relative coordinates x_rel = T x (and q_rel
+  // = T q - offset) into out; x itself without absolute joints.
+  template <class S>
+  const VecX<S>& Relative(const VecX<S>& x, bool position, VecX<S>* out) const;
+  // tau = T' tau_rel in place, and the inverse maps of ABA.
+  template <class S>
+  void TransposeApply(VecX<S>* tau) const;
+  template <class S>
+  void TransposeSolve(VecX<S>* tau) const;
+  template <class S>
+  void Solve(VecX<S>* x) const;
+  bool absolute_ = false;  // some link is an absolute-angle joint
 
   std::shared_ptr<const std::vector<internal::RbLink>> links_;
   PVec gravity_;
@@ -378,16 +401,66 @@ void TreeDynamics::Transforms(const VecX<S>& q, TreeData<S>* d) const {
   }
 }
 
+// The map of absolute-angle joints: x_rel = T x with T = I - C, C holding
+// the coefficients c_ik (k < i) of the parent frames' angles; T is
+// constant, so velocities and accelerations map alike.
 template <class S>
-VecX<S> TreeDynamics::InverseDynamics(const VecX<S>& q,
-                                      const VecX<S>& v,
-                                      const VecX<S>& vdot,
+const VecX<S>& TreeDynamics::Relative(const VecX<S>& x,
+                                      bool position,
+                                      VecX<S>* out) const {
+  if (!absolute_) return x;
+  *out = x;
+  const auto& links = *links_;
+  for (size_t i = 0; i < links.size(); ++i) {
+    if (!links[i].absolute) continue;
+    const auto r = static_cast<Eigen::Index>(i);
+    if (position) (*out)[r] -= links[i].offset;
+    for (const auto& [k, c] : links[i].minus) (*out)[r] -= c * x[k];
+  }
+  return *out;
+}
+template <class S>
+void TreeDynamics::TransposeApply(VecX<S>* tau) const {
+  // T' tau_rel = tau_rel - C' tau_rel (tau_rel read before it changes: the
+  // rows k written are below the rows i read, so go upwards in i).
+  if (!absolute_) return;
+  const auto& links = *links_;
+  for (size_t i = 0; i < links.size(); ++i)
+    for (const auto& [k, c] : links[i].minus)
+      (*tau)[k] -= c * (*tau)[static_cast<Eigen::Index>(i)];
+}
+template <class S>
+void TreeDynamics::TransposeSolve(VecX<S>* x) const {
+  // (I - C') x = tau: x_k = tau_k + sum_{i > k} c_ik x_i, downwards in i.
+  if (!absolute_) return;
+  const auto& links = *links_;
+  for (size_t i = links.size(); i-- > 0;)
+    for (const auto& [k, c] : links[i].minus)
+      (*x)[k] += c * (*x)[static_cast<Eigen::Index>(i)];
+}
+template <class S>
+void TreeDynamics::Solve(VecX<S>* x) const {
+  // (I - C) x = x_rel: x_i = x_rel_i + sum_{k < i} c_ik x_k, upwards.
+  if (!absolute_) return;
+  const auto& links = *links_;
+  for (size_t i = 0; i < links.size(); ++i)
+    for (const auto& [k, c] : links[i].minus)
+      (*x)[static_cast<Eigen::Index>(i)] += c * (*x)[k];
+}
+
+template <class S>
+VecX<S> TreeDynamics::InverseDynamics(const VecX<S>& q_in,
+                                      const VecX<S>& v_in,
+                                      const VecX<S>& vdot_in,
                                       TreeData<S>* d) const {
   const int n = nv();
-  Check(n, static_cast<int>(q.size()), "q", d->ready);
-  Check(n, static_cast<int>(v.size()), "v", d->ready);
-  Check(n, static_cast<int>(vdot.size()), "vdot", d->ready);
+  Check(n, static_cast<int>(q_in.size()), "q", d->ready);
+  Check(n, static_cast<int>(v_in.size()), "v", d->ready);
+  Check(n, static_cast<int>(vdot_in.size()), "vdot", d->ready);
   const auto& links = *links_;
+  const VecX<S>& q = Relative<S>(q_in, true, &d->qr);
+  const VecX<S>& v = Relative<S>(v_in, false, &d->vr);
+  const VecX<S>& vdot = Relative<S>(vdot_in, false, &d->ar);
   Transforms<S>(q, d);
   // Outward pass (Table 5.1): v_i = X_i v_p + S_i qd_i,
   // a_i = X_i a_p + S_i qdd_i + v_i x S_i qd_i,
@@ -413,15 +486,16 @@ VecX<S> TreeDynamics::InverseDynamics(const VecX<S>& q,
     const int par = links[i].parent;
     if (par >= 0) d->f[par] += d->X[i].ForceToParent(d->f[i]);
   }
+  TransposeApply<S>(&tau);
   return tau;
 }
 
 template <class S>
-MatX<S> TreeDynamics::MassMatrix(const VecX<S>& q, TreeData<S>* d) const {
+MatX<S> TreeDynamics::MassMatrix(const VecX<S>& q_in, TreeData<S>* d) const {
   const int n = nv();
-  Check(n, static_cast<int>(q.size()), "q", d->ready);
+  Check(n, static_cast<int>(q_in.size()), "q", d->ready);
   const auto& links = *links_;
-  Transforms<S>(q, d);
+  Transforms<S>(Relative<S>(q_in, true, &d->qr), d);
   // Composite inertias (Table 6.2): Ic_p += X_i' Ic_i X_i, inward.
   for (int i = 0; i < n; ++i) d->Ic[i] = d->I[i];
   for (int i = n - 1; i >= 0; --i) {
@@ -446,19 +520,36 @@ MatX<S> TreeDynamics::MassMatrix(const VecX<S>& q, TreeData<S>* d) const {
       m(j, i) = m(i, j);
     }
   }
+  if (absolute_) {
+    // M = T' M_rel T, T = I - C (rows of the absolute-angle joints).
+    MatX<S> t = MatX<S>::Identity(n, n);
+    for (int i = 0; i < n; ++i)
+      for (const auto& [k, c] : links[i].minus) t(i, k) -= c;
+    return t.transpose() * m * t;
+  }
   return m;
 }
 
 template <class S>
-VecX<S> TreeDynamics::ForwardDynamics(const VecX<S>& q,
-                                      const VecX<S>& v,
-                                      const VecX<S>& tau,
+VecX<S> TreeDynamics::ForwardDynamics(const VecX<S>& q_in,
+                                      const VecX<S>& v_in,
+                                      const VecX<S>& tau_in,
                                       TreeData<S>* d) const {
   const int n = nv();
-  Check(n, static_cast<int>(q.size()), "q", d->ready);
-  Check(n, static_cast<int>(v.size()), "v", d->ready);
-  Check(n, static_cast<int>(tau.size()), "tau", d->ready);
+  Check(n, static_cast<int>(q_in.size()), "q", d->ready);
+  Check(n, static_cast<int>(v_in.size()), "v", d->ready);
+  Check(n, static_cast<int>(tau_in.size()), "tau", d->ready);
   const auto& links = *links_;
+  const VecX<S>& q = Relative<S>(q_in, true, &d->qr);
+  const VecX<S>& v = Relative<S>(v_in, false, &d->vr);
+  // The relative joints' forces: tau = T' tau_rel.
+  const VecX<S>* tau_p = &tau_in;
+  if (absolute_) {
+    d->ar = tau_in;
+    TransposeSolve<S>(&d->ar);
+    tau_p = &d->ar;
+  }
+  const VecX<S>& tau = *tau_p;
   Transforms<S>(q, d);
   // Pass 1 (Table 7.1): velocities, bias accelerations c_i = v_i x S_i qd_i,
   // IA_i = I_i, pA_i = v_i x* I_i v_i.
@@ -500,6 +591,7 @@ VecX<S> TreeDynamics::ForwardDynamics(const VecX<S>& q,
     qdd[i] = (d->u[i] - d->U[i].dot(ap)) / d->D[i];
     d->a[i] = ap + d->Sj[i] * qdd[i];
   }
+  Solve<S>(&qdd);  // vdot = T^-1 vdot_rel
   return qdd;
 }
 

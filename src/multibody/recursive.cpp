@@ -1,5 +1,6 @@
 // TreeDynamics: the multibody tree (multibody.hpp) as single-degree-of-
 // freedom links for the recursive algorithms of multibody_dynamics.hpp.
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,6 +48,37 @@ bool Inert(const BodySpec& sp) {
          sp.iyz.IsZero();
 }
 
+// A planar absolute-angle joint: its relative angle is q_i - th_WF(q)
+// with th_WF, the angle of its parent frame F in the world, an affine
+// function of the coordinates (the walk of multibody_kinematics.hpp's
+// WalkPlanar: frame angles add, relative revolute and planar joints add
+// their angle, an absolute joint sets it).
+void Absolute(const internal::MbTree& t,
+              const internal::MbJoint& j,
+              RbLink* link) {
+  std::map<int, double> coef;
+  double offset = 0.0;
+  for (int p : t.bodies[j.parent_body].path) {
+    const internal::MbJoint& jt = t.joints[p];
+    offset += t.frames[jt.parent_frame].angle;
+    if (jt.spec.type == JointType::kRevolute) {
+      if (jt.spec.absolute) {
+        coef.clear();
+        offset = 0.0;
+      }
+      coef[jt.first] += 1.0;
+    } else if (jt.spec.type == JointType::kPlanar) {
+      coef[jt.first + 2] += 1.0;
+    }
+    offset -= t.frames[jt.child_frame].angle;
+  }
+  offset += t.frames[j.parent_frame].angle;
+  link->absolute = true;
+  link->offset = offset;
+  for (const auto& [k, c] : coef)
+    if (c != 0.0) link->minus.emplace_back(k, c);
+}
+
 }  // namespace
 
 TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
@@ -57,13 +89,6 @@ TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
   std::vector<int> anchor(t.bodies.size(), -1);
   std::vector<FixedPose> in_anchor(t.bodies.size());
   for (const internal::MbJoint& j : t.joints) {
-    if (j.spec.absolute)
-      throw std::invalid_argument(
-          "recursive dynamics: joint '" + j.name +
-          "' measures an absolute angle, which the recursive algorithms do "
-          "not describe (its relative angle depends on other coordinates); "
-          "use a relative Joint::Revolute() or the energy form of the "
-          "dynamics");
     // The joint's parent frame F in the parent's link frame.
     const FixedPose f_in_link = internal::Compose(
         in_anchor[j.parent_body], FrameInBody(t.frames[j.parent_frame]));
@@ -87,6 +112,7 @@ TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
     switch (j.spec.type) {
       case JointType::kRevolute:
         add(0, true, j.spec.axis, f_in_link);
+        if (j.spec.absolute) Absolute(t, j, &(*links)[j.first]);
         break;
       case JointType::kPrismatic:
         add(0, false, j.spec.axis, f_in_link);
@@ -117,6 +143,7 @@ TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
     (*links)[anchor[b]].masses.push_back(
         {t.bodies[b].spec, in_anchor[b], t.bodies[b].name});
   }
+  for (const RbLink& l : *links) absolute_ = absolute_ || l.absolute;
   links_ = std::move(links);
   gravity_ = t.gravity;
 }
