@@ -244,6 +244,31 @@ TEST(Urdf, RefusesBadInput) {
       ThrowsMessage<std::invalid_argument>(HasSubstr("triangle inequality")));
   EXPECT_THAT(
       [&] {
+        import(OneJoint("revolute",
+                        R"(<limit lower="-1" upper="1" effort="1" velocity="1"/>
+                           <mimic joint="hinge" multiplier="2"/>)",
+                        kBobInertial));
+      },
+      ThrowsMessage<std::invalid_argument>(
+          HasSubstr("joint 'hinge': mimic joints are not supported")));
+  EXPECT_THAT(
+      [&] {
+        import(OneJoint("continuous",
+                        R"(<dynamics damping="0.1" friction="0.5"/>)",
+                        kBobInertial));
+      },
+      ThrowsMessage<std::invalid_argument>(
+          HasSubstr("joint 'hinge': <dynamics friction>")));
+  EXPECT_THAT(
+      [&] {
+        import(
+            OneJoint("revolute",
+                     R"(<limit lower="1" upper="-1" effort="1" velocity="1"/>)",
+                     kBobInertial));
+      },
+      ThrowsMessage<std::invalid_argument>(HasSubstr("is above upper")));
+  EXPECT_THAT(
+      [&] {
         ModelBuilder b("x");
         urdf::ImportOptions o;
         o.floating_base = true;
