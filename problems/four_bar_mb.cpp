@@ -1,5 +1,14 @@
 #include "four_bar_mb.hpp"
 
+// --dynamics energy|recursive: M and h by automatic differentiation of the
+// energies or by the recursive algorithms (docs/multibody.md).
 int main(int argc, char** argv) {
-  return daedalus::run(daedalus::problems::FourBarMbProblem, argc, argv);
+  using daedalus::mb::DynamicsForm;
+  using daedalus::problems::FourBarMbProblemForm;
+  const daedalus::ProblemVariants choice{
+      "dynamics",
+      {{"energy", [] { return FourBarMbProblemForm(DynamicsForm::kEnergy); }},
+       {"recursive",
+        [] { return FourBarMbProblemForm(DynamicsForm::kRecursive); }}}};
+  return daedalus::run(choice, argc, argv);
 }

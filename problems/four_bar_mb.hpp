@@ -24,10 +24,17 @@
 namespace daedalus::problems {
 
 Problem FourBarMbProblem();
+/// The same with M and h from the energies (kEnergy, the default above) or
+/// from the recursive algorithms (kRecursive; the coupler's absolute angle
+/// enters through the constant map to relative angles): `--dynamics
+/// energy|recursive`.
+Problem FourBarMbProblemForm(mb::DynamicsForm form);
 
 /// The description alone, added to `b` (after the parameters `P` are
 /// declared): for tests that query its kinematics.
-mb::Kinematics FourBarMbSystem(const four_bar_detail::Params& P,
-                               ModelBuilder* b);
+mb::Kinematics FourBarMbSystem(
+    const four_bar_detail::Params& P,
+    ModelBuilder* b,
+    mb::DynamicsForm form = mb::DynamicsForm::kEnergy);
 
 }  // namespace daedalus::problems

@@ -1,5 +1,15 @@
 #include "slider_crank_mb.hpp"
 
+// --dynamics energy|recursive: M and h by automatic differentiation of the
+// energies or by the recursive algorithms (docs/multibody.md).
 int main(int argc, char** argv) {
-  return daedalus::run(daedalus::problems::SliderCrankMbProblem, argc, argv);
+  using daedalus::mb::DynamicsForm;
+  using daedalus::problems::SliderCrankMbProblemForm;
+  const daedalus::ProblemVariants choice{
+      "dynamics",
+      {{"energy",
+        [] { return SliderCrankMbProblemForm(DynamicsForm::kEnergy); }},
+       {"recursive",
+        [] { return SliderCrankMbProblemForm(DynamicsForm::kRecursive); }}}};
+  return daedalus::run(choice, argc, argv);
 }

@@ -21,5 +21,8 @@
 namespace daedalus::problems {
 
 Problem SliderCrankMbProblem();
+/// The same with M and h from the energies (kEnergy, the default above) or
+/// from the recursive algorithms (kRecursive): `--dynamics energy|recursive`.
+Problem SliderCrankMbProblemForm(mb::DynamicsForm form);
 
 }  // namespace daedalus::problems

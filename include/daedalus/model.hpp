@@ -250,6 +250,23 @@ MatrixFn MakeMatrixFn(F f) {
   return fn;
 }
 
+/// The mass matrix and inertial forces of a model computed by another
+/// route than differentiating its energies: a multibody tree's recursive
+/// algorithms (multibody_dynamics.hpp). At a point x it writes M (nv x nv)
+/// and inertial = L_vq v + L_vt - L_q (nv), which must agree with the
+/// model's kinetic and potential energies (those still give the reported
+/// energies). Value (f0) and tangent (f1) forms.
+struct InertialFn {
+  std::function<void(const Point<double>&, MatX<double>&, VecX<double>&)> f0;
+  std::function<void(const Point<D1>&, MatX<D1>&, VecX<D1>&)> f1;
+  /// What computes it, for messages ("recursive multibody dynamics").
+  std::string what;
+  /// Energy terms declared when it was set: Build() refuses a model that
+  /// declares energy terms later, which it would not include.
+  size_t kinetic_terms = 0, potential_terms = 0;
+  explicit operator bool() const { return static_cast<bool>(f0); }
+};
+
 struct InputChannel {
   std::string name;
   VectorFn column;  // B_k(q): nv rows
@@ -622,6 +639,14 @@ class ModelBuilder {
                              const std::string& tangential,
                              double mu);
 
+  /// Evaluates M and the inertial forces with `fn` instead of by automatic
+  /// differentiation of the energies (the multibody description's
+  /// recursive form, multibody.hpp). Energy terms already declared are
+  /// the ones `fn` accounts for; declaring more afterwards is an error of
+  /// Build(). The sparse KKT path and the compiled evaluator keep the
+  /// energy form (such a model is not compiled).
+  ModelBuilder& InertialDynamics(internal::InertialFn fn);
+
   /// Validates and freezes the model.
   /// @throws std::invalid_argument naming what is missing or inconsistent.
   Model Build() &&;
@@ -687,6 +712,7 @@ struct ModelData {
   std::vector<FunctionalDecl> functionals;
   std::vector<std::string> unilateral_names;  // from Unilateral(), for Build
   std::vector<FrictionConeDecl> friction_cones;
+  InertialFn inertial_dynamics;  // set: M and inertial by this function
   int nc = 0;
   CompiledCache compiled;
 };

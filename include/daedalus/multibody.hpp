@@ -280,6 +280,20 @@ struct MbTree {
 
 class Kinematics;  // multibody_kinematics.hpp
 
+/// How a model built from a description gets M and h (docs/multibody.md):
+///  - kEnergy: automatic differentiation of the per-body kinetic and
+///    potential energies (any description);
+///  - kRecursive: the tree's recursive algorithms (multibody_dynamics.hpp:
+///    CRBA for M, RNEA for the Coriolis, centrifugal and gravity forces),
+///    plus the springs' forces; for trees without absolute-angle joints.
+/// Both give the same M and h to round-off; the energies still give the
+/// reported energy.
+enum class DynamicsForm { kEnergy, kRecursive };
+const char* ToString(DynamicsForm form);
+/// "energy" or "recursive". @throws std::invalid_argument naming the
+/// valid names.
+DynamicsForm DynamicsFormFromString(const std::string& name);
+
 /// A multibody system being declared. Bodies and frames first, then the
 /// joints from the ground outwards (a joint's parent body must already be
 /// connected), then forces and closures; `AddTo` compiles it into a
@@ -412,7 +426,11 @@ class Multibody {
   /// OtherLoads when the description has dampers or forces (a model has
   /// one of each, and the builder keeps the last one given).
   /// @throws std::invalid_argument for a body without a joint.
-  Kinematics AddTo(ModelBuilder* builder) &&;
+  /// With DynamicsForm::kRecursive, M and h come from the recursive
+  /// algorithms (@throws std::invalid_argument for a tree they do not
+  /// describe, naming the joint).
+  Kinematics AddTo(ModelBuilder* builder,
+                   DynamicsForm form = DynamicsForm::kEnergy) &&;
 
  private:
   void AddActuatorFn(const std::string& name,

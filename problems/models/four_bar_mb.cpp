@@ -4,7 +4,8 @@
 namespace daedalus::problems {
 
 mb::Kinematics FourBarMbSystem(const four_bar_detail::Params& P,
-                               ModelBuilder* b) {
+                               ModelBuilder* b,
+                               mb::DynamicsForm form) {
   using mb::PExpr;
   using mb::PVec;
   const PExpr l0 = P.l0, l1 = P.l1, l2 = P.l2, l3 = P.l3;
@@ -34,10 +35,14 @@ mb::Kinematics FourBarMbSystem(const four_bar_detail::Params& P,
   s.AddJoint("rocker", mb::Joint::Revolute().Named({"theta3"}), pivot_c,
              s.BodyFrame(rocker));
   s.AddCoincidence("loop", rocker_tip, coupler_tip);
-  return std::move(s).AddTo(b);
+  return std::move(s).AddTo(b, form);
 }
 
 Problem FourBarMbProblem() {
+  return FourBarMbProblemForm(mb::DynamicsForm::kEnergy);
+}
+
+Problem FourBarMbProblemForm(mb::DynamicsForm form) {
   ModelBuilder b("four_bar_mb");
   four_bar_detail::Params P;
   P.l0 = b.Parameter("l0", 1.0, ParamRange::Positive());
@@ -50,7 +55,7 @@ Problem FourBarMbProblem() {
   P.g = b.Parameter("g", 9.81);
   P.th1 = b.Parameter("theta1_0", 0.0);
   P.w1 = b.Parameter("omega1_0", 10.0);
-  FourBarMbSystem(P, &b);
+  FourBarMbSystem(P, &b, form);
   Problem p;
   p.model = std::move(b).Build();
   p.description =

@@ -6,6 +6,10 @@
 namespace daedalus::problems {
 
 Problem SliderCrankMbProblem() {
+  return SliderCrankMbProblemForm(mb::DynamicsForm::kEnergy);
+}
+
+Problem SliderCrankMbProblemForm(mb::DynamicsForm form) {
   ModelBuilder b("slider_crank_mb");
   const Param a = b.Parameter("a", 0.5, ParamRange::Positive());
   const Param J1 = b.Parameter("J1", 1.0, ParamRange::Positive());
@@ -39,7 +43,7 @@ Problem SliderCrankMbProblem() {
   s.AddCoincidence("loop", crank_pin, rod_pin);
   s.AddSpringDamper("spring", crank_mid, rod_mid, k, l0, c);
   s.AddForce("F", rod_end, PVec(F, 0.0));
-  const mb::Kinematics kin = std::move(s).AddTo(&b);
+  const mb::Kinematics kin = std::move(s).AddTo(&b, form);
 
   // G: the time integral of the kinetic energy, as in slider_crank.
   const auto kinetic = [kin](const auto& x) { return kin.KineticEnergy(x); };

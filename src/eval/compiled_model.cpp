@@ -390,6 +390,12 @@ const StageProgram& CompiledModel::Stage(int variant) const {
 const CompiledModel* GetCompiled(const Model& model, std::string* why_not) {
   const CompiledCache& cache = model.data().compiled;
   std::call_once(cache.once, [&] {
+    if (model.data().inertial_dynamics) {
+      cache.why_not = "M and h are evaluated by " +
+                      model.data().inertial_dynamics.what +
+                      ", not recorded from the energies";
+      return;
+    }
     if (model.nq() > kMaxCompiledCoordinates) {
       cache.why_not = "more than " + std::to_string(kMaxCompiledCoordinates) +
                       " coordinates (the dense stage programs grow like nq^2)";

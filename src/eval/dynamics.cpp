@@ -262,6 +262,28 @@ void EnergyDerivatives(BasicWorkspace<S>* ws) {
   }
 }
 
+// M and the inertial forces from the model's InertialFn (a multibody
+// tree's recursive algorithms); energies and momenta from M: T = v'Mv/2,
+// p = M v. The energies of such a model do not depend on t (L_t = 0).
+template <class S>
+void InertialByFunction(BasicWorkspace<S>* ws) {
+  const auto& d = ws->model().data();
+  const Point<S> x0{ws->q, ws->v, ws->t, ws->p};
+  if constexpr (std::is_same_v<S, double>) {
+    d.inertial_dynamics.f0(x0, ws->M, ws->inertial);
+  } else {
+    d.inertial_dynamics.f1(x0, ws->M, ws->inertial);
+  }
+  ws->momentum.noalias() = ws->M * ws->v;
+  ws->kinetic = 0.5 * ws->v.dot(ws->momentum);
+  ws->potential = d.potential ? Call(d.potential, x0) : S(0.0);
+  ws->lagrangian = ws->kinetic - ws->potential;
+  ws->L_t = S(0.0);
+  ws->h = ws->inertial;
+  if (!Finite(ws->lagrangian) || !AllFinite(ws->M) || !AllFinite(ws->inertial))
+    ThrowNonFinite(*ws, d.inertial_dynamics.what);
+}
+
 template <class S>
 void EvaluateDynamics(BasicWorkspace<S>* ws, const EvalRequest& req) {
   ws->Require(Stage::kVelocity, "EvaluateDynamics");
@@ -277,13 +299,15 @@ void EvaluateDynamics(BasicWorkspace<S>* ws, const EvalRequest& req) {
     throw std::logic_error(
         "EvaluateDynamics: partial requests are for the value workspace");
   bool swept = false;
-  if (!ws->single_direction && HasSweeps<S>(d)) {
+  if (d.inertial_dynamics) {
+    InertialByFunction(ws);
+  } else if (!ws->single_direction && HasSweeps<S>(d)) {
     EnergyDerivativesBySweeps(ws, req);
     swept = true;
   }
   // The single-direction path computes everything; a partial request then
   // gets the full set (and Mvdot_h from M).
-  if (!swept) EnergyDerivatives(ws);
+  if (!swept && !d.inertial_dynamics) EnergyDerivatives(ws);
 
   // Forces at the base scalar.
   ws->Bu.setZero();

@@ -212,6 +212,9 @@ KktPath ResolveKktPath(const Model& model, const SimulationOptions& o) {
   // IDAS evaluates its residual Jacobian by dense tangents (or compiled
   // programs): auto keeps it on the dense evaluator.
   if (o.integrator == Integrator::kIdas) return KktPath::kDense;
+  // A model whose M and h come from recursive algorithms has them on the
+  // dense evaluator only (the sparse one differentiates the energies).
+  if (model.data().inertial_dynamics) return KktPath::kDense;
   const SparseWorkspace ws(model);
   return IsSparseMethod(ResolveKktMethod(KktMethod::kAuto, ws.M, ws.J))
              ? KktPath::kSparse

@@ -353,6 +353,13 @@ ModelBuilder& ModelBuilder::FrictionCone(const std::string& name,
   return *this;
 }
 
+ModelBuilder& ModelBuilder::InertialDynamics(internal::InertialFn fn) {
+  fn.kinetic_terms = data_->kinetic_terms.size();
+  fn.potential_terms = data_->potential_terms.size();
+  data_->inertial_dynamics = std::move(fn);
+  return *this;
+}
+
 namespace {
 
 // Index of the constraint called `name`, or an error naming `who` and
@@ -436,6 +443,16 @@ Model ModelBuilder::Build() && {
                                   "' declared twice");
   }
   const int nq = static_cast<int>(d.coordinates.size());
+  if (d.inertial_dynamics &&
+      (d.kinetic_terms.size() != d.inertial_dynamics.kinetic_terms ||
+       d.potential_terms.size() != d.inertial_dynamics.potential_terms ||
+       d.kinetic_terms.empty() || d.potential || d.lagrangian)) {
+    throw std::invalid_argument(
+        where + "energy terms declared besides those of " +
+        d.inertial_dynamics.what +
+        ", which would leave them out of M and h; declare them before it "
+        "or use the energy form of the dynamics");
+  }
   if (!d.kinetic_terms.empty()) {
     if (d.kinetic || d.lagrangian)
       throw std::invalid_argument(

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "daedalus/multibody.hpp"
+#include "daedalus/multibody_dynamics.hpp"
 
 namespace daedalus::mb {
 
@@ -245,9 +246,49 @@ void DeclareConstraints(const std::shared_ptr<const MbTree>& tree,
   }
 }
 
+// M and the inertial forces by the recursive algorithms: CRBA for M, RNEA
+// at vdot = 0 for the Coriolis, centrifugal and gravity forces, plus the
+// gradients of the springs' potentials (which the energy form gets from
+// the potential energy terms).
+template <class S>
+void RecursiveInertial(const TreeDynamics& dyn,
+                       const MbTree& t,
+                       const Point<S>& x,
+                       MatX<S>* m,
+                       VecX<S>* inertial) {
+  TreeData<S> data = dyn.MakeData<S>();
+  dyn.SetParameters<S>(x.p, &data);
+  *m = dyn.MassMatrix<S>(x.q, &data);
+  const VecX<S> zero = VecX<S>::Zero(t.nq);
+  *inertial = dyn.InverseDynamics<S>(x.q, x.v, zero, &data);
+  for (const auto& s : t.springs)
+    (*inertial)[s.coord] +=
+        s.k.Eval<S>(x.p) * (x.q[s.coord] - s.rest.Eval<S>(x.p));
+  for (const auto& sd : t.spring_dampers) {
+    if (sd.k.IsZero()) continue;
+    using std::sqrt;
+    const Vec3<S> r = internal::FramePosition<S>(t, sd.b, x.q, x.p) -
+                      internal::FramePosition<S>(t, sd.a, x.q, x.p);
+    const S stretch = sqrt(Dot3<S>(r, r)) - sd.rest.Eval<S>(x.p);
+    const VecX<S> g = LengthGradient<S>(t, sd.a, sd.b, x.q, x.p);
+    *inertial += (sd.k.Eval<S>(x.p) * stretch) * g;
+  }
+}
+
 }  // namespace
 
-Kinematics Multibody::AddTo(ModelBuilder* builder) && {
+const char* ToString(DynamicsForm form) {
+  return form == DynamicsForm::kRecursive ? "recursive" : "energy";
+}
+
+DynamicsForm DynamicsFormFromString(const std::string& name) {
+  if (name == "energy") return DynamicsForm::kEnergy;
+  if (name == "recursive") return DynamicsForm::kRecursive;
+  throw std::invalid_argument("unknown dynamics form '" + name +
+                              "'; valid: energy, recursive");
+}
+
+Kinematics Multibody::AddTo(ModelBuilder* builder, DynamicsForm form) && {
   if (!tree_) throw std::invalid_argument("multibody: AddTo called twice");
   for (size_t b = 1; b < tree_->bodies.size(); ++b)
     if (tree_->bodies[b].joint < 0)
@@ -258,9 +299,23 @@ Kinematics Multibody::AddTo(ModelBuilder* builder) && {
   const std::shared_ptr<const MbTree> tree = std::move(tree_);
   builder->Coordinates(tree->coordinate_names);
   DeclareEnergies(tree, builder);
+  Kinematics kin(tree);
+  if (form == DynamicsForm::kRecursive) {
+    const TreeDynamics dyn(kin);
+    daedalus::internal::InertialFn fn;
+    fn.what = "recursive multibody dynamics (CRBA, RNEA)";
+    fn.f0 = [dyn, tree](const Point<double>& x, MatX<double>& m,
+                        VecX<double>& in) {
+      RecursiveInertial<double>(dyn, *tree, x, &m, &in);
+    };
+    fn.f1 = [dyn, tree](const Point<D1>& x, MatX<D1>& m, VecX<D1>& in) {
+      RecursiveInertial<D1>(dyn, *tree, x, &m, &in);
+    };
+    builder->InertialDynamics(std::move(fn));
+  }
   DeclareForces(tree, builder);
   DeclareConstraints(tree, builder);
-  return Kinematics(tree);
+  return kin;
 }
 
 }  // namespace daedalus::mb

@@ -1,0 +1,90 @@
+// URDF import (docs/multibody.md, "URDF"): a robot description file becomes
+// a multibody description (multibody.hpp) in a ModelBuilder. Parsed by
+// Debian's liburdfdom-dev (urdfdom 3); this header names none of its types.
+//
+// The mapping:
+//  - the root link is the ground (a fixed base: its frame is the world W,
+//    z up, gravity -g e_z); every other link is a body whose frame is the
+//    link frame, with mass, centre of mass and inertia from <inertial>
+//    (the inertia tensor, given about the centre of mass in the
+//    <inertial><origin> frame, is rotated into the link frame);
+//  - every joint connects a frame at <origin> on the parent link to the
+//    child link's frame; revolute and continuous joints are
+//    Joint::Revolute(axis), prismatic joints Joint::Prismatic(axis), fixed
+//    joints Joint::Weld(); the coordinate is named after the joint;
+//  - every revolute, continuous or prismatic joint is actuated: an input
+//    channel named after the joint, with the constant value of the
+//    parameter `tau_<joint>` (default 0) [N m or N];
+//  - <dynamics damping> becomes a joint damper (friction is refused);
+//  - <limit> lower/upper, effort and velocity are kept in UrdfJoint and
+//    reported (they are not enforced: a limit is not a constraint).
+// Floating and planar joints, a floating base (both need quaternion
+// coordinates, nq != nv: a separate issue of issue 16's plan) and mimic
+// joints are refused with a message naming them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "daedalus/model.hpp"
+#include "daedalus/multibody.hpp"
+
+namespace daedalus::urdf {
+
+/// A joint of the robot with a coordinate, in coordinate order.
+struct UrdfJoint {
+  std::string name;           ///< joint (and coordinate and input channel) name
+  std::string type;           ///< "revolute", "continuous" or "prismatic"
+  std::string parent, child;  ///< link names
+  /// Position limits [rad or m]; has_position_limits false for continuous
+  /// joints and joints without <limit>.
+  bool has_position_limits = false;
+  double lower = 0.0, upper = 0.0;
+  double effort = 0.0;    ///< |u| bound [N m or N]; 0: none given
+  double velocity = 0.0;  ///< |v| bound [rad/s or m/s]; 0: none given
+  double damping = 0.0;   ///< viscous damping [N m s/rad or N s/m]
+  int coordinate = -1;    ///< index in q
+};
+
+struct ImportOptions {
+  /// Magnitude of gravity along -z of the world [m/s^2].
+  double gravity = 9.81;
+  /// Declare joint dampers from <dynamics damping>.
+  bool damping = true;
+  /// A floating base is refused (quaternion coordinates are not
+  /// implemented yet); kept so that the refusal is explicit.
+  bool floating_base = false;
+  /// How M and h are evaluated (multibody.hpp).
+  mb::DynamicsForm dynamics = mb::DynamicsForm::kEnergy;
+};
+
+/// What was imported.
+struct Robot {
+  std::string name;                ///< <robot name>
+  std::string root;                ///< the root link (the ground)
+  std::vector<UrdfJoint> joints;   ///< movable joints, coordinate order
+  std::vector<std::string> fixed;  ///< fixed joints (welds)
+  mb::Kinematics kinematics;
+  /// One line per joint: name, type, limits, for --help and reports.
+  std::string Describe() const;
+};
+
+/// Parses the URDF file `path` and declares its robot in `builder`
+/// (coordinates, parameters tau_<joint>, energies, dampers, inputs).
+/// @throws std::invalid_argument naming the file and the link or joint for
+/// an unreadable file, a file urdfdom cannot parse (with its message), an
+/// unsupported joint type (with the supported ones), a mimic joint, a
+/// negative or zero mass, an inertia that is not positive definite or
+/// violates the triangle inequality, or options.floating_base.
+Robot Import(const std::string& path,
+             ModelBuilder* builder,
+             const ImportOptions& options = {});
+
+/// The same for a URDF document held in memory; `origin` names it in
+/// messages.
+Robot ImportString(const std::string& xml,
+                   const std::string& origin,
+                   ModelBuilder* builder,
+                   const ImportOptions& options = {});
+
+}  // namespace daedalus::urdf

@@ -1,0 +1,34 @@
+// Definitions of the problem declared in urdf.hpp.
+#include "urdf.hpp"
+
+namespace daedalus::problems {
+
+Problem UrdfProblem(const std::string& path,
+                    mb::DynamicsForm dynamics,
+                    bool floating_base) {
+  ModelBuilder b("urdf");
+  urdf::ImportOptions options;
+  options.dynamics = dynamics;
+  options.floating_base = floating_base;
+  const urdf::Robot robot = urdf::Import(path, &b, options);
+  Problem p;
+  p.model = std::move(b).Build();
+  p.description = "A fixed-base robot from the URDF file " + path +
+                  " (M and h by the " + mb::ToString(dynamics) +
+                  " form): " + robot.Describe() +
+                  "Inputs: one channel per joint, the constant tau_<joint> "
+                  "(--param tau_<joint>=VALUE); start q = 0, v = 0 "
+                  "(--q0, --v0).";
+  const int n = p.model.nq();
+  p.initial = [n](const Eigen::VectorXd& /*params*/) {
+    return InitialState{Eigen::VectorXd::Zero(n), Eigen::VectorXd::Zero(n)};
+  };
+  p.defaults.t_end = 2.0;
+  p.defaults.output_step = 0.01;
+  p.defaults.rtol = 1e-8;
+  p.defaults.atol = 1e-10;
+  p.defaults.integrator = Integrator::kCvodesAdams;
+  return p;
+}
+
+}  // namespace daedalus::problems

@@ -1,0 +1,26 @@
+// Any fixed-base robot from a URDF file (include/daedalus/urdf.hpp):
+// `build/problems/urdf --model FILE.urdf [--dynamics energy|recursive]
+// [--base fixed|floating]` with the common command line. The coordinates
+// are the joints (named after them), each movable joint is an input
+// channel whose constant value is the parameter tau_<joint> (default 0),
+// <dynamics damping> becomes joint damping; the start is q = 0, v = 0
+// unless --q0/--v0 say otherwise. The joint limits are listed by --help
+// (they are reported, not enforced). problems/data/arm7.urdf is the
+// project's 7-joint arm (docs/problems.md).
+#pragma once
+
+#include <string>
+
+#include "daedalus/multibody.hpp"
+#include "daedalus/run.hpp"
+#include "daedalus/urdf.hpp"
+
+namespace daedalus::problems {
+
+/// The problem of the URDF file `path`. @throws std::invalid_argument as
+/// urdf::Import does.
+Problem UrdfProblem(const std::string& path,
+                    mb::DynamicsForm dynamics = mb::DynamicsForm::kEnergy,
+                    bool floating_base = false);
+
+}  // namespace daedalus::problems

@@ -1,0 +1,162 @@
+// TreeDynamics: the multibody tree (multibody.hpp) as single-degree-of-
+// freedom links for the recursive algorithms of multibody_dynamics.hpp.
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "daedalus/multibody_dynamics.hpp"
+
+namespace daedalus::mb {
+
+namespace internal {
+
+FixedPose Compose(const FixedPose& ab, const FixedPose& bc) {
+  FixedPose ac;
+  ac.R = ab.R * bc.R;
+  ac.p = ab.p;
+  for (const PTerm& t : bc.p) ac.p.push_back({ab.R * t.c, t.r});
+  return ac;
+}
+
+FixedPose Invert(const Eigen::Matrix3d& r_ba, const PVec& p_ba) {
+  FixedPose out;
+  out.R = r_ba.transpose();
+  if (!p_ba.IsZero()) out.p.push_back({-r_ba.transpose(), p_ba});
+  return out;
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::FixedPose;
+using internal::RbLink;
+
+// The pose of a frame (marker) F in its body's frame B.
+FixedPose FrameInBody(const internal::MbFrame& f) {
+  FixedPose pose;
+  pose.R = f.rotation;
+  if (!f.position.IsZero())
+    pose.p.push_back({Eigen::Matrix3d::Identity(), f.position});
+  return pose;
+}
+
+bool Inert(const BodySpec& sp) {
+  return sp.mass.IsZero() && sp.ixx.IsZero() && sp.iyy.IsZero() &&
+         sp.izz.IsZero() && sp.ixy.IsZero() && sp.ixz.IsZero() &&
+         sp.iyz.IsZero();
+}
+
+// A planar absolute-angle joint: its relative angle is q_i - th_WF(q)
+// with th_WF, the angle of its parent frame F in the world, an affine
+// function of the coordinates (the walk of multibody_kinematics.hpp's
+// WalkPlanar: frame angles add, relative revolute and planar joints add
+// their angle, an absolute joint sets it).
+void Absolute(const internal::MbTree& t,
+              const internal::MbJoint& j,
+              RbLink* link) {
+  std::map<int, double> coef;
+  double offset = 0.0;
+  for (int p : t.bodies[j.parent_body].path) {
+    const internal::MbJoint& jt = t.joints[p];
+    offset += t.frames[jt.parent_frame].angle;
+    if (jt.spec.type == JointType::kRevolute) {
+      if (jt.spec.absolute) {
+        coef.clear();
+        offset = 0.0;
+      }
+      coef[jt.first] += 1.0;
+    } else if (jt.spec.type == JointType::kPlanar) {
+      coef[jt.first + 2] += 1.0;
+    }
+    offset -= t.frames[jt.child_frame].angle;
+  }
+  offset += t.frames[j.parent_frame].angle;
+  link->absolute = true;
+  link->offset = offset;
+  for (const auto& [k, c] : coef)
+    if (c != 0.0) link->minus.emplace_back(k, c);
+}
+
+}  // namespace
+
+TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
+  const internal::MbTree& t = kinematics.tree();
+  auto links = std::make_shared<std::vector<RbLink>>(t.nq);
+  // anchor[b]: the link whose frame body b moves with (-1: the ground) and
+  // the pose of b's frame B in that link's frame L.
+  std::vector<int> anchor(t.bodies.size(), -1);
+  std::vector<FixedPose> in_anchor(t.bodies.size());
+  for (const internal::MbJoint& j : t.joints) {
+    // The joint's parent frame F in the parent's link frame.
+    const FixedPose f_in_link = internal::Compose(
+        in_anchor[j.parent_body], FrameInBody(t.frames[j.parent_frame]));
+    int parent = anchor[j.parent_body];
+    FixedPose m_in_link = f_in_link;  // M in the last link (weld: in anchor)
+    auto add = [&](int k, bool revolute, const Eigen::Vector3d& axis,
+                   const FixedPose& pre) {
+      RbLink& l = (*links)[j.first + k];
+      l.parent = parent;
+      l.revolute = revolute;
+      l.axis = axis;
+      l.pre = pre;
+      l.name = t.coordinate_names[j.first + k];
+      parent = j.first + k;
+      m_in_link = FixedPose();
+    };
+    const FixedPose same;
+    const Eigen::Vector3d ex = Eigen::Vector3d::UnitX();
+    const Eigen::Vector3d ey = Eigen::Vector3d::UnitY();
+    const Eigen::Vector3d ez = Eigen::Vector3d::UnitZ();
+    switch (j.spec.type) {
+      case JointType::kRevolute:
+        add(0, true, j.spec.axis, f_in_link);
+        if (j.spec.absolute) Absolute(t, j, &(*links)[j.first]);
+        break;
+      case JointType::kPrismatic:
+        add(0, false, j.spec.axis, f_in_link);
+        break;
+      case JointType::kPlanar:  // p_FM = (x, y, 0), R_FM = Rz(th)
+        add(0, false, ex, f_in_link);
+        add(1, false, ey, same);
+        add(2, true, ez, same);
+        break;
+      case JointType::kUniversal:  // R_FM = Rot(a1, q1) Rot(a2, q2)
+        add(0, true, j.spec.axis, f_in_link);
+        add(1, true, j.spec.axis2, same);
+        break;
+      case JointType::kWeld:
+        break;
+    }
+    // The child body's frame B in the link: M in the link, then B in M.
+    const internal::MbFrame& m = t.frames[j.child_frame];
+    anchor[j.child_body] = parent;
+    in_anchor[j.child_body] =
+        internal::Compose(m_in_link, internal::Invert(m.rotation, m.position));
+  }
+  for (size_t b = 1; b < t.bodies.size(); ++b) {
+    if (t.bodies[b].joint < 0)
+      throw std::invalid_argument("recursive dynamics: body '" +
+                                  t.bodies[b].name + "' has no joint");
+    if (anchor[b] < 0 || Inert(t.bodies[b].spec)) continue;
+    (*links)[anchor[b]].masses.push_back(
+        {t.bodies[b].spec, in_anchor[b], t.bodies[b].name});
+  }
+  for (const RbLink& l : *links) absolute_ = absolute_ || l.absolute;
+  links_ = std::move(links);
+  gravity_ = t.gravity;
+}
+
+void TreeDynamics::Check(int nq, int size, const char* what, bool ready) const {
+  if (!ready)
+    throw std::logic_error(
+        "recursive dynamics: SetParameters was not called on this TreeData");
+  if (size != nq)
+    throw std::invalid_argument("recursive dynamics: " + std::string(what) +
+                                " has " + std::to_string(size) +
+                                " entries, the tree has " + std::to_string(nq) +
+                                " coordinates");
+}
+
+}  // namespace daedalus::mb
