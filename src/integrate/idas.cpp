@@ -331,16 +331,9 @@ int ScaledSensSimConvTest(SUNNonlinearSolver nls,
   N_Vector* yS = nullptr;
   IDAGetCurrentYSens(s->mem, &yS);
   auto* c = static_cast<SensWrapperContent*>(ewt->content);
-  const auto [q0, v0] = StateMagnitudes(*s, ycur);
   for (int k = 0; k < c->nvecs; ++k) {
-    // A sensitivity's round-off is at least the state's (the same Newton
-    // matrix, right-hand sides built from the state): with its own
-    // magnitude alone, a sensitivity that is zero at the start (to a mass
-    // on the chain) had no cap and stalled the corrector at t = 0.
-    auto [qmax, vmax] =
+    const auto [qmax, vmax] =
         StateMagnitudes(*s, k == 0 ? ycur : (yS ? yS[k - 1] : nullptr));
-    qmax = std::max(qmax, q0);
-    vmax = std::max(vmax, v0);
     ScaleNewtonWeights(*s, h, qmax, vmax, View(c->vecs[k]));
   }
   return s->inner(nls, ycor, del, tol, ewt, s->inner_data);
