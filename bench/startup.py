@@ -2,6 +2,7 @@
 """Process start and a short run (issue 17's targets, docs/performance.md).
 
 Usage: bench/startup.py [BUILD_DIR] [--runs N] [--problem NAME]
+                        [--compare OTHER_BUILD_DIR]
 
 1. Start: `BUILD_DIR/problems/NAME --help` (default pendulum) against an
    empty C++ program linked against SUNDIALS alone (CVODES and IDAS, with
@@ -16,6 +17,9 @@ Usage: bench/startup.py [BUILD_DIR] [--runs N] [--problem NAME]
    JSON summary, with the defaults and with the two option sets
    docs/problems.md gives for a drift <= 1e-10 m.
    Target: drift <= 1e-10 m in <= 40 ms.
+   With --compare, the same four_bar runs of OTHER_BUILD_DIR (say, a
+   build of the commit before a change) interleaved with BUILD_DIR's,
+   and the ratios of the medians.
 3. The libraries a sparse run maps on top (the module loaded on first use:
    pendulum with --integrator idas --linear-solver klu, LD_DEBUG=files).
 
@@ -132,6 +136,7 @@ def main():
     ap.add_argument("build", nargs="?", default="build")
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--problem", default="pendulum")
+    ap.add_argument("--compare", metavar="OTHER_BUILD")
     a = ap.parse_args()
     problems = os.path.join(a.build, "problems")
     exe = os.path.join(problems, a.problem)
@@ -187,6 +192,19 @@ def main():
                   f"energy residual {energy:.1e} J  {steps} steps  {status}"
                   f"  (drift <= 1e-10 m in <= 40 ms: "
                   f"{'met' if ok else 'not met'})")
+        if a.compare:
+            other = os.path.join(a.compare, "problems", "four_bar")
+            print(f"four_bar --t-end 10, {a.compare} against {a.build} "
+                  f"({n4} interleaved runs, medians of process wall / CPU):")
+            for extra in [[]] + FOUR_BAR_LOW_DRIFT:
+                cmds = [[x, "--t-end", "10", "--quiet", "--output-dir",
+                         os.path.join(tmp, d)] + extra
+                        for x, d in ((other, "fb_other"), (fb, "fb"))]
+                (wo, co), (wb, cb) = interleaved(cmds, n4)
+                name = " ".join(extra) or "(defaults)"
+                print(f"  {name:50s} {wo * 1e3:5.1f} / {co * 1e3:4.1f} ms -> "
+                      f"{wb * 1e3:5.1f} / {cb * 1e3:4.1f} ms  ratio "
+                      f"{wb / wo:.2f} wall, {cb / co:.2f} CPU")
     return 0
 
 

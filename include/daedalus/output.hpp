@@ -2,6 +2,7 @@
 // (schema: docs/output.md).
 #pragma once
 
+#include <chrono>
 #include <fstream>
 #include <functional>
 #include <ostream>
@@ -21,8 +22,9 @@ namespace daedalus {
 std::vector<std::string> CsvColumns(
     const Model& model, const std::vector<std::string>& sens_parameters = {});
 
-/// Streams samples to a CSV file, one flushed row per sample, so that a
-/// failed run keeps every row it produced.
+/// Streams samples to a CSV file, flushed at least every 0.2 s of wall time
+/// and when the writer is destroyed, so that a failed run keeps every row
+/// it produced and a killed one all but the last 0.2 s.
 class CsvWriter : public Observer {
  public:
   /// @throws std::runtime_error when the file cannot be opened.
@@ -36,6 +38,8 @@ class CsvWriter : public Observer {
   std::ofstream out_;
   size_t n_sens_ = 0;
   std::string row_;  // reused row buffer
+  static constexpr std::chrono::milliseconds kFlushInterval{200};
+  std::chrono::steady_clock::time_point last_flush_{};
 };
 
 /// Forwards every sample to `next` (may be null) and keeps a one-line

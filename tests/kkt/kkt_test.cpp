@@ -111,6 +111,46 @@ TEST(Kkt, RankDeficientJacobianNamesDependentConstraints) {
                   ::testing::HasSubstr("plane"))));
 }
 
+// The pivot test (KktOptions::singular_tolerance, the squared ratio of the
+// smallest to the largest Cholesky pivot) catches near-singularity, not
+// only exact zeros: two planes 1e-7 rad apart give J M^-1 J' a pivot ratio
+// of 1e-14 (< 1e-12), and a mass 1e-13 of its neighbour's gives M one of
+// 1e-13.
+TEST(Kkt, NearlyDependentRowsAndNearlySingularMassAreRefused) {
+  {
+    ModelBuilder b("nearly_redundant");
+    b.Coordinates({"x", "y", "z"});
+    b.KineticEnergy([](const auto& x) { return 0.5 * x.v.squaredNorm(); });
+    b.Holonomic("plane", [](const auto& x) { return x.q[0] + x.q[1]; });
+    b.Holonomic("plane_tilted",
+                [](const auto& x) { return x.q[0] + (1.0 + 2e-7) * x.q[1]; });
+    Workspace ws(std::move(b).Build());
+    ws.SetState(0.0, Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero());
+    EvaluateAll(&ws);
+    KktSolver s(ws.model());
+    KktResult r;
+    EXPECT_THAT([&] { s.Solve(ws, ws.bias, &r); },
+                ::testing::ThrowsMessage<KktError>(
+                    ::testing::HasSubstr("dependent constraint rows")));
+  }
+  {
+    ModelBuilder b("nearly_massless");
+    b.Coordinates({"x", "light"});
+    b.KineticEnergy([](const auto& x) {
+      return 0.5 * x.v[0] * x.v[0] + 0.5e-13 * x.v[1] * x.v[1];
+    });
+    Workspace ws(std::move(b).Build());
+    ws.SetState(0.0, Eigen::Vector2d::Zero(), Eigen::Vector2d::Zero());
+    EvaluateAll(&ws);
+    KktSolver s(ws.model());
+    KktResult r;
+    EXPECT_THAT([&] { s.Solve(ws, ws.bias, &r); },
+                ::testing::ThrowsMessage<KktError>(::testing::AllOf(
+                    ::testing::HasSubstr("mass matrix is singular"),
+                    ::testing::HasSubstr("light"))));
+  }
+}
+
 TEST(Kkt, SingularMassMatrixNamesCoordinate) {
   ModelBuilder b("massless");
   b.Coordinates({"x", "phantom"});
