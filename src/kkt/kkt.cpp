@@ -241,8 +241,8 @@ void KktSolver::Solve(const Workspace& ws,
       bool full_rank = options_.method != KktMethod::kQr;
       if (full_rank) {
         im.llt_s.compute(im.S);
-        full_rank = im.llt_s.info() == Eigen::Success &&
-                    PivotRcond(im.llt_s) >= tol;
+        full_rank =
+            im.llt_s.info() == Eigen::Success && PivotRcond(im.llt_s) >= tol;
       }
       if (full_rank) {
         im.r = bias;
