@@ -74,6 +74,14 @@ class BasicWorkspace {
   Vec q;  // nq
   Vec v;  // nv
   Vec p;  // np parameters
+  /// The q the model's functions receive: q with each quaternion
+  /// normalized (a copy only for a model with quaternions; see user_q()).
+  Vec qn;
+  const Vec& user_q() const {
+    return model_.quaternions().empty() ? q : qn;
+  }
+  /// Recomputes qn after q was written directly (SetState does it).
+  void UpdateUserQ();
 
   // ---- stage 1: position kinematics
   Vec phi;    // nc: Phi(q,t) rows; 0 for nonholonomic rows
@@ -126,12 +134,16 @@ class BasicWorkspace {
   // ---- AD scratch (internal use)
   VecX<T1> q1, v1, p1, out1;
   VecX<T2> q2, v2, p2, out2;
+  // Chart coordinates (nv; src/eval/chart.hpp): the structural tangents
+  // are seeded on them, and q1 .. qm2 are the user's q at them.
+  VecX<T1> xi1;
+  VecX<T2> xi2;
   // Multi-direction sweeps: kSweepWidth structural directions over S
   // (dual.hpp's M1, M2 for S = double; TM1, TM2 for S = D1).
   using W1 = Dual<S, Tangent<kSweepWidth, S>>;
   using W2 = Dual<W1>;
-  VecX<W1> qm1, vm1, pm1, outm1;
-  VecX<W2> qm2, vm2, pm2;
+  VecX<W1> qm1, vm1, pm1, outm1, xim1;
+  VecX<W2> qm2, vm2, pm2, xim2;
   Vec out0;
   Mat mat0;
   // Compiled evaluation: the stage programs this workspace has used (owned

@@ -29,7 +29,10 @@ template <class S>
 using MatX = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
 
 /// The arguments of every user function: coordinates q (nq), velocities v
-/// (nv = nq), time t and parameters p (np), all of scalar type S.
+/// (nv), time t and parameters p (np), all of scalar type S. nv = nq unless
+/// the model declares quaternions (ModelBuilder::Quaternion): a unit
+/// quaternion has 4 coordinates and 3 velocities, its angular velocity in
+/// the rotated frame (docs/conventions.md, "Velocities").
 template <class S>
 struct Point {
   using Scalar = S;
@@ -307,6 +310,14 @@ struct FrictionConeDecl {
 struct ModelData;
 class CompiledModel;  // src/eval/compiled_model.hpp
 
+/// A unit quaternion's place in q and v: coordinates q[q .. q+3] (w, x, y,
+/// z), velocities v[v .. v+2] (angular velocity in the rotated frame).
+struct QuaternionBlock {
+  std::string name;
+  int q = 0;
+  int v = 0;
+};
+
 /// A model's compiled evaluator (sym.hpp), recorded and compiled on first
 /// use. A copy starts empty: a rewritten model has other functions.
 class CompiledCache {
@@ -352,6 +363,13 @@ class Model {
   int FunctionalIndex(const std::string& name) const;
 
   const std::vector<std::string>& coordinate_names() const;
+  /// The names of the velocities (nv): a coordinate's own name for a
+  /// scalar coordinate, "<quaternion>.wx|wy|wz" for a quaternion's angular
+  /// velocity. CSV columns and --v0 use them, prefixed "v_".
+  const std::vector<std::string>& velocity_names() const;
+  /// The quaternion blocks (ModelBuilder::Quaternion), in declaration
+  /// order; empty for a model with nq = nv.
+  const std::vector<internal::QuaternionBlock>& quaternions() const;
   const std::vector<std::string>& parameter_names() const;
   const Eigen::VectorXd& default_parameters() const;
   /// Index of a parameter by name. @throws std::invalid_argument listing the
@@ -410,8 +428,17 @@ class ModelBuilder {
  public:
   explicit ModelBuilder(std::string name);
 
-  /// Declares the generalized coordinates (nq = nv = names.size()).
+  /// Declares generalized coordinates, each with its velocity q' = v
+  /// (appended after those declared before).
   ModelBuilder& Coordinates(std::vector<std::string> names);
+  /// Declares a unit quaternion (w, x, y, z) as the coordinates
+  /// "<name>.w", "<name>.x", "<name>.y", "<name>.z" and its angular velocity
+  /// in the rotated frame as the three velocities "<name>.wx|wy|wz", with
+  /// q' = q (0, w) / 2 (quaternion product; docs/conventions.md,
+  /// "Velocities"). Appended after the coordinates declared before. User
+  /// functions always receive the quaternion normalized; the integrator's
+  /// copy is kept unit by the projection and its norm drift reported.
+  ModelBuilder& Quaternion(const std::string& name);
   /// Declares a named parameter with its default value and the values it
   /// may take (default: any finite value). @throws std::invalid_argument
   /// when the default lies outside `range`.
@@ -684,7 +711,12 @@ namespace internal {
 
 struct ModelData {
   std::string name;
-  std::vector<std::string> coordinates;
+  std::vector<std::string> coordinates;  // nq
+  std::vector<std::string> velocities;   // nv
+  std::vector<QuaternionBlock> quaternions;
+  /// Per coordinate: the index of its velocity for a scalar coordinate,
+  /// -1 inside a quaternion block (nq).
+  std::vector<int> velocity_of;
   std::vector<std::string> parameter_names;
   Eigen::VectorXd parameter_defaults;
   std::vector<ParamRange> parameter_ranges;

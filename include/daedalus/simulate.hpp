@@ -159,6 +159,7 @@ struct Sample {
   Eigen::VectorXd reaction_power;     // nv: v_j (J' lambda)_j [W]
   Eigen::VectorXd phi, vel_residual;  // nc
   double drift_position = 0.0;        // max |Phi| over holonomic rows
+  double drift_quaternion = 0.0;      // max | |q| - 1 | over quaternions
   double drift_velocity = 0.0;        // max |J v + Phi_t| over all rows
   double energy = 0.0;                // E (T + V, or v'p - L)
   double energy_residual = 0.0;       // E - E0 - (sum of work terms)
@@ -274,6 +275,7 @@ struct SimulationSummary {
   double initial_correction_position = 0.0;  ///< |q0 - projected q0|
   double initial_correction_velocity = 0.0;  ///< |v0 - projected v0|
   double drift_position_max = 0.0;
+  double drift_quaternion_max = 0.0;  ///< of the quaternions' norms
   double drift_velocity_max = 0.0;
   double energy_initial = 0.0;
   double energy_final = 0.0;

@@ -161,8 +161,9 @@ int WriteKernels(const ProgramCollector& collector,
 
 Eigen::MatrixXd InitialStateTangent(const Problem& problem,
                                     const Eigen::VectorXd& params) {
-  const int nq = problem.model.nq(), np = problem.model.num_parameters();
-  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(2 * nq, np);
+  const int nq = problem.model.nq(), nv = problem.model.nv(),
+            np = problem.model.num_parameters();
+  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(nq + nv, np);
   for (int i = 0; i < np; ++i) {
     // Central difference of the problem's closed-form initial-state map:
     // step 1e-6 relative gives truncation ~1e-12 and round-off ~1e-10
@@ -173,7 +174,7 @@ Eigen::MatrixXd InitialStateTangent(const Problem& problem,
     pm[i] -= h;
     const InitialState a = problem.initial(pp), b = problem.initial(pm);
     T.col(i).head(nq) = (a.q - b.q) / (2.0 * h);
-    T.col(i).tail(nq) = (a.v - b.v) / (2.0 * h);
+    T.col(i).tail(nv) = (a.v - b.v) / (2.0 * h);
   }
   return T;
 }
@@ -294,13 +295,17 @@ RunConfig ParseCommandLine(const Problem& problem,
                                     value + "'");
       }
       const std::string name = value.substr(0, e);
-      const auto& names = problem.model.coordinate_names();
+      const bool pos = arg == "--q0";
+      const auto& names = pos ? problem.model.coordinate_names()
+                              : problem.model.velocity_names();
       const auto it = std::find(names.begin(), names.end(), name);
       if (it == names.end()) {
         std::string known;
         for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-        throw std::invalid_argument(arg + ": unknown coordinate '" + name +
-                                    "'; the coordinates are " + known);
+        throw std::invalid_argument(
+            arg + ": unknown " + (pos ? "coordinate" : "velocity") + " '" +
+            name + "'; the " + (pos ? "coordinates" : "velocities") +
+            " are " + known);
       }
       const int idx = static_cast<int>(it - names.begin());
       const double x =

@@ -396,6 +396,14 @@ const CompiledModel* GetCompiled(const Model& model, std::string* why_not) {
                       ", not recorded from the energies";
       return;
     }
+    if (!model.quaternions().empty()) {
+      // The programs are recorded with q' = v (eval/chart.hpp's chart is
+      // not part of the graph yet).
+      cache.why_not =
+          "the model has quaternion coordinates (nq != nv), which the "
+          "compiled programs do not handle yet";
+      return;
+    }
     if (model.nq() > kMaxCompiledCoordinates) {
       cache.why_not = "more than " + std::to_string(kMaxCompiledCoordinates) +
                       " coordinates (the dense stage programs grow like nq^2)";

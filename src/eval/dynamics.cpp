@@ -11,6 +11,7 @@
 #include <string>
 #include <type_traits>
 
+#include "eval/chart.hpp"
 #include "eval/compiled_model.hpp"
 #include "eval/dynamics_internal.hpp"
 
@@ -20,6 +21,7 @@ namespace {
 
 using internal::AllFinite;
 using internal::Call;
+using internal::ChartPoint;
 using internal::CheckRows;
 using internal::CheckStationary;
 using internal::ConstraintBySweeps;
@@ -92,10 +94,11 @@ void EvaluatePosition(BasicWorkspace<S>* ws) {
     }
     if (c.kind == ConstraintKind::kNonholonomic) {
       // A = d psi / d v, column by column; a = psi - A v.
-      Lift(ws->q, ws->q1);
+      ws->xi1.setZero();
       const T1 t1 = Up(ws->t, 0.0);
       for (int k = 0; k < nv; ++k) {
         for (int j = 0; j < nv; ++j) ws->v1[j] = Up(ws->v[j], j == k ? 1 : 0);
+        ChartPoint(d, ws->q, ws->xi1, ws->q1, ws->v1);
         Call(c.fn, Point<T1>{ws->q1, ws->v1, t1, ws->p1}, ws->out1);
         CheckRows(*ws, c, ws->out1.size());
         for (int r = 0; r < c.rows; ++r) ws->J(r0 + r, k) = ws->out1[r].d;
@@ -109,15 +112,18 @@ void EvaluatePosition(BasicWorkspace<S>* ws) {
     }
     // Holonomic: J column k from the tangent along e_k; Phi_t from the
     // tangent along t.
-    Lift(ws->v, ws->v1);
     const T1 t1 = Up(ws->t, 0.0);
     for (int k = 0; k < nv; ++k) {
-      for (int j = 0; j < nv; ++j) ws->q1[j] = Up(ws->q[j], j == k ? 1 : 0);
+      for (int j = 0; j < nv; ++j) ws->xi1[j] = Up(S(0.0), j == k ? 1 : 0);
+      Lift(ws->v, ws->v1);
+      ChartPoint(d, ws->q, ws->xi1, ws->q1, ws->v1);
       Call(c.fn, Point<T1>{ws->q1, ws->v1, t1, ws->p1}, ws->out1);
       CheckRows(*ws, c, ws->out1.size());
       for (int r = 0; r < c.rows; ++r) ws->J(r0 + r, k) = ws->out1[r].d;
     }
-    Lift(ws->q, ws->q1);
+    ws->xi1.setZero();
+    Lift(ws->v, ws->v1);
+    ChartPoint(d, ws->q, ws->xi1, ws->q1, ws->v1);
     const T1 tt = Up(ws->t, 1.0);
     Call(c.fn, Point<T1>{ws->q1, ws->v1, tt, ws->p1}, ws->out1);
     CheckRows(*ws, c, ws->out1.size());
@@ -146,7 +152,7 @@ void EvaluateVelocity(BasicWorkspace<S>* ws, const EvalRequest& req) {
   ws->Require(Stage::kPosition, "EvaluateVelocity");
   const Model& model = ws->model();
   const auto& d = model.data();
-  const int nq = model.nq();
+  const int nv = model.nv();
   if (!req.bias) {
     // J v + Phi_t from stage 1 (for nonholonomic rows A v + a = psi).
     ws->vel_residual.noalias() = ws->J * ws->v;
@@ -161,8 +167,9 @@ void EvaluateVelocity(BasicWorkspace<S>* ws, const EvalRequest& req) {
     if (c.kind == ConstraintKind::kNonholonomic) {
       // d/dt psi = A vdot + (psi_q v + psi_t): the bias is the tangent along
       // (qdot = v, vdot = 0, tdot = 1).
-      for (int j = 0; j < nq; ++j) ws->q1[j] = T1(ws->q[j], ws->v[j]);
+      for (int j = 0; j < nv; ++j) ws->xi1[j] = T1(S(0.0), ws->v[j]);
       Lift(ws->v, ws->v1);
+      ChartPoint(d, ws->q, ws->xi1, ws->q1, ws->v1);
       const T1 t1 = Up(ws->t, 1.0);
       Call(c.fn, Point<T1>{ws->q1, ws->v1, t1, ws->p1}, ws->out1);
       for (int r = 0; r < c.rows; ++r) {
@@ -174,8 +181,10 @@ void EvaluateVelocity(BasicWorkspace<S>* ws, const EvalRequest& req) {
     // Holonomic: along the curve s -> (q + s v, t + s), the first
     // derivative of Phi is J v + Phi_t and the second is
     // b = v' Phi_qq v + 2 Phi_qt v + Phi_tt (seed 000).
-    for (int j = 0; j < nq; ++j) ws->q2[j] = Up2(ws->q[j], ws->v[j], ws->v[j]);
+    for (int j = 0; j < nv; ++j)
+      ws->xi2[j] = Up2(S(0.0), ws->v[j], ws->v[j]);
     Lift(ws->v, ws->v2);
+    ChartPoint(d, ws->q, ws->xi2, ws->q2, ws->v2);
     const T2 t2 = Up2(ws->t, S(1.0), S(1.0));
     Call(c.fn, Point<T2>{ws->q2, ws->v2, t2, ws->p2}, ws->out2);
     CheckRows(*ws, c, ws->out2.size());
@@ -205,7 +214,7 @@ void EnergyDerivatives(BasicWorkspace<S>* ws) {
   using T2 = Dual<Dual<S>>;
   const auto& d = ws->model().data();
   const int nv = ws->model().nv();
-  const Point<S> x0{ws->q, ws->v, ws->t, ws->p};
+  const Point<S> x0{ws->user_q(), ws->v, ws->t, ws->p};
   // Energies at the base scalar.
   if (d.energy_is_lagrangian) {
     ws->lagrangian = Call(d.lagrangian, x0);
@@ -223,37 +232,41 @@ void EnergyDerivatives(BasicWorkspace<S>* ws) {
   }
 
   // Gradient L_q: one first-order sweep per coordinate.
-  Lift(ws->v, ws->v1);
   const T1 t1 = Up(ws->t, 0.0);
   auto& Lq = ws->h;  // reuse h as scratch for L_q
   for (int k = 0; k < nv; ++k) {
-    for (int j = 0; j < nv; ++j) ws->q1[j] = Up(ws->q[j], j == k ? 1 : 0);
+    for (int j = 0; j < nv; ++j) ws->xi1[j] = Up(S(0.0), j == k ? 1 : 0);
+    Lift(ws->v, ws->v1);
+    ChartPoint(d, ws->q, ws->xi1, ws->q1, ws->v1);
     Lq[k] = EvalL(d, Point<T1>{ws->q1, ws->v1, t1, ws->p1}).d;
   }
 
   // Momenta p_i = L_v_i and w_i = (L_vq v + L_vt)_i: inner tangent e_i on v,
   // outer tangent (qdot = v, tdot = 1).
-  for (int j = 0; j < nv; ++j) ws->q2[j] = Up2(ws->q[j], S(0.0), ws->v[j]);
+  for (int j = 0; j < nv; ++j) ws->xi2[j] = Up2(S(0.0), S(0.0), ws->v[j]);
   const T2 t2 = Up2(ws->t, S(0.0), S(1.0));
   for (int i = 0; i < nv; ++i) {
     for (int j = 0; j < nv; ++j)
       ws->v2[j] = Up2(ws->v[j], S(j == i ? 1.0 : 0.0), S(0.0));
+    ChartPoint(d, ws->q, ws->xi2, ws->q2, ws->v2);
     const T2 r = EvalVelocityPart(d, Point<T2>{ws->q2, ws->v2, t2, ws->p2});
     ws->momentum[i] = r.v.d;
     ws->inertial[i] = r.d.d - Lq[i];
   }
   // Explicit time derivative of L: one sweep with the tangent on t.
-  Lift(ws->q, ws->q1);
+  ws->xi1.setZero();
   Lift(ws->v, ws->v1);
+  ChartPoint(d, ws->q, ws->xi1, ws->q1, ws->v1);
   ws->L_t = EvalL(d, Point<T1>{ws->q1, ws->v1, Up(ws->t, 1.0), ws->p1}).d;
 
   // Mass matrix M_ij = d2 L / dv_i dv_j (symmetric by construction).
-  Lift(ws->q, ws->q2);
+  ws->xi2.setZero();
   const T2 t2z = Up2(ws->t, S(0.0), S(0.0));
   for (int i = 0; i < nv; ++i) {
     for (int j = i; j < nv; ++j) {
       for (int k = 0; k < nv; ++k)
         ws->v2[k] = Up2(ws->v[k], S(k == i ? 1.0 : 0.0), S(k == j ? 1.0 : 0.0));
+      ChartPoint(d, ws->q, ws->xi2, ws->q2, ws->v2);
       const S mij =
           EvalVelocityPart(d, Point<T2>{ws->q2, ws->v2, t2z, ws->p2}).d.d;
       ws->M(i, j) = mij;
@@ -268,7 +281,7 @@ void EnergyDerivatives(BasicWorkspace<S>* ws) {
 template <class S>
 void InertialByFunction(BasicWorkspace<S>* ws) {
   const auto& d = ws->model().data();
-  const Point<S> x0{ws->q, ws->v, ws->t, ws->p};
+  const Point<S> x0{ws->user_q(), ws->v, ws->t, ws->p};
   if constexpr (std::is_same_v<S, double>) {
     d.inertial_dynamics.f0(x0, ws->M, ws->inertial);
   } else {
@@ -290,7 +303,7 @@ void EvaluateDynamics(BasicWorkspace<S>* ws, const EvalRequest& req) {
   const Model& model = ws->model();
   const auto& d = model.data();
   const int nv = model.nv();
-  const Point<S> x0{ws->q, ws->v, ws->t, ws->p};
+  const Point<S> x0{ws->user_q(), ws->v, ws->t, ws->p};
 
   using Dyn = EvalRequest::Dynamics;
   if (req.dynamics == Dyn::kResidual && req.vdot == nullptr)
@@ -393,15 +406,19 @@ void EvaluateDynamics(BasicWorkspace<S>* ws, const EvalRequest& req) {
 
 template <class S>
 S EnergyDerivativeAlongQ(BasicWorkspace<S>* ws, const VecX<S>& dq) {
+  // dq is a direction of the chart coordinates (nv; eval/chart.hpp).
   // E = v'L_v - L, so E_q dq = v' L_vq dq - L_q dq. One second-order sweep:
   // inner tangent along v in velocity space (v'L_v is the derivative of L
   // along v), outer tangent along dq in configuration space; the mixed part
   // is v' L_vq dq and the outer part L_q dq.
   using T2 = Dual<Dual<S>>;
   const auto& d = ws->model().data();
-  const int nq = ws->model().nq(), nv = ws->model().nv();
-  for (int j = 0; j < nq; ++j) ws->q2[j] = Up2(ws->q[j], S(0.0), dq[j]);
+  const int nv = ws->model().nv();
+  for (int j = 0; j < nv; ++j) ws->xi2[j] = Up2(S(0.0), S(0.0), dq[j]);
   for (int j = 0; j < nv; ++j) ws->v2[j] = Up2(ws->v[j], ws->v[j], S(0.0));
+  // v is held (the velocities are not moved by a position correction):
+  // the chart's positions only.
+  internal::ChartPositions(d, ws->q, ws->xi2, ws->q2);
   const T2 t2 = Up2(ws->t, S(0.0), S(0.0));
   const T2 r = EvalL(d, Point<T2>{ws->q2, ws->v2, t2, ws->p2});
   return r.d.d - r.d.v;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "daedalus/dynamics.hpp"
+#include "eval/chart.hpp"
 #include "eval/dynamics_internal.hpp"
 
 namespace daedalus {
@@ -40,6 +41,19 @@ template <class S>
 void LiftM(const VecX<S>& x, VecX<Sweep1<S>>& y) {
   for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = Sweep1<S>(x[i]);
 }
+// Chart coordinates xi = 0 with unit tangents on the chunk's lanes
+// (eval/chart.hpp), and the user's q at them; v (holding the chart
+// velocity) is mapped in place.
+template <class S>
+void SeedChartChunk(BasicWorkspace<S>* ws, int c0) {
+  const int nv = ws->model().nv();
+  for (int i = 0; i < nv; ++i) {
+    ws->xim1[i] = Sweep1<S>(S(0.0));
+    const int k = i - c0;
+    if (k >= 0 && k < kW) ws->xim1[i].d.c[k] = S(1.0);
+  }
+  ChartPoint(ws->model().data(), ws->q, ws->xim1, ws->qm1, ws->vm1);
+}
 // Time with a unit tangent when its direction number `dir` is in the chunk.
 template <class S>
 Sweep1<S> SeedTime(const S& t, int dir, int c0) {
@@ -59,12 +73,12 @@ void EnergyDerivativesBySweeps(BasicWorkspace<S>* ws, const EvalRequest& req) {
   using M1 = Sweep1<S>;
   using M2 = Sweep2<S>;
   const auto& d = ws->model().data();
-  const int nq = ws->model().nq(), nv = ws->model().nv();
+  const int nv = ws->model().nv();
   auto& Lq = ws->h;  // scratch for L_q
-  LiftM(ws->v, ws->vm1);
-  for (int c0 = 0; c0 <= nq; c0 += kW) {
-    SeedChunk(ws->q, c0, ws->qm1);
-    const M1 tm = SeedTime(ws->t, nq, c0);
+  for (int c0 = 0; c0 <= nv; c0 += kW) {
+    LiftM(ws->v, ws->vm1);
+    SeedChartChunk(ws, c0);
+    const M1 tm = SeedTime(ws->t, nv, c0);
     const Point<M1> x{ws->qm1, ws->vm1, tm, ws->pm1};
     M1 l;
     if (d.energy_is_lagrangian) {
@@ -81,8 +95,8 @@ void EnergyDerivativesBySweeps(BasicWorkspace<S>* ws, const EvalRequest& req) {
     if (c0 == 0) ws->lagrangian = l.v;
     for (int k = 0; k < kW; ++k) {
       const int dir = c0 + k;
-      if (dir < nq) Lq[dir] = l.d.c[k];
-      if (dir == nq) ws->L_t = l.d.c[k];
+      if (dir < nv) Lq[dir] = l.d.c[k];
+      if (dir == nv) ws->L_t = l.d.c[k];
     }
   }
   if (d.energy_is_lagrangian) {
@@ -102,7 +116,7 @@ void EnergyDerivativesBySweeps(BasicWorkspace<S>* ws, const EvalRequest& req) {
   // For kResidual the outer tangent also moves v along vdot, which adds
   // L_vv vdot = M vdot: the residual's M vdot + h without forming M.
   const bool residual = req.dynamics == Dyn::kResidual;
-  for (int j = 0; j < nq; ++j) ws->qm2[j] = M2(M1(ws->q[j]), M1(ws->v[j]));
+  for (int j = 0; j < nv; ++j) ws->xim2[j] = M2(M1(S(0.0)), M1(ws->v[j]));
   const M2 t_out(M1(ws->t), M1(S(1.0)));
   for (int i0 = 0; i0 < nv; i0 += kW) {
     for (int j = 0; j < nv; ++j) {
@@ -110,6 +124,7 @@ void EnergyDerivativesBySweeps(BasicWorkspace<S>* ws, const EvalRequest& req) {
       if (j >= i0 && j < i0 + kW) inner.d.c[j - i0] = S(1.0);
       ws->vm2[j] = M2(inner, M1(S(residual ? req.vdot[j] : 0.0)));
     }
+    ChartPoint(d, ws->q, ws->xim2, ws->qm2, ws->vm2);
     const M2 r = Call(vel, Point<M2>{ws->qm2, ws->vm2, t_out, ws->pm2});
     for (int k = 0; k < kW && i0 + k < nv; ++k) {
       ws->momentum[i0 + k] = r.v.d.c[k];
@@ -119,7 +134,8 @@ void EnergyDerivativesBySweeps(BasicWorkspace<S>* ws, const EvalRequest& req) {
   if (residual) return;
   // Mass matrix: column j from the outer tangent e_j on v, rows i >= j from
   // the inner lanes; the upper triangle by symmetry.
-  for (int j = 0; j < nq; ++j) ws->qm2[j] = M2(M1(ws->q[j]));
+  for (int j = 0; j < nv; ++j) ws->xim2[j] = M2(M1(S(0.0)));
+  ChartPositions(d, ws->q, ws->xim2, ws->qm2);
   const M2 t_zero(M1(ws->t));
   for (int j = 0; j < nv; ++j) {
     for (int i0 = (j / kW) * kW; i0 < nv; i0 += kW) {
@@ -151,15 +167,15 @@ void ConstraintBySweeps(BasicWorkspace<S>* ws,
   const bool nonholonomic = c.kind == ConstraintKind::kNonholonomic;
   const int ndir = nonholonomic ? nv : nv + 1;
   if (nonholonomic) {
-    LiftM(ws->q, ws->qm1);
-  } else {
-    LiftM(ws->v, ws->vm1);
+    for (int j = 0; j < nv; ++j) ws->xim1[j] = M1(S(0.0));
+    ChartPositions(ws->model().data(), ws->q, ws->xim1, ws->qm1);
   }
   for (int c0 = 0; c0 < ndir; c0 += kW) {
     if (nonholonomic) {
       SeedChunk(ws->v, c0, ws->vm1);
     } else {
-      SeedChunk(ws->q, c0, ws->qm1);
+      LiftM(ws->v, ws->vm1);
+      SeedChartChunk(ws, c0);
     }
     const M1 tm = nonholonomic ? M1(ws->t) : SeedTime(ws->t, nv, c0);
     Call(c.fn, Point<M1>{ws->qm1, ws->vm1, tm, ws->pm1}, ws->outm1);
@@ -240,6 +256,10 @@ BasicWorkspace<S>::BasicWorkspace(const Model& model) : model_(model) {
   q2.resize(nq);
   v2.resize(nv);
   p2.resize(np);
+  xi1.resize(nv);
+  xi2.resize(nv);
+  xim1.resize(nv);
+  xim2.resize(nv);
   SetParameters(p);
 }
 
@@ -257,7 +277,17 @@ void BasicWorkspace<S>::SetState(const S& time,
   t = time;
   q = q_in;
   v = v_in;
+  UpdateUserQ();
   stage_ = Stage::kNone;
+}
+
+template <class S>
+void BasicWorkspace<S>::UpdateUserQ() {
+  const auto& d = model_.data();
+  if (d.quaternions.empty()) return;
+  qn = q;
+  const Vec zero = Vec::Zero(model_.nv());
+  internal::ChartPositions(d, q, zero, qn);
 }
 
 template <class S>
@@ -306,6 +336,7 @@ void SeedTangent(const Workspace& ws,
   tws->t = D1(ws.t, 0.0);
   for (Eigen::Index i = 0; i < nq; ++i) tws->q[i] = D1(ws.q[i], dq[i]);
   for (Eigen::Index i = 0; i < nv; ++i) tws->v[i] = D1(ws.v[i], dv[i]);
+  tws->UpdateUserQ();
   for (Eigen::Index i = 0; i < np; ++i)
     tws->p[i] = D1(ws.p[i], dp.size() ? dp[i] : 0.0);
   Lift(tws->p, tws->p1);

@@ -53,7 +53,10 @@ void DaeForm::ConsistentStart(double t0,
   y0.segment(L_.iq(), L_.nq) = q;
   y0.segment(L_.iv(), L_.nv) = v;
   y0.segment(L_.il(), L_.nc) = r0->lambda;
-  yp0.segment(L_.iq(), L_.nq) = v;
+  if (L_.chart != nullptr)
+    CoordinateRates<double>(*L_.chart, q, v, yp0.segment(L_.iq(), L_.nq));
+  else
+    yp0.segment(L_.iq(), L_.nq) = v;
   yp0.segment(L_.iv(), L_.nv) = r0->vdot;
   SetAlgebraicWeights();
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "eval/compiled_model.hpp"
+#include "eval/chart.hpp"
 #include "formulation/mechanics.hpp"
 #include "formulation/tangent_kkt.hpp"
 
@@ -58,7 +59,7 @@ class DenseMechanics final : public Mechanics {
   double energy() const override { return ws_.energy; }
   Eigen::VectorXd AppliedForce() const override { return ws_.Bu - ws_.h; }
   Point<double> point() const override {
-    return Point<double>{ws_.q, ws_.v, ws_.t, ws_.p};
+    return Point<double>{ws_.user_q(), ws_.v, ws_.t, ws_.p};
   }
   std::string DescribeState() const override {
     return daedalus::DescribeState(ws_);
@@ -135,7 +136,23 @@ class DenseMechanics final : public Mechanics {
                             Eigen::Ref<Eigen::VectorXd> ev) override {
     Eigen::LLT<Eigen::MatrixXd> llt_m(ws_.M);
     const std::vector<int>& hrows = rows().holonomic_rows;
-    if (!hrows.empty()) {
+    const auto& d = model().data();
+    if (!d.quaternions.empty()) {
+      // In chart coordinates (eval/chart.hpp), where J lives; back in q the
+      // error has no component along a quaternion (its norm, which the
+      // projection resets).
+      Eigen::VectorXd exi(nv());
+      ChartDirection(d, ws_.q, eq, exi);
+      if (!hrows.empty()) {
+        Eigen::MatrixXd G(static_cast<Eigen::Index>(hrows.size()), nv());
+        for (size_t i = 0; i < hrows.size(); ++i)
+          G.row(i) = ws_.J.row(hrows[i]);
+        const Eigen::MatrixXd Y = llt_m.solve(G.transpose());
+        exi -= Y * (G * Y).llt().solve(G * exi);
+      }
+      const Eigen::VectorXd q = ws_.q;
+      CoordinateRates<double>(d, q, exi, eq);
+    } else if (!hrows.empty()) {
       Eigen::MatrixXd G(static_cast<Eigen::Index>(hrows.size()), nv());
       for (size_t i = 0; i < hrows.size(); ++i) G.row(i) = ws_.J.row(hrows[i]);
       const Eigen::MatrixXd Y = llt_m.solve(G.transpose());

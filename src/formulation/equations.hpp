@@ -25,6 +25,7 @@
 #include "daedalus/dynamics.hpp"
 #include "daedalus/simulate.hpp"
 #include "daedalus/sparse_dynamics.hpp"
+#include "eval/chart.hpp"
 
 namespace daedalus::internal {
 
@@ -63,6 +64,18 @@ template <class W>
 inline constexpr bool kIsSparse =
     std::is_same_v<std::decay_t<W>, SparseWorkspace>;
 
+/// The q the model's functions receive (quaternions normalized; the dense
+/// workspaces' user_q(), eval/chart.hpp); q itself elsewhere.
+template <class W>
+const auto& UserQ(const W& ws) {
+  if constexpr (std::is_same_v<std::decay_t<W>, Workspace> ||
+                std::is_same_v<std::decay_t<W>, TangentWorkspace>) {
+    return ws.user_q();
+  } else {
+    return ws.q;
+  }
+}
+
 /// J v row by row at the workspace state (nc). Dense: one row dot product
 /// per row; sparse: one product.
 template <class W>
@@ -100,7 +113,7 @@ void QuadratureIntegrandsAtRates(const QuadLayout& L,
   out[L.time()] = -ws.L_t;
   out[L.stabilization()] = stabilization_power;
   const auto& quads = ws.model().data().quadratures;
-  const Point<S> x{ws.q, ws.v, ws.t, ws.p};
+  const Point<S> x{UserQ(ws), ws.v, ws.t, ws.p};
   for (int k = 0; k < L.nuq; ++k) {
     const S g = Invoke(quads[k].second, x);
     if constexpr (!std::is_same_v<S, Sym>) {
@@ -157,6 +170,9 @@ VecX<typename W::Scalar> StabilizedBias(const W& ws,
 struct DaeLayout {
   Formulation form = Formulation::kGgl;
   int nq = 0, nv = 0, nc = 0, nh = 0;
+  /// The model's description, for q' = N(q) v when it has quaternions
+  /// (null otherwise: q' = v).
+  const ModelData* chart = nullptr;
   double alpha = 0.0, beta = 0.0;  // Baumgarte gains (index-1 Baumgarte)
   std::vector<int> hrows;          // holonomic rows (the G of GGL)
   std::vector<bool> holonomic;     // nc
@@ -169,6 +185,7 @@ struct DaeLayout {
         nv(m.nv()),
         nc(m.nc()),
         nh(rows.nh()),
+        chart(m.quaternions().empty() ? nullptr : &m.data()),
         alpha(o.baumgarte_alpha),
         beta(o.baumgarte_beta),
         hrows(rows.holonomic_rows),
@@ -223,13 +240,22 @@ void AssembleDae(
   const auto vp = yp.segment(L.iv(), L.nv);
   // Written in place, without temporaries (this runs once per residual).
   auto Fq = F.segment(L.iq(), L.nq);
-  Fq = qp - w.v;
-  if (L.form == Formulation::kGgl) {
-    if constexpr (kIsSparse<W>) {
-      Fq += GtMu(L, w, y);
-    } else {
-      for (int k = 0; k < L.nh; ++k)
-        Fq += w.J.row(L.hrows[k]).transpose() * y[L.im() + k];
+  if (L.chart != nullptr) {
+    // q' = N(q) (v - G' mu) (eval/chart.hpp): G' mu is a chart direction.
+    VecX<S> rate = w.v;
+    if (L.form == Formulation::kGgl) rate -= GtMu(L, w, y);
+    VecX<S> qd(L.nq);
+    CoordinateRates<S>(*L.chart, w.q, rate, qd);
+    Fq = qp - qd;
+  } else {
+    Fq = qp - w.v;
+    if (L.form == Formulation::kGgl) {
+      if constexpr (kIsSparse<W>) {
+        Fq += GtMu(L, w, y);
+      } else {
+        for (int k = 0; k < L.nh; ++k)
+          Fq += w.J.row(L.hrows[k]).transpose() * y[L.im() + k];
+      }
     }
   }
   auto Fv = F.segment(L.iv(), L.nv);

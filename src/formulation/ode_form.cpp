@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "eval/chart.hpp"
 #include "formulation/roots.hpp"
 
 namespace daedalus::internal {
@@ -52,7 +53,12 @@ const Eigen::VectorXd& OdeForm::Reported() {
 void OdeForm::Rhs(double t, const double* y, double* ydot) {
   Accelerations(t, y);
   Eigen::Map<Eigen::VectorXd> yd(ydot, nq_ + nv_);
-  yd.head(nq_) = mech_->v();
+  if (nq_ == nv_ && mech_->model().quaternions().empty()) {
+    yd.head(nq_) = mech_->v();
+  } else {
+    CoordinateRates<double>(mech_->model().data(), mech_->q(), mech_->v(),
+                            yd.head(nq_));
+  }
   yd.tail(nv_) = r_.vdot;
 }
 
@@ -220,9 +226,12 @@ void OdeForm::StateJacobian(double t, const double* y, Eigen::MatrixXd* fy) {
   const int n = nq_ + nv_;
   fy->setZero(n, n);
   Eigen::VectorXd s = Eigen::VectorXd::Zero(n), none, da;
+  // q' = N(q) v (eval/chart.hpp; the identity block for nq = nv).
+  CoordinateRatesJacobian(mech_->model().data(), mech_->q(), mech_->v(),
+                          fy->topLeftCorner(nq_, nq_),
+                          fy->topRightCorner(nq_, nv_));
   for (int j = 0; j < n; ++j) {
     s[j] = 1.0;
-    if (j >= nq_) (*fy)(j - nq_, j) = 1.0;  // q' = v
     Tangent(s.data(), none, &da, nullptr, nullptr);
     fy->col(j).tail(nv_) = da;
     s[j] = 0.0;

@@ -62,6 +62,12 @@ class OdeForm {
   void Roots(double t, const double* y, const RootSet& roots, double* g);
 
   // ---- projection (kind() == kProjection)
+  /// Whether the integrator must project: the projection formulation on a
+  /// model with constraints or quaternions (whose norm it resets).
+  bool projects() const {
+    return kind_ == Formulation::kProjection &&
+           (nc_ > 0 || !mech_->model().quaternions().empty());
+  }
   /// The projection step: corrections (dq, dv) that move y onto the
   /// position and velocity manifolds, and the local error estimate `err`
   /// (may be null) with its normal components removed. Records the energy

@@ -39,6 +39,7 @@ ModelTraits TraitsOf(const Model& model) {
   t.events = !model.data().events.empty();
   t.feasibility = !model.data().friction_cones.empty();
   for (const auto& c : model.constraints()) t.feasibility |= c.unilateral;
+  t.quaternions = !model.quaternions().empty();
   return t;
 }
 
@@ -118,13 +119,41 @@ Formulation EscalationTarget(const SimulationOptions& o, std::string* why) {
   return none("the fixed-step schemes have no formulation to escalate to");
 }
 
+namespace {
+
+// What a model with quaternions (nq != nv, eval/chart.hpp) does not run on
+// yet: every formulation on CVODES and IDAS with the dense evaluator does.
+std::string QuaternionRefusal(const SimulationOptions& o, KktPath path) {
+  const std::string head =
+      "the model has quaternion coordinates (nq != nv: velocities that are "
+      "not coordinate derivatives), which ";
+  if (path == KktPath::kSparse)
+    return head + "the sparse evaluator does not support yet; use --kkt "
+                  "auto or dense";
+  if (IsFixedStep(o.integrator))
+    return head + "--integrator " + Flag(o.integrator) +
+           " does not support yet (its update is written for q' = v); use "
+           "--integrator cvodes-bdf, cvodes-adams or idas";
+  if (o.sensitivity.method != SensMethod::kNone)
+    return head + "the sensitivities do not support yet (their state "
+                  "tangents would have to be mapped through q' = N(q) v); "
+                  "run without --sens";
+  return "";
+}
+
+}  // namespace
+
 std::string Refusal(const SimulationOptions& o,
-                    KktPath /*path*/,
+                    KktPath path,
                     const ModelTraits& traits) {
   // Both KKT paths run every formulation, integrator and feature: the
   // formulations are stated on the Mechanics interface (mechanics.hpp).
   std::string why = PairRefusal(o.formulation, o.integrator, traits);
   if (!why.empty()) return why;
+  if (traits.quaternions) {
+    why = QuaternionRefusal(o, path);
+    if (!why.empty()) return why;
+  }
   const SensMethod sens = o.sensitivity.method;
   const bool fixed = IsFixedStep(o.integrator);
   if (sens != SensMethod::kNone && fixed)
@@ -215,6 +244,8 @@ KktPath ResolveKktPath(const Model& model, const SimulationOptions& o) {
   // A model whose M and h come from recursive algorithms has them on the
   // dense evaluator only (the sparse one differentiates the energies).
   if (model.data().inertial_dynamics) return KktPath::kDense;
+  // Quaternions: the dense evaluator only (eval/chart.hpp).
+  if (!model.quaternions().empty()) return KktPath::kDense;
   const SparseWorkspace ws(model);
   return IsSparseMethod(ResolveKktMethod(KktMethod::kAuto, ws.M, ws.J))
              ? KktPath::kSparse

@@ -37,6 +37,7 @@ struct ModelTraits {
   bool nonholonomic = false;  ///< a nonholonomic constraint
   bool events = false;
   bool feasibility = false;  ///< unilateral rows or friction cones
+  bool quaternions = false;  ///< nq != nv (ModelBuilder::Quaternion)
 };
 ModelTraits TraitsOf(const Model& model);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "eval/chart.hpp"
 #include "eval/compiled_model.hpp"
 
 namespace daedalus::internal {
@@ -67,6 +68,17 @@ bool MakeConsistent(Mechanics* mech,
                     Eigen::VectorXd* q,
                     Eigen::VectorXd* v,
                     SimulationSummary* sum) {
+  const double qdrift = QuaternionNormDrift(mech->model().data(), *q);
+  if (qdrift > 1e-12) {
+    std::ostringstream os;
+    os.precision(3);
+    os << "the initial quaternion";
+    for (const QuaternionBlock& b : mech->model().quaternions())
+      os << " '" << b.name << "' (|q| = " << q->segment<4>(b.q).norm() << ")";
+    os << " normalized to unit length (the correction is part of the "
+          "initial position correction)";
+    sum->warnings.push_back(os.str());
+  }
   try {
     const ProjectionResult pp = mech->ProjectPositions(
         options.t0, q, *v, options.initial_projection_tol,

@@ -394,13 +394,13 @@ void IntegrateCvodes(Mechanics* mech,
     DAEDALUS_SUNDIALS_CHECK(CVodeSetProjErrEst(mem, SUNTRUE));
     DAEDALUS_SUNDIALS_CHECK(CVodeSetProjFrequency(mem, 1));
   };
-  if (form.kind() == Formulation::kProjection && form.nc() > 0) projection_on();
+  if (form.projects()) projection_on();
 
   // ---- sampling
   Eigen::VectorXd w(form.layout().size());
   auto ysample = MakeVector(n, ctx.get());
   auto sample = [&](double t, N_Vector yy, bool first) {
-    if (!first && form.kind() == Formulation::kProjection && form.nc() > 0) {
+    if (!first && form.projects()) {
       // Report the interpolated state on the manifold (ProjectSample).
       N_VScale(1.0, yy, ysample.get());
       form.ProjectSample(t, N_VGetArrayPointer(ysample.get()));
@@ -432,7 +432,7 @@ void IntegrateCvodes(Mechanics* mech,
       CVodeGetNumJacEvals(mem, &sum.stats.jacobian_evals);
     CVodeGetNumErrTestFails(mem, &sum.stats.error_test_failures);
     CVodeGetNumNonlinSolvConvFails(mem, &sum.stats.nonlinear_conv_failures);
-    if (form.kind() == Formulation::kProjection && form.nc() > 0)
+    if (form.projects())
       CVodeGetNumProjEvals(mem, &sum.stats.projections);
   };
 

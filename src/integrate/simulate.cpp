@@ -3,6 +3,7 @@
 // (docs/architecture.md).
 #include "daedalus/simulate.hpp"
 
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -50,6 +51,19 @@ SimulationSummary Simulate(const Model& model,
         " coordinates and " + std::to_string(x0.v.size()) +
         " velocities; model '" + model.name() + "' has " +
         std::to_string(model.nq()) + " and " + std::to_string(model.nv()));
+  }
+  for (const internal::QuaternionBlock& b : model.quaternions()) {
+    // A unit quaternion is normalized by the start's projection (and the
+    // correction reported); a zero one has no direction to normalize to.
+    const double n = x0.q.segment<4>(b.q).norm();
+    if (!(n > 1e-12) || !std::isfinite(n)) {
+      throw std::invalid_argument(
+          "model '" + model.name() + "': the initial quaternion '" + b.name +
+          "' (coordinates " + std::to_string(b.q) + " to " +
+          std::to_string(b.q + 3) + ") has norm " + std::to_string(n) +
+          ", which is not a rotation; give a unit quaternion (w, x, y, z), "
+          "e.g. (1, 0, 0, 0) for the identity");
+    }
   }
   if (params.size() != model.num_parameters()) {
     throw std::invalid_argument(

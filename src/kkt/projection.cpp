@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "daedalus/kkt.hpp"
+#include "eval/chart.hpp"
 #include "kkt/singularity.hpp"
 
 namespace daedalus {
@@ -75,7 +76,11 @@ ProjectionResult ProjectPositions(Workspace* ws,
   ProjectionResult res;
   const std::vector<int> rows = HolonomicRows(ws->model());
   const Eigen::VectorXd q_start = *q;
+  // Unit quaternions first (their norm is not a constraint row: the
+  // corrections below move along the chart, which keeps it).
+  internal::NormalizeQuaternions(ws->model().data(), *q);
   if (rows.empty()) {
+    res.correction = (*q - q_start).norm();
     res.converged = true;
     return res;
   }
@@ -97,7 +102,9 @@ ProjectionResult ProjectPositions(Workspace* ws,
     }
     if (it == max_iter) break;
     EvaluateMass(ws);
-    *q -= MetricCorrection(*ws, G, r, rows);
+    // G is Phi_q N (nv columns): the correction is a chart direction.
+    internal::Retract(ws->model().data(), -MetricCorrection(*ws, G, r, rows),
+                      *q);
     if (!q->allFinite()) break;
   }
   res.correction = (*q - q_start).norm();

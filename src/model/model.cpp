@@ -26,7 +26,7 @@ const char* ToString(ConstraintKind kind) {
 
 const std::string& Model::name() const { return data_->name; }
 int Model::nq() const { return static_cast<int>(data_->coordinates.size()); }
-int Model::nv() const { return nq(); }
+int Model::nv() const { return static_cast<int>(data_->velocities.size()); }
 int Model::nc() const { return data_->nc; }
 int Model::num_constraints() const {
   return static_cast<int>(data_->constraints.size());
@@ -58,6 +58,12 @@ const std::string& Model::quadrature_name(int i) const {
 }
 const std::vector<std::string>& Model::coordinate_names() const {
   return data_->coordinates;
+}
+const std::vector<std::string>& Model::velocity_names() const {
+  return data_->velocities;
+}
+const std::vector<internal::QuaternionBlock>& Model::quaternions() const {
+  return data_->quaternions;
 }
 const std::vector<std::string>& Model::parameter_names() const {
   return data_->parameter_names;
@@ -155,7 +161,26 @@ ModelBuilder::ModelBuilder(std::string name)
 }
 
 ModelBuilder& ModelBuilder::Coordinates(std::vector<std::string> names) {
-  data_->coordinates = std::move(names);
+  for (auto& n : names) {
+    data_->velocity_of.push_back(static_cast<int>(data_->velocities.size()));
+    data_->velocities.push_back(n);
+    data_->coordinates.push_back(std::move(n));
+  }
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::Quaternion(const std::string& name) {
+  internal::QuaternionBlock b;
+  b.name = name;
+  b.q = static_cast<int>(data_->coordinates.size());
+  b.v = static_cast<int>(data_->velocities.size());
+  for (const char* c : {".w", ".x", ".y", ".z"}) {
+    data_->coordinates.push_back(name + c);
+    data_->velocity_of.push_back(-1);
+  }
+  for (const char* c : {".wx", ".wy", ".wz"})
+    data_->velocities.push_back(name + c);
+  data_->quaternions.push_back(std::move(b));
   return *this;
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "eval/chart.hpp"
+
 namespace daedalus::internal {
 
 // -------------------------------------------------------------- recorder
@@ -50,6 +52,7 @@ void Recorder::Record(Mechanics& mech,
       s.drift_position = std::max(s.drift_position, std::abs(s.phi[i]));
     s.drift_velocity = std::max(s.drift_velocity, std::abs(s.vel_residual[i]));
   }
+  s.drift_quaternion = QuaternionNormDrift(mech.model().data(), s.q);
   s.energy = mech.energy();
   if (first) e0_ = s.energy;
   // Instantaneous power terms: the quadrature integrands at this state.
@@ -83,6 +86,8 @@ void Recorder::Record(Mechanics& mech,
   sum.power_gap_max =
       sum.power_gap_max.cwiseMax((s.power - s.ideal_power).cwiseAbs());
   sum.drift_position_max = std::max(sum.drift_position_max, s.drift_position);
+  sum.drift_quaternion_max =
+      std::max(sum.drift_quaternion_max, s.drift_quaternion);
   sum.drift_velocity_max = std::max(sum.drift_velocity_max, s.drift_velocity);
   sum.energy_residual_max =
       std::max(sum.energy_residual_max, std::abs(s.energy_residual));

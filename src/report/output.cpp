@@ -35,12 +35,13 @@ std::vector<std::string> CsvColumns(const Model& model,
                                     const std::vector<std::string>& sens) {
   std::vector<std::string> c{"t"};
   for (const auto& n : model.coordinate_names()) c.push_back(n);
-  for (const auto& n : model.coordinate_names()) c.push_back("v_" + n);
+  for (const auto& n : model.velocity_names()) c.push_back("v_" + n);
   for (int r = 0; r < model.nc(); ++r)
     c.push_back("lambda_" + model.RowName(r));
   for (int r = 0; r < model.nc(); ++r) c.push_back("power_" + model.RowName(r));
-  c.insert(c.end(),
-           {"drift_position", "drift_velocity", "energy", "energy_residual"});
+  c.insert(c.end(), {"drift_position", "drift_velocity"});
+  if (!model.quaternions().empty()) c.push_back("drift_quaternion");
+  c.insert(c.end(), {"energy", "energy_residual"});
   for (const auto& in : model.inputs()) c.push_back("work_input_" + in.name);
   c.push_back("damping_loss");
   c.push_back("work_other");
@@ -52,7 +53,7 @@ std::vector<std::string> CsvColumns(const Model& model,
     c.push_back("power_ideal_" + model.RowName(r));
   for (int r = 0; r < model.nc(); ++r)
     c.push_back("power_gap_" + model.RowName(r));
-  for (const auto& n : model.coordinate_names())
+  for (const auto& n : model.velocity_names())
     c.push_back("reaction_power_" + n);
   for (const auto& in : model.inputs()) c.push_back("power_input_" + in.name);
   c.insert(c.end(), {"power_damping", "power_other", "power_explicit_time",
@@ -62,7 +63,7 @@ std::vector<std::string> CsvColumns(const Model& model,
     c.push_back(model.quadrature_name(k));
   // Forward sensitivities of the state and the multipliers, parameter by
   // parameter: d<col>/d<param>.
-  const size_t n_state = 1 + 2 * model.nq() + model.nc();
+  const size_t n_state = 1 + model.nq() + model.nv() + model.nc();
   for (const auto& p : sens)
     for (size_t i = 1; i < n_state; ++i) c.push_back("d" + c[i] + "/d" + p);
   return c;
@@ -116,15 +117,16 @@ void CsvWriter::OnSample(const Sample& s) {
     row.push_back(',');
     num(x);
   };
-  const Eigen::Index nq = model_.nq(), nc = model_.nc();
+  const Eigen::Index nq = model_.nq(), nv = model_.nv(), nc = model_.nc();
   const Eigen::Index nu = model_.num_inputs();
   num(s.t);
   put_n(s.q, nq);
-  put_n(s.v, nq);
+  put_n(s.v, nv);
   put_n(s.lambda, nc);
   put_n(s.power, nc);
   one(s.drift_position);
   one(s.drift_velocity);
+  if (!model_.quaternions().empty()) one(s.drift_quaternion);
   one(s.energy);
   one(s.energy_residual);
   put_n(s.input_work, nu);
@@ -138,7 +140,7 @@ void CsvWriter::OnSample(const Sample& s) {
             ? Eigen::VectorXd(s.power - s.ideal_power)
             : Eigen::VectorXd(),
         nc);
-  put_n(s.reaction_power, nq);
+  put_n(s.reaction_power, nv);
   put_n(s.input_power, nu);
   one(s.damping_power);
   one(s.other_power);
@@ -157,7 +159,7 @@ void CsvWriter::OnSample(const Sample& s) {
     } else {
       // A sample without sensitivities (cannot happen in a forward run);
       // keep the row rectangular.
-      for (int i = 0; i < 2 * model_.nq() + model_.nc(); ++i)
+      for (int i = 0; i < model_.nq() + model_.nv() + model_.nc(); ++i)
         row.append(",nan");
     }
   }
@@ -242,6 +244,7 @@ std::string SummaryJson(const Model& model,
   j["integrator"] = ToString(sum.integrator);
   j["tolerances"] = {{"rtol", sum.rtol}, {"atol", sum.atol}};
   j["coordinates"] = model.coordinate_names();
+  j["velocities"] = model.velocity_names();
   std::vector<std::string> cons;
   for (const auto& c : model.constraints()) cons.push_back(c.name);
   j["constraints"] = cons;
@@ -287,6 +290,8 @@ std::string SummaryJson(const Model& model,
                 {"velocity_max", Num(sum.drift_velocity_max)},
                 {"tolerance", sum.drift_tol},
                 {"escalations", esc}};
+  if (!model.quaternions().empty())
+    j["drift"]["quaternion_max"] = Num(sum.drift_quaternion_max);
   j["evaluator"] = sum.evaluator;
   j["energy"] = {{"kind", sum.energy_kind},
                  {"initial", Num(sum.energy_initial)},
