@@ -35,6 +35,7 @@
 #include "formulation/support.hpp"
 #include "four_bar.hpp"
 #include "four_bar_mb.hpp"
+#include "free_body.hpp"
 #include "golf_swing.hpp"
 #include "monitor/sample_collector.hpp"
 #include "moving_support.hpp"
@@ -93,6 +94,7 @@ const std::vector<Entry>& Catalogue() {
     plain("golf_swing", GolfSwingProblem);
     plain("four_bar_mb", FourBarMbProblem);
     plain("slider_crank_mb", SliderCrankMbProblem);
+    plain("free_body", FreeBodyProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).
     sized("chain", {"bodies", 10, 1, 10000, "number of links"}, ChainProblem);
     sized("chain_reduced", {"bodies", 10, 1, 200, "number of links"},

@@ -77,9 +77,7 @@ class BasicWorkspace {
   /// The q the model's functions receive: q with each quaternion
   /// normalized (a copy only for a model with quaternions; see user_q()).
   Vec qn;
-  const Vec& user_q() const {
-    return model_.quaternions().empty() ? q : qn;
-  }
+  const Vec& user_q() const { return model_.quaternions().empty() ? q : qn; }
   /// Recomputes qn after q was written directly (SetState does it).
   void UpdateUserQ();
 

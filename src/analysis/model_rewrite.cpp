@@ -191,12 +191,31 @@ int InputChannelIndex(const Model& model, const std::string& name) {
   throw std::invalid_argument(os.str());
 }
 
+namespace {
+
+// The coordinates of `model`, scalar ones and quaternion blocks, declared
+// on `b` in the same order (the same q and v layout).
+void CopyCoordinates(const Model& model, ModelBuilder* b) {
+  const auto& d = model.data();
+  size_t next_block = 0;
+  for (int j = 0; j < model.nq(); ++j) {
+    if (d.velocity_of[j] >= 0) {
+      b->Coordinates({d.coordinates[j]});
+    } else if (next_block < d.quaternions.size() &&
+               d.quaternions[next_block].q == j) {
+      b->Quaternion(d.quaternions[next_block++].name);
+    }
+  }
+}
+
+}  // namespace
+
 Model RemoveInputs(const Model& model,
                    const std::vector<std::string>& channels) {
   const std::vector<bool> removed = RemovalMask(model, channels);
   const auto& d = model.data();
   ModelBuilder b(model.name());
-  b.Coordinates(model.coordinate_names());
+  CopyCoordinates(model, &b);
   CopyParameters(model, &b);
   if (d.energy_is_lagrangian) {
     b.Lagrangian(ForwardScalar(d.lagrangian, -1));
@@ -243,6 +262,12 @@ Model AddActuator(const Model& model,
   if (!(options.scale > 0.0)) {
     throw std::invalid_argument("AddActuator('" + channel +
                                 "'): the activation scale must be positive");
+  }
+  if (!model.quaternions().empty()) {
+    throw std::invalid_argument(
+        "AddActuator('" + channel + "'): model '" + model.name() +
+        "' has quaternion coordinates (nq != nv), which the actuator "
+        "rewrite does not support yet");
   }
   const auto& d = model.data();
   const int n = model.nq();

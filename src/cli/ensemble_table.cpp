@@ -164,14 +164,14 @@ std::string WriteEnsembleTables(const Model& model,
   for (const auto& c : inputs) csv << "," << Quote(c);
   csv << ",status,wall_time,t_reached,samples";
   for (const auto& c : model.coordinate_names()) csv << "," << Quote(c);
-  for (const auto& c : model.coordinate_names()) csv << "," << Quote("v_" + c);
+  for (const auto& c : model.velocity_names()) csv << "," << Quote("v_" + c);
   csv << ",drift_position_max,drift_velocity_max,energy_residual_max";
   for (int k = 0; k < model.num_quadratures(); ++k)
     csv << "," << Quote(model.quadrature_name(k));
   if (functional_value) csv << ",functional_value";
   for (const auto& g : grads) csv << "," << Quote(g);
   csv << ",rank,dir,error\n";
-  const int nq = model.nq();
+  const int nq = model.nq(), nv = model.nv();
   for (const ojson& r : rows) {
     csv << r.value("member", -1) << "," << Quote(r.value("name", ""));
     const ojson in = r.value("inputs", ojson::array());
@@ -185,7 +185,8 @@ std::string WriteEnsembleTables(const Model& model,
     for (const char* key : {"q", "v"}) {
       const ojson v =
           ran ? r["final"].value(key, ojson::array()) : ojson::array();
-      for (int i = 0; i < nq; ++i)
+      const int n = key[0] == 'q' ? nq : nv;
+      for (int i = 0; i < n; ++i)
         csv << "," << (i < static_cast<int>(v.size()) ? Number(v[i]) : "");
     }
     for (const char* key :

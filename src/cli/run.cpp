@@ -304,8 +304,8 @@ RunConfig ParseCommandLine(const Problem& problem,
         for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
         throw std::invalid_argument(
             arg + ": unknown " + (pos ? "coordinate" : "velocity") + " '" +
-            name + "'; the " + (pos ? "coordinates" : "velocities") +
-            " are " + known);
+            name + "'; the " + (pos ? "coordinates" : "velocities") + " are " +
+            known);
       }
       const int idx = static_cast<int>(it - names.begin());
       const double x =

@@ -52,8 +52,8 @@ void ChartPositions(const ModelData& d,
     using std::sqrt;
     const S norm = sqrt(q0[b.q] * q0[b.q] + q0[b.q + 1] * q0[b.q + 1] +
                         q0[b.q + 2] * q0[b.q + 2] + q0[b.q + 3] * q0[b.q + 3]);
-    const T a0(q0[b.q] / norm), a1(q0[b.q + 1] / norm),
-        a2(q0[b.q + 2] / norm), a3(q0[b.q + 3] / norm);
+    const T a0(q0[b.q] / norm), a1(q0[b.q + 1] / norm), a2(q0[b.q + 2] / norm),
+        a3(q0[b.q + 3] / norm);
     const T& x = xi[b.v];
     const T& y = xi[b.v + 1];
     const T& z = xi[b.v + 2];
@@ -122,8 +122,7 @@ void ChartDirection(const ModelData& d, const VQ& q, const VD& dq, VO&& dxi) {
     if (k >= 0) dxi[k] = dq[j];
   }
   for (const QuaternionBlock& b : d.quaternions) {
-    const double a0 = q[b.q], a1 = q[b.q + 1], a2 = q[b.q + 2],
-                 a3 = q[b.q + 3];
+    const double a0 = q[b.q], a1 = q[b.q + 1], a2 = q[b.q + 2], a3 = q[b.q + 3];
     const double n2 = a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3;
     const double d0 = dq[b.q], d1 = dq[b.q + 1], d2 = dq[b.q + 2],
                  d3 = dq[b.q + 3];

@@ -181,8 +181,7 @@ void EvaluateVelocity(BasicWorkspace<S>* ws, const EvalRequest& req) {
     // Holonomic: along the curve s -> (q + s v, t + s), the first
     // derivative of Phi is J v + Phi_t and the second is
     // b = v' Phi_qq v + 2 Phi_qt v + Phi_tt (seed 000).
-    for (int j = 0; j < nv; ++j)
-      ws->xi2[j] = Up2(S(0.0), ws->v[j], ws->v[j]);
+    for (int j = 0; j < nv; ++j) ws->xi2[j] = Up2(S(0.0), ws->v[j], ws->v[j]);
     Lift(ws->v, ws->v2);
     ChartPoint(d, ws->q, ws->xi2, ws->q2, ws->v2);
     const T2 t2 = Up2(ws->t, S(1.0), S(1.0));

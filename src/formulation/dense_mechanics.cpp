@@ -5,8 +5,8 @@
 #include <Eigen/LU>
 #include <vector>
 
-#include "eval/compiled_model.hpp"
 #include "eval/chart.hpp"
+#include "eval/compiled_model.hpp"
 #include "formulation/mechanics.hpp"
 #include "formulation/tangent_kkt.hpp"
 

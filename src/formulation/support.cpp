@@ -128,16 +128,18 @@ std::string QuaternionRefusal(const SimulationOptions& o, KktPath path) {
       "the model has quaternion coordinates (nq != nv: velocities that are "
       "not coordinate derivatives), which ";
   if (path == KktPath::kSparse)
-    return head + "the sparse evaluator does not support yet; use --kkt "
-                  "auto or dense";
+    return head +
+           "the sparse evaluator does not support yet; use --kkt "
+           "auto or dense";
   if (IsFixedStep(o.integrator))
     return head + "--integrator " + Flag(o.integrator) +
            " does not support yet (its update is written for q' = v); use "
            "--integrator cvodes-bdf, cvodes-adams or idas";
   if (o.sensitivity.method != SensMethod::kNone)
-    return head + "the sensitivities do not support yet (their state "
-                  "tangents would have to be mapped through q' = N(q) v); "
-                  "run without --sens";
+    return head +
+           "the sensitivities do not support yet (their state "
+           "tangents would have to be mapped through q' = N(q) v); "
+           "run without --sens";
   return "";
 }
 

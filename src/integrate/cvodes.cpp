@@ -432,8 +432,7 @@ void IntegrateCvodes(Mechanics* mech,
       CVodeGetNumJacEvals(mem, &sum.stats.jacobian_evals);
     CVodeGetNumErrTestFails(mem, &sum.stats.error_test_failures);
     CVodeGetNumNonlinSolvConvFails(mem, &sum.stats.nonlinear_conv_failures);
-    if (form.projects())
-      CVodeGetNumProjEvals(mem, &sum.stats.projections);
+    if (form.projects()) CVodeGetNumProjEvals(mem, &sum.stats.projections);
   };
 
   try {

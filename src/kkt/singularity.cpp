@@ -23,7 +23,7 @@ std::string SingularMassDetail(const Model& model,
     os << "); the null direction involves coordinates:";
     const Eigen::VectorXd dir = es.eigenvectors().col(0);
     for (Eigen::Index i = 0; i < dir.size(); ++i)
-      if (std::abs(dir[i]) > 0.1) os << " " << model.coordinate_names()[i];
+      if (std::abs(dir[i]) > 0.1) os << " " << model.velocity_names()[i];
   } else {
     os << " (it has non-finite entries)";
   }
