@@ -31,13 +31,25 @@
 
 #include <Eigen/Core>
 #include <cmath>
+#include <type_traits>
 
 #include "daedalus/model.hpp"
 
 namespace daedalus::internal {
 
-/// The user's q (nq) at chart coordinates xi (nv) around q0 (nq). T is S or
-/// a dual number over S.
+/// x += a on the primal (innermost value) of a dual number x over S: the
+/// whole of q0 + xi when xi's value is 0, without a dual addition.
+template <class T, class S>
+void AddToPrimal(T& x, const S& a) {
+  if constexpr (std::is_same_v<T, S>) {
+    x += a;
+  } else {
+    AddToPrimal(x.v, a);
+  }
+}
+
+/// The user's q (nq) at chart coordinates xi (nv, value 0) around q0 (nq).
+/// T is S or a dual number over S.
 template <class S, class T>
 void ChartPositions(const ModelData& d,
                     const VecX<S>& q0,
@@ -46,7 +58,10 @@ void ChartPositions(const ModelData& d,
   const Eigen::Index nq = q0.size();
   for (Eigen::Index j = 0; j < nq; ++j) {
     const int k = d.velocity_of[j];
-    if (k >= 0) q[j] = T(q0[j]) + xi[k];
+    if (k >= 0) {
+      q[j] = xi[k];
+      AddToPrimal(q[j], q0[j]);
+    }
   }
   for (const QuaternionBlock& b : d.quaternions) {
     using std::sqrt;
