@@ -36,6 +36,7 @@
 #include "four_bar.hpp"
 #include "four_bar_mb.hpp"
 #include "golf_swing.hpp"
+#include "heavy_top.hpp"
 #include "monitor/sample_collector.hpp"
 #include "moving_support.hpp"
 #include "particle_sphere.hpp"
@@ -93,6 +94,7 @@ const std::vector<Entry>& Catalogue() {
     plain("golf_swing", GolfSwingProblem);
     plain("four_bar_mb", FourBarMbProblem);
     plain("slider_crank_mb", SliderCrankMbProblem);
+    plain("heavy_top", HeavyTopProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).
     sized("chain", {"bodies", 10, 1, 10000, "number of links"}, ChainProblem);
     sized("chain_reduced", {"bodies", 10, 1, 200, "number of links"},
