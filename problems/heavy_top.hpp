@@ -10,9 +10,10 @@
 // tip with z along the symmetry axis; its centre of mass is at (0, 0, l),
 // its inertia about the tip is I1 about the transverse axes and I3 about
 // the axis (about the centre of mass: I1 - m l^2, I1 - m l^2, I3).
-// Markers "com" at (0, 0, l) and "rim_1..4" at (+-r, 0, l), (0, +-r, l)
-// with r = sqrt(2 I3 / m) (a thin disc of that axial inertia) are for
-// drawing only. docs/problems.md, "heavy_top".
+// Markers "rim_1..4" at (r, 0, l), (0, r, l), (-r, 0, l), (0, -r, l) with
+// r = sqrt(2 I3 / m) (a thin disc of that axial inertia), then "com" at
+// (0, 0, l), are for drawing (scripts/plot) only. docs/problems.md,
+// "heavy_top".
 //
 // With T = I1 (theta'^2 + psi'^2 sin^2 theta) / 2 + I3 w3^2 / 2, w3 = psi'
 // cos theta + phi', and V = m g l cos theta, psi and phi are cyclic:

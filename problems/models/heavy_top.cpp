@@ -96,12 +96,15 @@ mb::Kinematics System(const Params& P, ModelBuilder* b, mb::DynamicsForm form) {
   const PExpr ic = I1 - m * l * l;  // transverse, about the centre of mass
   const mb::BodyIndex top =
       s.AddBody("top", mb::SpatialBody(m, PVec(0.0, 0.0, l), ic, ic, I3));
-  s.AddFrame("com", top, PVec(0.0, 0.0, l));
+  // Drawing markers (scripts/plot draws a body as a line through its
+  // frames in this order, and traces the last one): tip, the rim, the
+  // centre of mass.
   const PExpr r = sqrt(2.0 * I3 / m);
   s.AddFrame("rim_1", top, PVec(r, 0.0, l));
   s.AddFrame("rim_2", top, PVec(0.0, r, l));
   s.AddFrame("rim_3", top, PVec(-r, 0.0, l));
   s.AddFrame("rim_4", top, PVec(0.0, -r, l));
+  s.AddFrame("com", top, PVec(0.0, 0.0, l));
   s.AddJoint("precession",
              mb::Joint::Revolute(Eigen::Vector3d::UnitZ()).Named({"psi"}),
              s.world(), s.BodyFrame(ring1));

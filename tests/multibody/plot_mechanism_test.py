@@ -2,7 +2,8 @@
 """scripts/plot draws a multibody run's mechanism from its poses file
 (docs/output.md, "Files beside the CSV"): four_bar_mb (planar) and
 heavy_top (spatial) runs give RUN_mechanism.png beside the other figures,
-a PNG with the mechanism drawn (not blank); a malformed poses file is
+a PNG with the mechanism drawn (not blank); --traces takes "all" and
+refuses an unknown frame (exit 2); a malformed poses file is
 refused with exit status 1 and leaves the figures as they were; without a
 poses file no mechanism figure is written. Skipped (exit 77) when
 /usr/bin/python3 has no matplotlib.
@@ -53,6 +54,16 @@ def main(argv):
             bad.append(f"{name}: only {coloured} coloured pixels in {png}")
         print(f"{name}: {png}, {img.shape[1]}x{img.shape[0]}, {coloured} "
               "coloured pixels")
+        # --traces: every frame, or an unknown frame (bad usage, exit 2).
+        r = subprocess.run([sys.executable, plot, csv, "--traces", "all"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            bad.append(f"{name}: --traces all: exit {r.returncode}")
+        r = subprocess.run([sys.executable, plot, csv, "--traces", "nosuch"],
+                           capture_output=True, text=True)
+        if r.returncode != 2 or "no frame nosuch" not in r.stderr:
+            bad.append(f"{name}: --traces nosuch: exit {r.returncode}, "
+                       f"{r.stderr!r}")
         # A malformed poses file: exit 1, the old figure untouched.
         poses = os.path.join(out, name + ".poses.csv")
         before = os.path.getmtime(png)
