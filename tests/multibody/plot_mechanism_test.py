@@ -55,7 +55,8 @@ def main(argv):
         print(f"{name}: {png}, {img.shape[1]}x{img.shape[0]}, {coloured} "
               "coloured pixels")
         # --traces: every frame, or an unknown frame (bad usage, exit 2).
-        r = subprocess.run([sys.executable, plot, csv, "--traces", "all"],
+        r = subprocess.run([sys.executable, plot, csv, "--traces", "all",
+                            "--dpi", "30"],
                            capture_output=True, text=True)
         if r.returncode != 0:
             bad.append(f"{name}: --traces all: exit {r.returncode}")
@@ -79,8 +80,8 @@ def main(argv):
         # Without a poses file: the other figures only.
         os.remove(poses)
         os.remove(png)
-        r = subprocess.run([sys.executable, plot, csv], capture_output=True,
-                           text=True)
+        r = subprocess.run([sys.executable, plot, csv, "--dpi", "30"],
+                           capture_output=True, text=True)
         if r.returncode != 0 or os.path.exists(png):
             bad.append(f"{name}: without poses file: exit {r.returncode}, "
                        f"mechanism figure {os.path.exists(png)}")
