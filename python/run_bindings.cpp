@@ -37,6 +37,7 @@
 #include "four_bar_mb.hpp"
 #include "free_body.hpp"
 #include "golf_swing.hpp"
+#include "heavy_top.hpp"
 #include "monitor/sample_collector.hpp"
 #include "moving_support.hpp"
 #include "particle_sphere.hpp"
@@ -95,6 +96,7 @@ const std::vector<Entry>& Catalogue() {
     plain("four_bar_mb", FourBarMbProblem);
     plain("slider_crank_mb", SliderCrankMbProblem);
     plain("free_body", FreeBodyProblem);
+    plain("heavy_top", HeavyTopProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).
     sized("chain", {"bodies", 10, 1, 10000, "number of links"}, ChainProblem);
     sized("chain_reduced", {"bodies", 10, 1, 200, "number of links"},

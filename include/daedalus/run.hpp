@@ -8,11 +8,11 @@
 //       [--step H] [--counterfactual SPEC]... [--sens P,...]
 //       [--sens-method forward|adjoint] [--functional G] [--quiet] [--help]
 //
-// writes DIR/<name>.csv (time series) and DIR/<name>.json (summary) and
-// prints a human summary; each --counterfactual adds
-// DIR/<name>.counterfactual<i>.csv and an entry of the summary's
-// "counterfactuals" list (docs/analysis.md). Exit status: 0 ok, 1 failed
-// run or failed counterfactual, 2 bad usage.
+// writes DIR/<name>.csv (time series), DIR/<name>.json (summary) and the
+// problem's side files DIR/<name>.<suffix>, and prints a human summary;
+// each --counterfactual adds DIR/<name>.counterfactual<i>.csv and an entry
+// of the summary's "counterfactuals" list (docs/analysis.md). Exit status:
+// 0 ok, 1 failed run or failed counterfactual, 2 bad usage.
 #pragma once
 
 #include <Eigen/Core>
@@ -23,6 +23,7 @@
 
 #include "daedalus/analysis.hpp"
 #include "daedalus/model.hpp"
+#include "daedalus/side_outputs.hpp"
 #include "daedalus/simulate.hpp"
 
 namespace daedalus {
@@ -36,6 +37,10 @@ struct Problem {
   std::function<InitialState(const Eigen::VectorXd& params)> initial;
   /// Defaults of the run options (the command line overrides them).
   SimulationOptions defaults;
+  /// Files the run writes beside DIR/<name>.csv, e.g. a multibody model's
+  /// body poses (mb::PosesFile) or the generalized momenta (MomentaFile);
+  /// docs/output.md, "Files beside the CSV".
+  std::vector<SideOutput> side_outputs = {};
 };
 
 /// Parses the command line into options and parameters.

@@ -1,6 +1,8 @@
 // Definitions of the models declared in four_bar_mb.hpp.
 #include "four_bar_mb.hpp"
 
+#include "daedalus/multibody_output.hpp"
+
 namespace daedalus::problems {
 
 mb::Kinematics FourBarMbSystem(const four_bar_detail::Params& P,
@@ -55,9 +57,10 @@ Problem FourBarMbProblemForm(mb::DynamicsForm form) {
   P.g = b.Parameter("g", 9.81);
   P.th1 = b.Parameter("theta1_0", 0.0);
   P.w1 = b.Parameter("omega1_0", 10.0);
-  FourBarMbSystem(P, &b, form);
+  const mb::Kinematics kin = FourBarMbSystem(P, &b, form);
   Problem p;
   p.model = std::move(b).Build();
+  p.side_outputs.push_back(mb::PosesFile(kin));
   p.description =
       "Four-bar linkage of four_bar written as a multibody description: "
       "three uniform bars on revolute joints (the coupler's angle absolute), "

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "daedalus/multibody_output.hpp"
+
 namespace daedalus::problems {
 
 Problem SliderCrankMbProblem() {
@@ -52,6 +54,7 @@ Problem SliderCrankMbProblemForm(mb::DynamicsForm form) {
 
   Problem p;
   p.model = std::move(b).Build();
+  p.side_outputs.push_back(mb::PosesFile(kin));
   p.description =
       "Slider-crank of slider_crank (SUNDIALS's idasSlCrank_dns) written as "
       "a multibody description: crank, slider and rod on revolute and "

@@ -1,6 +1,8 @@
 // Definitions of the problem declared in urdf.hpp.
 #include "urdf.hpp"
 
+#include "daedalus/multibody_output.hpp"
+
 namespace daedalus::problems {
 
 Problem UrdfProblem(const std::string& path,
@@ -13,6 +15,7 @@ Problem UrdfProblem(const std::string& path,
   const urdf::Robot robot = urdf::Import(path, &b, options);
   Problem p;
   p.model = std::move(b).Build();
+  p.side_outputs.push_back(mb::PosesFile(robot.kinematics));
   p.description = "A fixed-base robot from the URDF file " + path +
                   " (M and h by the " + mb::ToString(dynamics) +
                   " form): " + robot.Describe() +

@@ -27,6 +27,13 @@ RunFiles::~RunFiles() {
   std::error_code ec;  // best effort: nothing to report from a destructor
   std::filesystem::remove(csv_partial(), ec);
   std::filesystem::remove(json_partial(), ec);
+  for (const auto& side : sides_)
+    std::filesystem::remove(side + ".partial", ec);
+}
+
+std::string RunFiles::AddSide(const std::string& suffix) {
+  sides_.push_back(base_ + "." + suffix);
+  return sides_.back() + ".partial";
 }
 
 std::string RunFiles::Commit() {
@@ -42,6 +49,17 @@ std::string RunFiles::Commit() {
     fs::remove(csv(), ec);
     if (ec)
       return "cannot remove the previous '" + csv() + "': " + ec.message();
+  }
+  for (const auto& side : sides_) {  // as the CSV
+    const std::string partial = side + ".partial";
+    if (fs::exists(partial, ec)) {
+      fs::rename(partial, side, ec);
+      if (ec) return "cannot rename '" + partial + "': " + ec.message();
+    } else {
+      fs::remove(side, ec);
+      if (ec)
+        return "cannot remove the previous '" + side + "': " + ec.message();
+    }
   }
   fs::rename(json_partial(), json(), ec);
   if (ec) return "cannot rename '" + json_partial() + "': " + ec.message();

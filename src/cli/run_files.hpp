@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
 namespace daedalus::internal {
 
@@ -28,6 +29,11 @@ class RunFiles {
   std::string json() const { return base_ + ".json"; }
   std::string csv_partial() const { return base_ + ".csv.partial"; }
   std::string json_partial() const { return base_ + ".json.partial"; }
+  /// A file beside the CSV (Problem::side_outputs): <base>.<suffix>,
+  /// written as <base>.<suffix>.partial and put in place by Commit with
+  /// the CSV (before the JSON). Returns its partial path.
+  std::string AddSide(const std::string& suffix);
+  const std::vector<std::string>& sides() const { return sides_; }
 
   /// Puts the partial files in place (see the file comment); a missing
   /// partial CSV removes the previous CSV. Returns "" or what failed.
@@ -35,6 +41,7 @@ class RunFiles {
 
  private:
   std::string base_;
+  std::vector<std::string> sides_;  // final paths of the side files
   bool committed_ = false;
 };
 

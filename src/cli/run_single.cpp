@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,6 +16,45 @@
 #include "eval/expr_program.hpp"
 
 namespace daedalus::internal {
+
+namespace {
+
+// Forwards each sample to the CSV writer and the side files' writers.
+class FanOut : public Observer {
+ public:
+  FanOut(Observer* first, const std::vector<std::unique_ptr<Observer>>* rest)
+      : first_(first), rest_(rest) {}
+  void OnSample(const Sample& s) override {
+    first_->OnSample(s);
+    for (const auto& o : *rest_) o->OnSample(s);
+  }
+
+ private:
+  Observer* first_;
+  const std::vector<std::unique_ptr<Observer>>* rest_;
+};
+
+// The summary with the side files listed under "side_files".
+std::string ListSideFiles(const std::string& summary_json,
+                          const Problem& problem,
+                          const std::string& name) {
+  if (problem.side_outputs.empty()) return summary_json;
+  nlohmann::json j = nlohmann::json::parse(summary_json);
+  nlohmann::json list = nlohmann::json::array();
+  for (const SideOutput& so : problem.side_outputs) {
+    nlohmann::json e = nlohmann::json::object();
+    if (!so.summary_json.empty()) {  // not an object: kept as text
+      e = nlohmann::json::parse(so.summary_json, nullptr, false);
+      if (!e.is_object()) e = {{"description", so.summary_json}};
+    }
+    e["file"] = name + "." + so.suffix;
+    list.push_back(std::move(e));
+  }
+  j["side_files"] = std::move(list);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace
 
 InitialState StartingState(const Problem& problem, const RunConfig& cfg) {
   InitialState x = problem.initial(cfg.params);
@@ -79,7 +119,22 @@ SingleRunResult RunSingle(const Problem& problem,
   const std::string base =
       (std::filesystem::path(cfg.output_dir) / name).string();
   result.base = base;
-  for (const char* ext : {".csv", ".json", ".csv.partial", ".json.partial"}) {
+  std::vector<std::string> exts = {".csv", ".json", ".csv.partial",
+                                   ".json.partial"};
+  for (const SideOutput& so : problem.side_outputs) {
+    if (so.suffix.empty() || so.suffix.find('/') != std::string::npos ||
+        !so.open)
+      return fail(
+          2,
+          "problem '" + name +
+              "': a side file needs a suffix "
+              "without '/' and a writer (Problem::side_outputs), got '" +
+              so.suffix + "'",
+          "\n");
+    exts.push_back("." + so.suffix);
+    exts.push_back("." + so.suffix + ".partial");
+  }
+  for (const std::string& ext : exts) {
     // Checked before the run: at its end the rename would fail, after the
     // work (a usage error leaves every file as it was).
     std::error_code ec;
@@ -93,6 +148,7 @@ SingleRunResult RunSingle(const Problem& problem,
   // Written under temporary names, put in place together at the end
   // (run_files.hpp); SIGINT and SIGTERM end the run with the rows so far.
   RunFiles files(base);
+  for (const SideOutput& so : problem.side_outputs) files.AddSide(so.suffix);
   cfg.options.stop = StopOnSignals::flag();
   SimulationSummary summary;
   RunExtras extras(problem, cfg);  // counterfactuals and the like
@@ -105,6 +161,11 @@ SingleRunResult RunSingle(const Problem& problem,
     }
     // Opened first: a run that fails in initial() still leaves the header.
     CsvWriter csv(problem.model, files.csv_partial(), sens_columns);
+    std::vector<std::unique_ptr<Observer>> sides;  // closed before Commit
+    for (size_t i = 0; i < problem.side_outputs.size(); ++i)
+      sides.push_back(problem.side_outputs[i].open(
+          files.sides()[i] + ".partial", cfg.params));
+    FanOut fan(&csv, &sides);
     const InitialState x0 = StartingState(problem, cfg);
     if (cfg.options.sensitivity.method != SensMethod::kNone) {
       Eigen::MatrixXd& tangent = cfg.options.sensitivity.initial_tangent;
@@ -114,7 +175,7 @@ SingleRunResult RunSingle(const Problem& problem,
       for (const auto& ov : cfg.v0_overrides)
         tangent.row(x0.q.size() + ov.first).setZero();
     }
-    ProgressLine progress(name, cfg.options.t0, cfg.options.t_end, &csv,
+    ProgressLine progress(name, cfg.options.t0, cfg.options.t_end, &fan,
                           &std::cerr,
                           report && ProgressLine::StderrIsTerminal());
     extras.set_forward(&progress);
@@ -132,8 +193,9 @@ SingleRunResult RunSingle(const Problem& problem,
     summary.error = e.what();
   }
   const bool extras_ok = extras.Finish(summary, base);
-  result.json =
-      extras.Decorate(SummaryJson(problem.model, summary, cfg.params));
+  result.json = ListSideFiles(
+      extras.Decorate(SummaryJson(problem.model, summary, cfg.params)), problem,
+      name);
   {
     std::ofstream js(files.json_partial());
     js << result.json;
@@ -145,7 +207,9 @@ SingleRunResult RunSingle(const Problem& problem,
   if (report && !cfg.quiet) {
     std::cout << summary.FullReport(problem.model) << extras.report();
     std::cout << "  wrote                  " << base << ".csv, " << base
-              << ".json\n";
+              << ".json";
+    for (const auto& side : files.sides()) std::cout << ", " << side;
+    std::cout << "\n";
   }
   if (summary.interrupted) {
     std::ostringstream t;  // as a stream prints it: 6 significant digits
