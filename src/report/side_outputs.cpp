@@ -59,7 +59,7 @@ SideOutput MomentaFile(const Model& model) {
   const Model m = model;
   so.open = [m](const std::string& path, const Eigen::VectorXd& params) {
     std::vector<std::string> cols;
-    for (const auto& c : m.coordinate_names()) cols.push_back("p_" + c);
+    for (const auto& c : m.velocity_names()) cols.push_back("p_" + c);
     auto ws = std::make_shared<Workspace>(m);
     ws->SetParameters(params);
     return std::make_unique<TableWriter>(
