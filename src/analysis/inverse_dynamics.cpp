@@ -98,7 +98,8 @@ void CheckMotion(const Model& model,
                : std::string()) +
         "; accelerations by a local polynomial of degree " +
         std::to_string(o.degree) + " need at least " + std::to_string(window) +
-        " samples: give more samples or lower the degree (--id-degree, at least "
+        " samples: give more samples or lower the degree (--id-degree, at "
+        "least "
         "2)");
   for (Eigen::Index i = 0; i < n; ++i) {
     if (!std::isfinite(m.t[static_cast<size_t>(i)]))
