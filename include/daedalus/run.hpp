@@ -7,6 +7,8 @@
 //       [--kkt auto|dense|full-lu|schur|sparse-lu|sparse-cholesky|qr]
 //       [--step H] [--counterfactual SPEC]... [--sens P,...]
 //       [--sens-method forward|adjoint] [--functional G] [--quiet] [--help]
+//       [--inverse-dynamics FILE.csv [--id-weights CH=W,...] [--id-degree D]
+//        [--id-window W]]
 //
 // writes DIR/<name>.csv (time series), DIR/<name>.json (summary) and the
 // problem's side files DIR/<name>.<suffix>, and prints a human summary;
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "daedalus/analysis.hpp"
+#include "daedalus/inverse_dynamics.hpp"
 #include "daedalus/model.hpp"
 #include "daedalus/side_outputs.hpp"
 #include "daedalus/simulate.hpp"
@@ -65,6 +68,12 @@ struct RunConfig {
   /// run then makes the start consistent with the constraints as for any
   /// start (SimulationSummary::initial_correction_position).
   std::vector<std::pair<int, double>> q0_overrides, v0_overrides;
+  /// --inverse-dynamics FILE.csv: instead of a run, the inputs and
+  /// multipliers of the motion in FILE, written to
+  /// DIR/<name>.inverse_dynamics.csv and .json (docs/inverse_dynamics.md).
+  std::string inverse_dynamics;
+  /// --id-weights CH=W[,CH=W...], --id-degree D, --id-window W.
+  InverseDynamicsOptions inverse_dynamics_options;
 };
 RunConfig ParseCommandLine(const Problem& problem,
                            int argc,

@@ -13,6 +13,7 @@
 #include "cli/ensemble.hpp"
 #include "cli/run_extras.hpp"
 #include "cli/run_files.hpp"
+#include "cli/run_inverse.hpp"
 #include "cli/run_single.hpp"
 #include "daedalus/output.hpp"
 #include "daedalus/symplectic.hpp"
@@ -51,7 +52,11 @@ const char* const kValueFlags[] = {"--t-end",
                                    "--step",
                                    "--counterfactual",
                                    "--max-steps",
-                                   "--max-samples"};
+                                   "--max-samples",
+                                   "--inverse-dynamics",
+                                   "--id-weights",
+                                   "--id-degree",
+                                   "--id-window"};
 const char* const kBoolFlags[] = {"--quiet", "--help", "--sens-dq",
                                   "--sens-staggered",
                                   "--sens-no-error-control"};
@@ -187,6 +192,7 @@ RunConfig ParseCommandLine(const Problem& problem,
   cfg.params = problem.model.default_parameters();
   bool integrator_given = false, formulation_given = false, sens_given = false,
        method_given = false;
+  std::string id_flags;  // --id-* options given
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
@@ -276,6 +282,36 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.max_steps = internal::ParseCount(arg, value);
     } else if (arg == "--max-samples") {
       o.max_samples = internal::ParseCount(arg, value);
+    } else if (arg == "--inverse-dynamics") {
+      if (value.empty())
+        throw std::invalid_argument(
+            "--inverse-dynamics needs a motion file (FILE.csv)");
+      cfg.inverse_dynamics = value;
+    } else if (arg == "--id-weights") {
+      id_flags += " " + arg;
+      Eigen::VectorXd& w = cfg.inverse_dynamics_options.input_weights;
+      if (w.size() == 0) w = Eigen::VectorXd::Ones(problem.model.num_inputs());
+      for (const std::string& item : SplitList(arg, value)) {
+        const size_t e = item.find('=');
+        if (e == std::string::npos)
+          throw std::invalid_argument(
+              "--id-weights expects CHANNEL=WEIGHT[,CHANNEL=WEIGHT...], got '" +
+              item + "'");
+        const int k = InputChannelIndex(problem.model, item.substr(0, e));
+        w[k] = internal::ParseNumber(arg + " " + item.substr(0, e),
+                                     item.substr(e + 1));
+        if (!(w[k] > 0.0))
+          throw std::invalid_argument("--id-weights " + item +
+                                      ": a weight must be > 0");
+      }
+    } else if (arg == "--id-degree") {
+      id_flags += " " + arg;
+      cfg.inverse_dynamics_options.degree =
+          static_cast<int>(std::min(internal::ParseCount(arg, value), 100L));
+    } else if (arg == "--id-window") {
+      id_flags += " " + arg;
+      cfg.inverse_dynamics_options.window =
+          static_cast<int>(std::min(internal::ParseCount(arg, value), 1000L));
     } else if (arg == "--counterfactual") {
       cfg.counterfactuals.push_back(ParseCounterfactual(problem.model, value));
     } else if (arg == "--param") {
@@ -313,6 +349,25 @@ RunConfig ParseCommandLine(const Problem& problem,
       (arg == "--q0" ? cfg.q0_overrides : cfg.v0_overrides)
           .emplace_back(idx, x);
     }
+  }
+  if (cfg.inverse_dynamics.empty() && !id_flags.empty())
+    throw std::invalid_argument(id_flags.substr(1) +
+                                ": only with --inverse-dynamics FILE.csv");
+  if (!cfg.inverse_dynamics.empty()) {
+    if (!cfg.counterfactuals.empty() || sens_given || method_given ||
+        !cfg.emit_kernels.empty())
+      throw std::invalid_argument(
+          "--inverse-dynamics replaces the run: it cannot be combined with "
+          "--counterfactual, --sens, --sens-method or --emit-kernels");
+    const InverseDynamicsOptions& o = cfg.inverse_dynamics_options;
+    const int window = o.window > 0 ? o.window : o.degree + 1;
+    if (o.degree < 2 || o.degree > 8 || window < o.degree + 1 ||
+        window > 4 * (o.degree + 1))
+      throw std::invalid_argument(
+          "--id-degree " + std::to_string(o.degree) + ", --id-window " +
+          std::to_string(window) +
+          ": the degree must be 2..8 and the window degree + 1 .. 4 (degree "
+          "+ 1) samples");
   }
   // --sens alone means forward sensitivities; a method without --sens
   // means all model parameters.
@@ -417,6 +472,17 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "                       zvcf@T|all           accelerations with\n"
      << "                         zero velocity and input (undefined\n"
      << "                         under moving constraints)\n"
+     << "  --inverse-dynamics FILE.csv  instead of a run: the inputs u and\n"
+     << "                       multipliers that produce the motion in FILE\n"
+     << "                       (t and the coordinates; v_ columns used when\n"
+     << "                       present), written to\n"
+     << "                       DIR/<name>.inverse_dynamics.csv and .json\n"
+     << "                       (docs/inverse_dynamics.md)\n"
+     << "  --id-weights CH=W,.. input weights: over-actuated motions get the\n"
+     << "                       inputs minimizing sum W u^2 (default 1)\n"
+     << "  --id-degree D        degree of the local polynomial fits that\n"
+     << "                       differentiate the samples (default 4)\n"
+     << "  --id-window W        samples per fit (default D + 1)\n"
      << "  --quiet              no summary on stdout\n"
      << "  --help               this text\n\n"
      << "ensembles (docs/ensembles.md; under mpirun -np N across N ranks):\n"
@@ -447,9 +513,18 @@ std::string Usage(const Problem& problem, const std::string& program) {
 
 int run(const Problem& problem, int argc, char** argv) {
   // --ensemble, --monte-carlo: many runs of the problem (cli/ensemble.hpp).
-  if (internal::WantsEnsemble(argc, argv))
-    return internal::RunEnsemble(problem, argc, argv);
   const std::string program = argc > 0 ? argv[0] : problem.model.name();
+  if (internal::WantsEnsemble(argc, argv)) {
+    for (int i = 1; i < argc; ++i) {
+      if (std::string(argv[i]).rfind("--inverse-dynamics", 0) == 0) {
+        std::cerr << program
+                  << ": --inverse-dynamics cannot be combined with "
+                     "--ensemble or --monte-carlo\n(see --help)\n";
+        return 2;
+      }
+    }
+    return internal::RunEnsemble(problem, argc, argv);
+  }
   RunConfig cfg;
   try {
     cfg = ParseCommandLine(problem, argc, argv);
@@ -472,6 +547,8 @@ int run(const Problem& problem, int argc, char** argv) {
       return 1;
     }
   }
+  if (!cfg.inverse_dynamics.empty())
+    return internal::RunInverseDynamics(problem, cfg, program);
   // SIGINT and SIGTERM end the run with the rows so far (run_files.hpp).
   internal::StopOnSignals signals;
   return internal::RunSingle(problem, cfg, program, true).exit_code;
