@@ -50,6 +50,12 @@ void CheckMotion(const Model& model,
   const Eigen::Index n = static_cast<Eigen::Index>(m.t.size());
   const int nq = model.nq();
   const std::string src = Source(m);
+  if (!model.quaternions().empty())
+    throw std::invalid_argument(
+        "inverse dynamics: model '" + model.name() +
+        "' has quaternion coordinates (nq != nv: its velocities are not the "
+        "derivatives of its coordinates), which inverse dynamics does not "
+        "support yet");
   if (m.q.rows() != n || m.q.cols() != nq)
     throw std::invalid_argument(src + ": q is " + std::to_string(m.q.rows()) +
                                 " x " + std::to_string(m.q.cols()) +
