@@ -113,6 +113,28 @@ TEST_P(DaeDefaults, GglAndIndexThreeRunAndConverge) {
   EXPECT_LE(index3_error[1], std::max(index3_error[0] / 2.0, 1e-10));
 }
 
+// Issue 19's claim, as a user would run it: GGL and index 3 start and run
+// to the end with default options at every rtol = atol from 1e-4 to 1e-12
+// (accuracy is checked above and, for stiff_linkage, at every tolerance in
+// stiff_linkage_test.cpp).
+TEST_P(DaeDefaults, GglAndIndexThreeRunAtEveryTolerance) {
+  const Problem p = GetParam().make();
+  SimulationOptions o = p.defaults;
+  o.t_end = o.t0 + 0.5;
+  o.output_step = 0.05;
+  o.integrator = Integrator::kIdas;
+  for (const Formulation f : {Formulation::kGgl, Formulation::kIndex3})
+    for (const double tol : {1e-4, 1e-6, 1e-8, 1e-10, 1e-12}) {
+      o.formulation = f;
+      o.rtol = o.atol = tol;
+      const testing::Run run = testing::RunProblem(p, o);
+      const std::string what =
+          std::string(ToString(f)) + " at " + std::to_string(tol);
+      EXPECT_TRUE(run.summary.ok) << what << ": " << run.summary.error;
+      EXPECT_DOUBLE_EQ(run.summary.t_reached, o.t_end) << what;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Catalogue,
                          DaeDefaults,
                          ::testing::ValuesIn(kCases),

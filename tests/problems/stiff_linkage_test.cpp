@@ -69,11 +69,11 @@ TEST(StiffLinkage, GglBalancesEnergyAndHoldsTheConstraints) {
   EXPECT_GT(f.input_work[0], 300.0);
   EXPECT_GT(f.damping_loss, 200.0);
   // E - E0 - (work of motor, damper, loops, GGL correction) is integration
-  // error only: measured 4.1e-5 J at 1e-10 (3.4e-3 J at 1e-8), against the
-  // 625 J fed in; bound 2e-7 of the input work (3 times the measured).
+  // error only: measured 4.9e-5 J at 1e-10 (3.4e-3 J at 1e-8), against the
+  // 625 J fed in; bound 2e-7 of the input work (2.6 times the measured).
   EXPECT_LT(residual, 2e-7 * f.input_work[0]);
-  // GGL holds Phi and J v: measured 3.1e-12 and 9.7e-9 (the velocities are
-  // ~1e3 rad/s); bounds 30 and 10 times that, far below an index-1 run's
+  // GGL holds Phi and J v: measured 1.8e-12 and 7.0e-9 (the velocities are
+  // ~1e3 rad/s); bounds 50 and 14 times that, far below an index-1 run's
   // (Baumgarte on CVODES at 1e-12: 5.8e-9 and 4.2e-8).
   EXPECT_LT(drift_q, 1e-10);
   EXPECT_LT(drift_v, 1e-7);
@@ -120,11 +120,12 @@ TEST(StiffLinkage, GglOnIdasAgreesWithProjectionOnCvodes) {
   const double dq = PositionError(g, ref);
   std::printf("stiff_linkage ggl vs projection at 1e-12: q %.2e, lambda %.2e\n",
               dq, dlam);
-  // Measured 3.0e-8 in q (the crank angle, ~200 rad at the end) and 3.7e-5
-  // relative in lambda (floor 1e-2 N, the follower's scale); bounds 10 and
+  // Measured 6.0e-8 in q (the crank angle, ~200 rad at the end; Baumgarte
+  // on CVODES at 1e-12 is 3.2e-8 from the same reference) and 7.7e-5
+  // relative in lambda (floor 1e-2 N, the follower's scale); bounds 5 and
   // 3 times that.
   EXPECT_LT(dq, 3e-7);
-  EXPECT_LT(dlam, 1e-4);
+  EXPECT_LT(dlam, 2.5e-4);
 }
 
 // GGL and index 3 on IDAS with default options at rtol = atol from 1e-4 to
