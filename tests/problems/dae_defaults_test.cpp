@@ -24,6 +24,7 @@
 #include "rotating_particle.hpp"
 #include "slider_crank.hpp"
 #include "stiff_linkage.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -118,6 +119,8 @@ TEST_P(DaeDefaults, GglAndIndexThreeRunAndConverge) {
 // (accuracy is checked above and, for stiff_linkage, at every tolerance in
 // stiff_linkage_test.cpp).
 TEST_P(DaeDefaults, GglAndIndexThreeRunAtEveryTolerance) {
+  DAEDALUS_RELEASE_BUILD_ONLY(
+      "130 runs of the forms GglAndIndexThreeRunAndConverge runs");
   const Problem p = GetParam().make();
   SimulationOptions o = p.defaults;
   o.t_end = o.t0 + 0.5;

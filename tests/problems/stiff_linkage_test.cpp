@@ -15,6 +15,7 @@
 #include <string>
 
 #include "catalogue_support.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -104,6 +105,7 @@ TEST(StiffLinkage, MultipliersSpanSixDecadesAndTheCrankTurnsAtAThousand) {
 }
 
 TEST(StiffLinkage, GglOnIdasAgreesWithProjectionOnCvodes) {
+  DAEDALUS_RELEASE_BUILD_ONLY("two runs at rtol 1e-12");
   const testing::Run& ref = Reference();
   ASSERT_TRUE(ref.summary.ok) << ref.summary.error;
   const testing::Run g = RunWith(Formulation::kGgl, Integrator::kIdas, 1e-12);
@@ -133,6 +135,7 @@ TEST(StiffLinkage, GglOnIdasAgreesWithProjectionOnCvodes) {
 // measured worst position error (the crank angle's phase), which index 3,
 // with only the positions under error control, has larger.
 TEST(StiffLinkage, GglAndIndexThreeRunWithDefaultsAtEveryTolerance) {
+  DAEDALUS_RELEASE_BUILD_ONLY("ten runs of up to 26000 steps");
   const testing::Run& ref = Reference();
   ASSERT_TRUE(ref.summary.ok) << ref.summary.error;
   struct Tol {

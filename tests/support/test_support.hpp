@@ -10,6 +10,18 @@
 #include <random>
 #include <sstream>
 
+// Skips the calling test in the sanitizer build (-O0 with ASan and UBSan,
+// 10 to 100 times slower than release) when all it adds there is more of
+// the same integration: long sweeps over tolerances or problems whose code
+// paths shorter tests in that build already run. Their numbers are checked
+// by the release build, which runs every test.
+#ifdef DAEDALUS_SANITIZER_BUILD
+#define DAEDALUS_RELEASE_BUILD_ONLY(why) \
+  GTEST_SKIP() << "run by the release build only: " << why
+#else
+#define DAEDALUS_RELEASE_BUILD_ONLY(why) static_cast<void>(0)
+#endif
+
 namespace daedalus::testing {
 
 /// Round-off for quantities of order one after a few dozen operations.
