@@ -50,6 +50,8 @@ struct UrdfJoint {
   double velocity = 0.0;  ///< |v| bound [rad/s or m/s]; 0: none given
   double damping = 0.0;   ///< viscous damping [N m s/rad or N s/m]
   int coordinate = -1;    ///< index in q
+  int velocity_index =
+      -1;  ///< index in v (q's index less 1 with a floating base)
 };
 
 struct ImportOptions {

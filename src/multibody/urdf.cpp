@@ -175,6 +175,7 @@ struct Importer {
         u.parent = link.name;
         u.child = cl.name;
         u.coordinate = system->Coordinate(ji);
+        u.velocity_index = system->Velocity(ji);
         if (j.limits) {
           u.has_position_limits = type != "continuous";
           u.lower = j.limits->lower;

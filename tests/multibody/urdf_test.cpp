@@ -327,6 +327,10 @@ TEST(Urdf, ArmOnAFloatingBaseFollowsMomentumBalance) {
   EXPECT_EQ(model.coordinate_names()[0], "base_link_x");
   EXPECT_EQ(model.coordinate_names()[3], "base_link.w");
   EXPECT_EQ(model.coordinate_names()[7], "joint1");
+  ASSERT_EQ(robot.joints.size(), 7u);
+  EXPECT_EQ(robot.joints[0].coordinate, 7);
+  EXPECT_EQ(robot.joints[0].velocity_index, 6);
+  EXPECT_EQ(model.velocity_names()[6], "joint1");
   EXPECT_THAT(robot.Describe(), HasSubstr("floating"));
   const mb::Kinematics kin = robot.kinematics;
   const Eigen::VectorXd p = model.default_parameters();
