@@ -133,7 +133,8 @@ BodySpec SpatialBody(PExpr mass,
                      PExpr iyz = PExpr());
 
 /// Kind of a joint between a frame F on the parent body and a frame M on
-/// the child body; at q = 0, F and M coincide.
+/// the child body; at q = 0 (quaternions at the identity, w = 1), F and M
+/// coincide.
 enum class JointType {
   kRevolute,
   kPrismatic,
@@ -374,8 +375,9 @@ class Multibody {
                       FrameIndex child);
   /// Index of coordinate `k` of `joint` in q.
   int Coordinate(JointIndex joint, int k = 0) const;
-  /// Index of velocity `k` of `joint` in v (= Coordinate for joints
-  /// without a quaternion).
+  /// Index of velocity `k` of `joint` in v (the index in q less one per
+  /// quaternion declared before it; a ball's velocities are its angular
+  /// velocity components, a free joint's the translations then those).
   int Velocity(JointIndex joint, int k = 0) const;
 
   /// Uniform gravity g_W [m/s^2] acting on every body's centre of mass.

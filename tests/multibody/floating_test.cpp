@@ -8,6 +8,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "daedalus/dynamics.hpp"
@@ -412,8 +413,8 @@ InitialState Tumbling(const Model& m) {
 // about W's origin; the energy is conserved too. The momenta are sums of
 // m v_C and R I R' w over the bodies (Kinematics), independent of the
 // model's equations, so the check is not circular. Tolerance: rtol 1e-10
-// over 2 s of tumbling with ~40 steps per second: 1e-8 relative (measured
-// below 1e-9).
+// over 1 s of tumbling: 1e-8 relative (the global error, ~100 rtol; the
+// measured values are printed).
 TEST(Floating, FreeChainConservesMomentaAndEnergy) {
   const Built b = Describe(true, true, false, 0.0);
   MomentumLog log;
@@ -421,10 +422,15 @@ TEST(Floating, FreeChainConservesMomentaAndEnergy) {
   log.model = &b.model;
   log.p = b.model.default_parameters();
   const SimulationSummary s =
-      Simulate(b.model, Tumbling(b.model), log.p, Tight(2.0), &log);
+      Simulate(b.model, Tumbling(b.model), log.p, Tight(1.0), &log);
   ASSERT_TRUE(s.ok) << s.error;
-  ASSERT_GT(log.t.size(), 30u);
-  const double scale_l = log.lin[0].norm(), scale_a = log.ang[0].norm();
+  ASSERT_GT(log.t.size(), 15u);
+  // Linear momentum relative to sqrt(2 T m_total), which bounds |P|
+  // (Cauchy-Schwarz) and is the size of the bodies' momenta that cancel
+  // in P (random velocities make |P| itself small).
+  const double mass = b.kin.TotalMass<double>(log.p);
+  const double scale_l = std::sqrt(2.0 * log.energy[0] * mass);
+  const double scale_a = log.ang[0].norm();
   ASSERT_GT(scale_l, 0.5);
   ASSERT_GT(scale_a, 0.5);
   double dl = 0.0, da = 0.0, de = 0.0;
@@ -434,6 +440,11 @@ TEST(Floating, FreeChainConservesMomentaAndEnergy) {
     de = std::max(
         de, std::abs(log.energy[i] - log.energy[0]) / std::abs(log.energy[0]));
   }
+  std::printf(
+      "free chain: |dP|/sqrt(2 T m) <= %.1e, |dL|/|L| <= %.1e, |dE|/|E| <= "
+      "%.1e, "
+      "quaternion drift %.1e over 1 s\n",
+      dl, da, de, s.drift_quaternion_max);
   EXPECT_LT(dl, 1e-8);
   EXPECT_LT(da, 1e-8);
   EXPECT_LT(de, 1e-8);
@@ -449,7 +460,7 @@ TEST(Floating, FreeChainInGravityGainsMomentumMgt) {
   log.model = &b.model;
   log.p = b.model.default_parameters();
   const SimulationSummary s =
-      Simulate(b.model, Tumbling(b.model), log.p, Tight(1.0), &log);
+      Simulate(b.model, Tumbling(b.model), log.p, Tight(0.5), &log);
   ASSERT_TRUE(s.ok) << s.error;
   const double mass = kM1 + kM2;
   EXPECT_NEAR(b.kin.TotalMass<double>(log.p), mass, 1e-15);
@@ -457,7 +468,8 @@ TEST(Floating, FreeChainInGravityGainsMomentumMgt) {
     const Vector3d expected =
         log.lin[0] + mass * log.t[i] * Vector3d(0.0, 0.0, -kG);
     // The same 1e-8 relative as the conservation test (rtol 1e-10, global
-    // error ~100 rtol; measured 7e-10 relative at momenta of ~30 kg m/s).
+    // error ~100 rtol; measured up to 2.3e-8 absolute at momenta of ~30 kg
+    // m/s, about 1e-9 relative).
     EXPECT_LT((log.lin[i] - expected).norm(), 1e-8 * expected.norm())
         << log.t[i];
   }

@@ -315,7 +315,7 @@ TEST(Urdf, FloatingJointIsAFreeJoint) {
 // linear momentum grows as P0 + m g t and the angular momentum about the
 // centre of mass, L_O - p_C x P, stays constant (Noether, seed 000),
 // whatever the joints do; the internal joint dampers do not change
-// either. 1e-8 relative: rtol 1e-10 over 0.5 s (global error ~100 rtol).
+// either. 1e-8 relative: rtol 1e-10 over 0.25 s (global error ~100 rtol).
 TEST(Urdf, ArmOnAFloatingBaseFollowsMomentumBalance) {
   ModelBuilder b("arm7_floating");
   urdf::ImportOptions options;
@@ -362,7 +362,7 @@ TEST(Urdf, ArmOnAFloatingBaseFollowsMomentumBalance) {
   SimulationOptions o;
   o.formulation = Formulation::kProjection;
   o.integrator = Integrator::kCvodesBdf;
-  o.t_end = 0.5;
+  o.t_end = 0.25;
   o.output_step = 0.05;
   o.rtol = 1e-10;
   o.atol = 1e-12;
@@ -382,11 +382,11 @@ TEST(Urdf, ArmOnAFloatingBaseFollowsMomentumBalance) {
   }
   std::printf(
       "arm7 floating: |P - P0 - m g t| / |P| <= %.1e, "
-      "|L_C - L_C0| / |L_C0| <= %.1e over 0.5 s\n",
+      "|L_C - L_C0| / |L_C0| <= %.1e over 0.25 s\n",
       worst_p, worst_l);
   EXPECT_LT(worst_p, 1e-8);
   EXPECT_LT(worst_l, 1e-8);
-  EXPECT_GT(log.t.size(), 10u);  // every output step was seen
+  EXPECT_GT(log.t.size(), 5u);  // every output step was seen
 }
 
 // The project's humanoid (problems/data/humanoid.urdf) on a floating
