@@ -3,7 +3,9 @@
 //
 // Bodies (mass, centre of mass, inertia about the centre of mass), frames
 // (markers) fixed on bodies, a tree of joints from the ground outwards with
-// one generalized coordinate per joint degree of freedom (nq = nv, q' = v),
+// one generalized coordinate per joint degree of freedom (q' = v), except
+// that ball and free joints carry a unit quaternion (4 coordinates, 3
+// velocities: the body-frame angular velocity, ModelBuilder::Quaternion),
 // gravity, joint springs and dampers, point spring-dampers, applied forces,
 // joint actuators as named input channels, prescribed joint motion as
 // moving constraints and loop closures as named holonomic constraints.
@@ -131,8 +133,17 @@ BodySpec SpatialBody(PExpr mass,
                      PExpr iyz = PExpr());
 
 /// Kind of a joint between a frame F on the parent body and a frame M on
-/// the child body; at q = 0, F and M coincide.
-enum class JointType { kRevolute, kPrismatic, kPlanar, kUniversal, kWeld };
+/// the child body; at q = 0 (quaternions at the identity, w = 1), F and M
+/// coincide.
+enum class JointType {
+  kRevolute,
+  kPrismatic,
+  kPlanar,
+  kUniversal,
+  kWeld,
+  kBall,
+  kFree
+};
 const char* ToString(JointType type);
 
 /// A joint and its coordinates (docs/multibody.md, "Joints"):
@@ -147,6 +158,21 @@ const char* ToString(JointType type);
 ///  - Universal(a1, a2): R_FM = Rot(a1, q1) Rot(a2, q2), spatial only.
 ///    `<joint>_angle1`, `<joint>_angle2`.
 ///  - Weld(): no coordinate; M fixed at F.
+///  - Ball(): spatial only; p_FM = 0 and R_FM the rotation of a unit
+///    quaternion (ModelBuilder::Quaternion): coordinates `<joint>.w`,
+///    `<joint>.x`, `<joint>.y`, `<joint>.z` (identity: w = 1) and three
+///    velocities `<joint>.wx`, `<joint>.wy`, `<joint>.wz`, the angular
+///    velocity of M relative to F expressed in M [rad/s] (not coordinate
+///    derivatives: q' = q (x) (0, w) / 2). Names: one, the quaternion's.
+///  - Free(): spatial only (a floating base, six degrees of freedom):
+///    p_FM = (x, y, z) in F, coordinates `<joint>_x`, `<joint>_y`,
+///    `<joint>_z` [m] whose velocities are their time derivatives (the
+///    velocity of M's origin relative to F, in F), then a quaternion as for
+///    Ball (`<joint>.w .. .z`, velocities `<joint>.wx .. .wz`, angular
+///    velocity of M relative to F in M): nq = 7, nv = 6. Unlike
+///    Pinocchio's and Featherstone's free-flyer, whose linear velocity is
+///    expressed in M (p_FM' = R_FM v), the linear velocity here is in F.
+///    Names: four, x, y, z and the quaternion's.
 struct Joint {
   JointType type = JointType::kWeld;
   Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();
@@ -164,10 +190,21 @@ struct Joint {
       const Eigen::Vector3d& axis1 = Eigen::Vector3d::UnitX(),
       const Eigen::Vector3d& axis2 = Eigen::Vector3d::UnitY());
   static Joint Weld();
-  /// The same joint with its coordinates named `names`.
+  static Joint Ball();
+  static Joint Free();
+  /// The same joint with its coordinates named `names` (one per scalar
+  /// coordinate, one per quaternion: Ball 1, Free 4).
   Joint Named(std::vector<std::string> coordinate_names) const;
-  /// Number of coordinates (0 to 3).
+  /// Number of coordinates nq (0 to 3; Ball 4, Free 7).
   int num_coordinates() const;
+  /// Number of velocities nv (= nq except Ball 3, Free 6).
+  int num_velocities() const;
+  /// Number of names Named() takes.
+  int num_names() const;
+  /// True for the joints with a quaternion (Ball, Free).
+  bool has_quaternion() const {
+    return type == JointType::kBall || type == JointType::kFree;
+  }
 };
 
 /// Handles returned by the Multibody declarations.
@@ -192,7 +229,8 @@ struct MbBody {
   int frame = 0;            // the body frame B
   int joint = -1;           // inboard joint; -1 for the ground
   std::vector<int> path;    // joints from the ground to this body
-  std::vector<int> coords;  // coordinates of those joints, sorted
+  std::vector<int> coords;  // coordinates of those joints, sorted (q)
+  std::vector<int> vels;    // their velocities, sorted (v)
 };
 struct MbFrame {
   std::string name;
@@ -207,15 +245,17 @@ struct MbJoint {
   Joint spec;
   int parent_frame = -1, child_frame = -1;
   int parent_body = -1, child_body = -1;
-  int first = 0;  // first coordinate
+  int first = 0;  // first coordinate (q)
   int nq = 0;
+  int vfirst = 0;  // first velocity (v)
+  int nv = 0;
 };
 struct MbSpring {  // joint spring V = k (q_i - rest)^2 / 2
-  int coord;
+  int coord;       // q index
   PExpr k, rest;
 };
 struct MbDamper {  // joint damper, D_ii += c
-  int coord;
+  int coord;       // v index
   PExpr c;
 };
 struct MbSpringDamper {  // between the origins of two frames
@@ -249,12 +289,12 @@ struct MbClosure {
 };
 struct MbActuator {
   std::string name;
-  int coord;
+  int coord;  // v index
   daedalus::internal::ScalarFn value;
 };
 struct MbPrescribed {
   std::string name;
-  int coord;
+  int coord;  // q index
   daedalus::internal::ScalarFn motion;
 };
 
@@ -272,8 +312,12 @@ struct MbTree {
   std::vector<MbClosure> closures;
   std::vector<MbActuator> actuators;
   std::vector<MbPrescribed> prescribed;
-  std::vector<std::string> coordinate_names;
+  std::vector<std::string> coordinate_names;  // nq
+  std::vector<std::string> velocity_names;    // nv
+  // The quaternions: index in q of each one's "w" and its name.
+  std::vector<std::pair<int, std::string>> quaternions;
   int nq = 0;
+  int nv = 0;
 };
 
 }  // namespace internal
@@ -331,17 +375,22 @@ class Multibody {
                       FrameIndex child);
   /// Index of coordinate `k` of `joint` in q.
   int Coordinate(JointIndex joint, int k = 0) const;
+  /// Index of velocity `k` of `joint` in v (the index in q less one per
+  /// quaternion declared before it; a ball's velocities are its angular
+  /// velocity components, a free joint's the translations then those).
+  int Velocity(JointIndex joint, int k = 0) const;
 
   /// Uniform gravity g_W [m/s^2] acting on every body's centre of mass.
   void SetGravity(PVec g);
   /// A linear spring on coordinate `k` of `joint`: V = stiffness (q_k -
-  /// rest)^2 / 2.
+  /// rest)^2 / 2. Not on a quaternion's coordinates (refused).
   void AddJointSpring(JointIndex joint,
                       PExpr stiffness,
                       PExpr rest = PExpr(),
                       int k = 0);
-  /// A viscous damper on coordinate `k` of `joint`: the generalized force
-  /// -c q_k' enters the model's damping D (reported as damping loss).
+  /// A viscous damper on velocity `k` of `joint`: the generalized force
+  /// -c v_k enters the model's damping D (reported as damping loss). On a
+  /// ball's angular velocity it is the body-frame torque -c w_k.
   void AddJointDamper(JointIndex joint, PExpr c, int k = 0);
   /// A spring-damper between the origins of frames a and b, length l =
   /// |p_WB - p_WA|: V = k (l - rest)^2 / 2, and a dashpot force -c l' along
@@ -359,8 +408,9 @@ class Multibody {
   /// generalized load J_w' t_W (other loads Q_r). Planar systems: (0, 0,
   /// t_z).
   void AddTorque(const std::string& name, FrameIndex frame, PVec torque);
-  /// A joint actuator: named input channel `name` acting on coordinate `k`
-  /// of `joint` (column e_k of B), with the value u(t, q, v, p) given as a
+  /// A joint actuator: named input channel `name` acting on velocity `k`
+  /// of `joint` (column e_k of B; on a ball's angular velocity a torque
+  /// about M's axis k), with the value u(t, q, v, p) given as a
   /// generic lambda of a Point like any model function.
   template <class F>
   void AddActuator(const std::string& name,
@@ -372,6 +422,7 @@ class Multibody {
   /// Prescribed motion of coordinate `k` of `joint`: the moving constraint
   /// `name`, q_k - s(t, p) = 0, with s a generic lambda of a Point (it may
   /// read x.t and x.p only). Its multiplier is the driving force or torque.
+  /// Not on a quaternion's coordinates (refused).
   template <class F>
   void Prescribe(const std::string& name, JointIndex joint, F s, int k = 0) {
     AddPrescribedFn(name, joint, k, daedalus::internal::MakeScalarFn3(s));
@@ -442,6 +493,7 @@ class Multibody {
                        int k,
                        daedalus::internal::ScalarFn motion);
   int CheckFrame(FrameIndex f, const char* what) const;
+  int ScalarCoordinate(JointIndex joint, int k, const char* what) const;
   void CheckName(const std::string& name, const char* what) const;
   std::shared_ptr<internal::MbTree> tree_;
   std::vector<std::string> constraint_names_;

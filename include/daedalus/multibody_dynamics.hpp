@@ -15,9 +15,10 @@
 // coordinate (a planar joint is a prismatic x, a prismatic y and a
 // revolute z link; a universal joint two revolute links); welded bodies add
 // their inertia to the link they are welded to. Ball and free joints
-// (quaternions, nq != nv) are not described yet; a multi-degree-of-freedom
-// link type with its own q -> pose map and motion subspace is where they
-// enter (docs/multibody.md, "Recursive algorithms").
+// (quaternions, nq != nv) are not described yet: TreeDynamics refuses them,
+// naming the joint, and the energy form runs them; a multi-degree-of-
+// freedom link type with its own q -> pose map and motion subspace is
+// where they would enter (docs/multibody.md, "Recursive algorithms").
 //
 // The dynamics are those of the bodies and gravity only:
 //   InverseDynamics(q, v, vdot) = M(q) vdot + c(q, v) + g(q),

@@ -202,15 +202,15 @@ PlanarState<S> WalkPlanar(const MbTree& t,
   for (int j : t.bodies[t.frames[frame].body].path) {
     const MbJoint& jt = t.joints[j];
     offset(t.frames[jt.parent_frame], 1.0);
-    const int i = jt.first;
+    const int i = jt.first, iv = jt.vfirst;
     switch (jt.spec.type) {
       case JointType::kRevolute:
         if (jt.spec.absolute) {
           st.th = q[i];
-          if (with_v) st.w = vel(i);
+          if (with_v) st.w = vel(iv);
         } else {
           st.th += q[i];
-          if (with_v) st.w += vel(i);
+          if (with_v) st.w += vel(iv);
         }
         st.Trig();
         break;
@@ -220,8 +220,8 @@ PlanarState<S> WalkPlanar(const MbTree& t,
         st.Rotate(S(ax), ax == 0.0, S(ay), ay == 0.0, &dx, &dy);
         st.Shift(dx * q[i], dy * q[i], with_v, 1.0);
         if (with_v) {
-          st.vx += dx * vel(i);
-          st.vy += dy * vel(i);
+          st.vx += dx * vel(iv);
+          st.vy += dy * vel(iv);
         }
         break;
       }
@@ -231,16 +231,18 @@ PlanarState<S> WalkPlanar(const MbTree& t,
         st.Shift(dx, dy, with_v, 1.0);
         if (with_v) {
           S ux, uy;
-          st.Rotate(vel(i), false, vel(i + 1), false, &ux, &uy);
+          st.Rotate(vel(iv), false, vel(iv + 1), false, &ux, &uy);
           st.vx += ux;
           st.vy += uy;
-          st.w += vel(i + 2);
+          st.w += vel(iv + 2);
         }
         st.th += q[i + 2];
         st.Trig();
         break;
       }
       case JointType::kUniversal:  // rejected for planar systems
+      case JointType::kBall:
+      case JointType::kFree:
       case JointType::kWeld:
         break;
     }
@@ -248,6 +250,29 @@ PlanarState<S> WalkPlanar(const MbTree& t,
   }
   offset(t.frames[frame], 1.0);
   return st;
+}
+
+/// The rotation of the quaternion q[i..i+3] divided by its norm: R(q /
+/// |q|), written with 2 / |q|^2 so that it is a rotation also for the
+/// integrator's slightly unnormalized copy (model functions receive unit
+/// quaternions, where it equals RotationFromQuaternion; at unit norm the
+/// chart's second-order paths change |q| only at fourth order, so M, h and
+/// J are those of RotationFromQuaternion).
+template <class S>
+Mat3<S> QuaternionRotation(const VecX<S>& q, int i) {
+  const S w = q[i], x = q[i + 1], y = q[i + 2], z = q[i + 3];
+  const S s = 2.0 / (w * w + x * x + y * y + z * z);
+  Mat3<S> r;
+  r(0, 0) = 1.0 - s * (y * y + z * z);
+  r(0, 1) = s * (x * y - w * z);
+  r(0, 2) = s * (x * z + w * y);
+  r(1, 0) = s * (x * y + w * z);
+  r(1, 1) = 1.0 - s * (x * x + z * z);
+  r(1, 2) = s * (y * z - w * x);
+  r(2, 0) = s * (x * z - w * y);
+  r(2, 1) = s * (y * z + w * x);
+  r(2, 2) = 1.0 - s * (x * x + y * y);
+  return r;
 }
 
 /// Walks from the ground to frame `frame` in a spatial system.
@@ -276,29 +301,35 @@ SpatialState<S> WalkSpatial(const MbTree& t,
     }
     if (sign > 0 && f.rotated) st.R = TimesConst<S>(st.R, f.rotation);
   };
+  // R_FM of the quaternion q[i..i+3], the angular velocity v[iv..iv+2] of
+  // M relative to F in M.
+  auto Ball = [&](int i, int iv) {
+    st.R = Mat3<S>(st.R * QuaternionRotation<S>(q, i));
+    if (with_v) st.w += st.R * Vec3<S>(vel(iv), vel(iv + 1), vel(iv + 2));
+  };
   for (int j : t.bodies[t.frames[frame].body].path) {
     const MbJoint& jt = t.joints[j];
     offset(t.frames[jt.parent_frame], 1.0);
-    const int i = jt.first;
+    const int i = jt.first, iv = jt.vfirst;
     switch (jt.spec.type) {
       case JointType::kRevolute: {
         const Vec3<S> a = TimesConst<S>(st.R, jt.spec.axis);
         st.R = Mat3<S>(st.R * AxisRotation<S>(jt.spec.axis, q[i]));
-        if (with_v) st.w += a * vel(i);
+        if (with_v) st.w += a * vel(iv);
         break;
       }
       case JointType::kPrismatic: {
         const Vec3<S> d = TimesConst<S>(st.R, jt.spec.axis);
         shift(Vec3<S>(d * q[i]), 1.0);
-        if (with_v) st.v += d * vel(i);
+        if (with_v) st.v += d * vel(iv);
         break;
       }
       case JointType::kPlanar: {
         const Vec3<S> r = st.R.col(0) * q[i] + st.R.col(1) * q[i + 1];
         shift(r, 1.0);
         if (with_v) {
-          st.v += st.R.col(0) * vel(i) + st.R.col(1) * vel(i + 1);
-          st.w += st.R.col(2) * vel(i + 2);
+          st.v += st.R.col(0) * vel(iv) + st.R.col(1) * vel(iv + 1);
+          st.w += st.R.col(2) * vel(iv + 2);
         }
         st.R =
             Mat3<S>(st.R * AxisRotation<S>(Eigen::Vector3d::UnitZ(), q[i + 2]));
@@ -309,9 +340,19 @@ SpatialState<S> WalkSpatial(const MbTree& t,
         st.R = Mat3<S>(st.R * AxisRotation<S>(jt.spec.axis, q[i]));
         const Vec3<S> a2 = TimesConst<S>(st.R, jt.spec.axis2);
         st.R = Mat3<S>(st.R * AxisRotation<S>(jt.spec.axis2, q[i + 1]));
-        if (with_v) st.w += a1 * vel(i) + a2 * vel(i + 1);
+        if (with_v) st.w += a1 * vel(iv) + a2 * vel(iv + 1);
         break;
       }
+      case JointType::kFree: {
+        // p_FM = (x, y, z) in F, its velocity the coordinates' derivatives.
+        shift(Vec3<S>(st.R * Vec3<S>(q[i], q[i + 1], q[i + 2])), 1.0);
+        if (with_v) st.v += st.R * Vec3<S>(vel(iv), vel(iv + 1), vel(iv + 2));
+        Ball(i + 3, iv + 3);
+        break;
+      }
+      case JointType::kBall:
+        Ball(i, iv);
+        break;
       case JointType::kWeld:
         break;
     }
@@ -463,8 +504,20 @@ class Kinematics {
 
   Dimension dimension() const { return tree_->dim; }
   int nq() const { return tree_->nq; }
+  int nv() const { return tree_->nv; }
   const std::vector<std::string>& coordinate_names() const {
     return tree_->coordinate_names;
+  }
+  const std::vector<std::string>& velocity_names() const {
+    return tree_->velocity_names;
+  }
+  /// The neutral configuration (nq): every scalar coordinate 0, every
+  /// quaternion the identity (w = 1), so that each joint's M coincides
+  /// with its F (a start state for q).
+  Eigen::VectorXd Neutral() const {
+    Eigen::VectorXd q = Eigen::VectorXd::Zero(tree_->nq);
+    for (const auto& quaternion : tree_->quaternions) q[quaternion.first] = 1.0;
+    return q;
   }
   /// A frame or body by name. @throws std::invalid_argument listing the
   /// names when there is none.
@@ -492,11 +545,13 @@ class Kinematics {
                       nullptr, &fv);
     return fv;
   }
-  /// Frame Jacobian (6 x nv): rows 0-2 map v to w_WF, rows 3-5 to v_WF.
+  /// Frame Jacobian (6 x nv): rows 0-2 map v to w_WF, rows 3-5 to v_WF
+  /// (columns of a quaternion's velocities: the body-frame angular
+  /// velocities, so w_WF = J_w v also there).
   template <class S>
   MatX<S> Jacobian(FrameIndex f, const VecX<S>& q, const VecX<S>& p) const {
-    MatX<S> jac = MatX<S>::Zero(6, tree_->nq);
-    for (int k : tree_->bodies[tree_->frames[f.value].body].coords) {
+    MatX<S> jac = MatX<S>::Zero(6, tree_->nv);
+    for (int k : tree_->bodies[tree_->frames[f.value].body].vels) {
       FrameVelocity<S> fv;
       internal::Walk<S>(*tree_, f.value, q, internal::UnitVel<S>{k}, true, p,
                         nullptr, &fv);

@@ -4,23 +4,29 @@
 //
 // The mapping:
 //  - the root link is the ground (a fixed base: its frame is the world W,
-//    z up, gravity -g e_z); every other link is a body whose frame is the
-//    link frame, with mass, centre of mass and inertia from <inertial>
-//    (the inertia tensor, given about the centre of mass in the
-//    <inertial><origin> frame, is rotated into the link frame);
+//    z up, gravity -g e_z), or with ImportOptions::floating_base a body on
+//    a free joint (multibody.hpp, Joint::Free) from W named after the root
+//    link: coordinates <root>_x, _y, _z (position of the root's frame in
+//    W, velocities their derivatives) and the quaternion <root>.w .. .z
+//    (velocities <root>.wx .. .wz, the angular velocity in the root
+//    frame), start at the identity; every other link is a body whose frame is
+//    the link frame, with mass, centre of mass and inertia from <inertial> (the
+//    inertia tensor, given about the centre of mass in the <inertial><origin>
+//    frame, is rotated into the link frame);
 //  - every joint connects a frame at <origin> on the parent link to the
 //    child link's frame; revolute and continuous joints are
 //    Joint::Revolute(axis), prismatic joints Joint::Prismatic(axis), fixed
-//    joints Joint::Weld(); the coordinate is named after the joint;
+//    joints Joint::Weld(), floating joints Joint::Free() (not actuated);
+//    the coordinate is named after the joint;
 //  - every revolute, continuous or prismatic joint is actuated: an input
 //    channel named after the joint, with the constant value of the
 //    parameter `tau_<joint>` (default 0) [N m or N];
 //  - <dynamics damping> becomes a joint damper (friction is refused);
 //  - <limit> lower/upper, effort and velocity are kept in UrdfJoint and
 //    reported (they are not enforced: a limit is not a constraint).
-// Floating and planar joints, a floating base (both need quaternion
-// coordinates, nq != nv: a separate issue of issue 16's plan) and mimic
-// joints are refused with a message naming them.
+// Planar and mimic joints are refused with a message naming them. Models
+// with a floating base or joint run in the energy form only (the
+// recursive algorithms refuse quaternion joints, naming them).
 #pragma once
 
 #include <string>
@@ -44,6 +50,8 @@ struct UrdfJoint {
   double velocity = 0.0;  ///< |v| bound [rad/s or m/s]; 0: none given
   double damping = 0.0;   ///< viscous damping [N m s/rad or N s/m]
   int coordinate = -1;    ///< index in q
+  int velocity_index =
+      -1;  ///< index in v (q's index less 1 with a floating base)
 };
 
 struct ImportOptions {
@@ -51,8 +59,8 @@ struct ImportOptions {
   double gravity = 9.81;
   /// Declare joint dampers from <dynamics damping>.
   bool damping = true;
-  /// A floating base is refused (quaternion coordinates are not
-  /// implemented yet); kept so that the refusal is explicit.
+  /// The root link floats: a body on a free joint (6 velocities) instead
+  /// of the ground.
   bool floating_base = false;
   /// How M and h are evaluated (multibody.hpp).
   mb::DynamicsForm dynamics = mb::DynamicsForm::kEnergy;
@@ -60,10 +68,12 @@ struct ImportOptions {
 
 /// What was imported.
 struct Robot {
-  std::string name;                ///< <robot name>
-  std::string root;                ///< the root link (the ground)
-  std::vector<UrdfJoint> joints;   ///< movable joints, coordinate order
-  std::vector<std::string> fixed;  ///< fixed joints (welds)
+  std::string name;                   ///< <robot name>
+  std::string root;                   ///< the root link (the ground)
+  std::vector<UrdfJoint> joints;      ///< movable joints, coordinate order
+  std::vector<std::string> fixed;     ///< fixed joints (welds)
+  std::vector<std::string> floating;  ///< floating joints (free joints)
+  bool floating_base = false;         ///< the root link is on a free joint
   mb::Kinematics kinematics;
   /// One line per joint: name, type, limits, for --help and reports.
   std::string Describe() const;
@@ -75,7 +85,8 @@ struct Robot {
 /// an unreadable file, a file urdfdom cannot parse (with its message), an
 /// unsupported joint type (with the supported ones), a mimic joint, a
 /// negative or zero mass, an inertia that is not positive definite or
-/// violates the triangle inequality, or options.floating_base.
+/// violates the triangle inequality, or a floating joint or base with
+/// options.dynamics = kRecursive.
 Robot Import(const std::string& path,
              ModelBuilder* builder,
              const ImportOptions& options = {});

@@ -16,15 +16,17 @@ Problem UrdfProblem(const std::string& path,
   Problem p;
   p.model = std::move(b).Build();
   p.side_outputs.push_back(mb::PosesFile(robot.kinematics));
-  p.description = "A fixed-base robot from the URDF file " + path +
-                  " (M and h by the " + mb::ToString(dynamics) +
-                  " form): " + robot.Describe() +
-                  "Inputs: one channel per joint, the constant tau_<joint> "
-                  "(--param tau_<joint>=VALUE); start q = 0, v = 0 "
-                  "(--q0, --v0).";
-  const int n = p.model.nq();
-  p.initial = [n](const Eigen::VectorXd& /*params*/) {
-    return InitialState{Eigen::VectorXd::Zero(n), Eigen::VectorXd::Zero(n)};
+  p.description =
+      std::string(floating_base ? "A floating-base" : "A fixed-base") +
+      " robot from the URDF file " + path + " (M and h by the " +
+      mb::ToString(dynamics) + " form): " + robot.Describe() +
+      "Inputs: one channel per joint, the constant tau_<joint> "
+      "(--param tau_<joint>=VALUE); start q = 0 (identity "
+      "quaternions), v = 0 (--q0, --v0).";
+  const Eigen::VectorXd q0 = robot.kinematics.Neutral();
+  const int nv = p.model.nv();
+  p.initial = [q0, nv](const Eigen::VectorXd& /*params*/) {
+    return InitialState{q0, Eigen::VectorXd::Zero(nv)};
   };
   p.defaults.t_end = 2.0;
   p.defaults.output_step = 0.01;

@@ -21,8 +21,13 @@ std::vector<int> Union(const std::vector<int>& a, const std::vector<int>& b) {
   return u;
 }
 
+// The coordinates (q indices) a frame's pose depends on.
 const std::vector<int>& CoordsOfFrame(const MbTree& t, int frame) {
   return t.bodies[t.frames[frame].body].coords;
+}
+// The velocities (v indices) that move a frame.
+const std::vector<int>& VelsOfFrame(const MbTree& t, int frame) {
+  return t.bodies[t.frames[frame].body].vels;
 }
 
 template <class S>
@@ -40,8 +45,8 @@ Vec3<S> PointColumn(
   return fv.v;
 }
 
-// The gradient dl/dq (nq) of the distance l = |p_WB - p_WA| between the
-// origins of frames a and b.
+// The gradient dl/dq N(q) (nv: the row that maps v to l') of the distance
+// l = |p_WB - p_WA| between the origins of frames a and b.
 template <class S>
 VecX<S> LengthGradient(
     const MbTree& t, int a, int b, const VecX<S>& q, const VecX<S>& p) {
@@ -49,9 +54,9 @@ VecX<S> LengthGradient(
   const Vec3<S> r = internal::FramePosition<S>(t, b, q, p) -
                     internal::FramePosition<S>(t, a, q, p);
   const S l = sqrt(Dot3<S>(r, r));
-  VecX<S> g = VecX<S>::Zero(t.nq);
-  const std::vector<int>& ca = CoordsOfFrame(t, a);
-  const std::vector<int>& cb = CoordsOfFrame(t, b);
+  VecX<S> g = VecX<S>::Zero(t.nv);
+  const std::vector<int>& ca = VelsOfFrame(t, a);
+  const std::vector<int>& cb = VelsOfFrame(t, b);
   for (int k : Union(ca, cb)) {
     Vec3<S> d = Vec3<S>::Zero();
     if (std::binary_search(cb.begin(), cb.end(), k))
@@ -123,15 +128,15 @@ void DeclareForces(const std::shared_ptr<const MbTree>& tree,
   if (damped) {
     builder->Damping([tree](const auto& x) {
       using S = Scalar<decltype(x)>;
-      MatX<S> d = MatX<S>::Zero(tree->nq, tree->nq);
+      MatX<S> d = MatX<S>::Zero(tree->nv, tree->nv);
       for (const auto& dm : tree->dampers)
         d(dm.coord, dm.coord) += dm.c.Eval<S>(x.p);
       for (const auto& sd : tree->spring_dampers) {
         if (sd.c.IsZero()) continue;
         const VecX<S> g = LengthGradient<S>(*tree, sd.a, sd.b, x.q, x.p);
         const S c = sd.c.Eval<S>(x.p);
-        for (int i = 0; i < tree->nq; ++i)
-          for (int j = 0; j < tree->nq; ++j) d(i, j) += c * g[i] * g[j];
+        for (int i = 0; i < tree->nv; ++i)
+          for (int j = 0; j < tree->nv; ++j) d(i, j) += c * g[i] * g[j];
       }
       return d;
     });
@@ -139,12 +144,12 @@ void DeclareForces(const std::shared_ptr<const MbTree>& tree,
   if (!t.forces.empty()) {
     builder->OtherLoads([tree](const auto& x) {
       using S = Scalar<decltype(x)>;
-      VecX<S> qr = VecX<S>::Zero(tree->nq);
+      VecX<S> qr = VecX<S>::Zero(tree->nv);
       for (const auto& f : tree->forces) {
         // Virtual power: Q_k = f . v_k (force) or t . w_k (torque), with
         // (w_k, v_k) the frame's velocity for the unit velocity e_k.
         const Vec3<S> fw = internal::EvalVec<S>(f.force, x.p);
-        for (int k : CoordsOfFrame(*tree, f.frame)) {
+        for (int k : VelsOfFrame(*tree, f.frame)) {
           FrameVelocity<S> fv;
           internal::Walk<S>(*tree, f.frame, x.q, internal::UnitVel<S>{k}, true,
                             x.p, nullptr, &fv);
@@ -155,7 +160,7 @@ void DeclareForces(const std::shared_ptr<const MbTree>& tree,
     });
   }
   for (const auto& a : t.actuators) {
-    const int coord = a.coord, n = t.nq;
+    const int coord = a.coord, n = t.nv;
     const daedalus::internal::ScalarFn fn = a.value;
     builder->Input(
         a.name,
@@ -259,7 +264,7 @@ void RecursiveInertial(const TreeDynamics& dyn,
   TreeData<S> data = dyn.MakeData<S>();
   dyn.SetParameters<S>(x.p, &data);
   *m = dyn.MassMatrix<S>(x.q, &data);
-  const VecX<S> zero = VecX<S>::Zero(t.nq);
+  const VecX<S> zero = VecX<S>::Zero(t.nv);
   *inertial = dyn.InverseDynamics<S>(x.q, x.v, zero, &data);
   for (const auto& s : t.springs)
     (*inertial)[s.coord] +=
@@ -296,8 +301,27 @@ Kinematics Multibody::AddTo(ModelBuilder* builder, DynamicsForm form) && {
           "multibody: body '" + tree_->bodies[b].name +
           "' has no joint; connect it to the ground or another body "
           "(Joint::Weld() fixes it)");
+  if (form == DynamicsForm::kRecursive)
+    for (const internal::MbJoint& j : tree_->joints)
+      if (j.spec.has_quaternion())
+        throw std::invalid_argument(
+            "multibody: joint '" + j.name + "' is a " + ToString(j.spec.type) +
+            " joint: the recursive algorithms (--dynamics recursive) describe "
+            "single-degree-of-freedom links only; the energy form (--dynamics "
+            "energy, the default) runs ball and free joints");
   const std::shared_ptr<const MbTree> tree = std::move(tree_);
-  builder->Coordinates(tree->coordinate_names);
+  // Scalar coordinates and quaternions in declaration order.
+  size_t next = 0;
+  for (int i = 0; i < tree->nq;) {
+    if (next < tree->quaternions.size() && tree->quaternions[next].first == i) {
+      builder->Quaternion(tree->quaternions[next].second);
+      ++next;
+      i += 4;
+    } else {
+      builder->Coordinates({tree->coordinate_names[i]});
+      ++i;
+    }
+  }
   DeclareEnergies(tree, builder);
   Kinematics kin(tree);
   if (form == DynamicsForm::kRecursive) {

@@ -137,6 +137,10 @@ const char* ToString(JointType type) {
       return "universal";
     case JointType::kWeld:
       return "weld";
+    case JointType::kBall:
+      return "ball";
+    case JointType::kFree:
+      return "free";
   }
   return "?";
 }
@@ -185,6 +189,16 @@ Joint Joint::Universal(const Eigen::Vector3d& axis1,
   return j;
 }
 Joint Joint::Weld() { return Joint(); }
+Joint Joint::Ball() {
+  Joint j;
+  j.type = JointType::kBall;
+  return j;
+}
+Joint Joint::Free() {
+  Joint j;
+  j.type = JointType::kFree;
+  return j;
+}
 Joint Joint::Named(std::vector<std::string> coordinate_names) const {
   Joint j = *this;
   j.names = std::move(coordinate_names);
@@ -201,8 +215,20 @@ int Joint::num_coordinates() const {
       return 3;
     case JointType::kWeld:
       return 0;
+    case JointType::kBall:
+      return 4;
+    case JointType::kFree:
+      return 7;
   }
   return 0;
+}
+int Joint::num_velocities() const {
+  return has_quaternion() ? num_coordinates() - 1 : num_coordinates();
+}
+int Joint::num_names() const {
+  if (type == JointType::kBall) return 1;
+  if (type == JointType::kFree) return 4;
+  return num_coordinates();
 }
 
 Eigen::Matrix3d RotationZ(double angle) {
@@ -217,7 +243,7 @@ Eigen::Matrix3d RotationZ(double angle) {
 Multibody::Multibody(Dimension dim)
     : tree_(std::make_shared<internal::MbTree>()) {
   tree_->dim = dim;
-  tree_->bodies.push_back({"ground", BodySpec(), 0, -1, {}, {}});
+  tree_->bodies.push_back({"ground", BodySpec(), 0, -1, {}, {}, {}});
   tree_->frames.push_back(
       {"ground", 0, PVec(), Eigen::Matrix3d::Identity(), 0.0, false});
 }
@@ -259,7 +285,7 @@ BodyIndex Multibody::AddBody(const std::string& name, const BodySpec& spec) {
         "of mass; use PlanarBody");
   const int b = static_cast<int>(tree_->bodies.size());
   const int frame = static_cast<int>(tree_->frames.size());
-  tree_->bodies.push_back({name, spec, frame, -1, {}, {}});
+  tree_->bodies.push_back({name, spec, frame, -1, {}, {}, {}});
   tree_->frames.push_back(
       {name, b, PVec(), Eigen::Matrix3d::Identity(), 0.0, false});
   return {b};
@@ -326,6 +352,12 @@ JointIndex Multibody::AddJoint(const std::string& name,
                                 "ground outwards");
   const bool planar = tree_->dim == Dimension::kPlanar;
   if (planar) {
+    if (joint.has_quaternion())
+      throw std::invalid_argument(
+          where + "a " + ToString(joint.type) +
+          " joint rotates in space and needs a spatial system "
+          "(Multibody(Dimension::kSpatial)); in a planar system use a "
+          "revolute joint (ball) or a planar joint (free)");
     if (joint.type == JointType::kUniversal)
       throw std::invalid_argument(where +
                                   "a universal joint needs a spatial system");
@@ -341,6 +373,7 @@ JointIndex Multibody::AddJoint(const std::string& name,
                                 "absolute angles are for planar systems only");
   }
   const int n = joint.num_coordinates();
+  const int nv = joint.num_velocities();
   std::vector<std::string> names = joint.names;
   if (names.empty()) {
     switch (joint.type) {
@@ -358,18 +391,40 @@ JointIndex Multibody::AddJoint(const std::string& name,
         break;
       case JointType::kWeld:
         break;
+      case JointType::kBall:
+        names = {name};
+        break;
+      case JointType::kFree:
+        names = {name + "_x", name + "_y", name + "_z", name};
+        break;
     }
   }
-  if (static_cast<int>(names.size()) != n)
-    throw std::invalid_argument(where + "a " + ToString(joint.type) +
-                                " joint has " + std::to_string(n) +
-                                " coordinates, " +
-                                std::to_string(names.size()) + " names given");
-  internal::MbJoint j{name, joint, pf, cf, pb, cb, tree_->nq, n};
+  if (static_cast<int>(names.size()) != joint.num_names())
+    throw std::invalid_argument(
+        where + "a " + ToString(joint.type) + " joint takes " +
+        std::to_string(joint.num_names()) +
+        (joint.has_quaternion() ? " names (a quaternion takes one), "
+                                : " coordinate names, ") +
+        std::to_string(names.size()) + " given");
+  internal::MbJoint j{name, joint, pf, cf, pb, cb, tree_->nq, n, tree_->nv, nv};
   const int index = static_cast<int>(tree_->joints.size());
   tree_->joints.push_back(j);
-  for (const auto& s : names) tree_->coordinate_names.push_back(s);
+  for (size_t k = 0; k < names.size(); ++k) {
+    const std::string& s = names[k];
+    if (joint.has_quaternion() && k + 1 == names.size()) {
+      tree_->quaternions.emplace_back(
+          static_cast<int>(tree_->coordinate_names.size()), s);
+      for (const char* c : {".w", ".x", ".y", ".z"})
+        tree_->coordinate_names.push_back(s + c);
+      for (const char* c : {".wx", ".wy", ".wz"})
+        tree_->velocity_names.push_back(s + c);
+    } else {
+      tree_->coordinate_names.push_back(s);
+      tree_->velocity_names.push_back(s);
+    }
+  }
   tree_->nq += n;
+  tree_->nv += nv;
   internal::MbBody& body = tree_->bodies[cb];
   body.joint = index;
   body.path = tree_->bodies[pb].path;
@@ -377,6 +432,9 @@ JointIndex Multibody::AddJoint(const std::string& name,
   body.coords = tree_->bodies[pb].coords;
   for (int k = 0; k < n; ++k) body.coords.push_back(j.first + k);
   std::sort(body.coords.begin(), body.coords.end());
+  body.vels = tree_->bodies[pb].vels;
+  for (int k = 0; k < nv; ++k) body.vels.push_back(j.vfirst + k);
+  std::sort(body.vels.begin(), body.vels.end());
   return {index};
 }
 
@@ -391,6 +449,34 @@ int Multibody::Coordinate(JointIndex joint, int k) const {
   return j.first + k;
 }
 
+int Multibody::Velocity(JointIndex joint, int k) const {
+  if (joint.value < 0 || joint.value >= static_cast<int>(tree_->joints.size()))
+    throw std::invalid_argument("multibody: not a joint of this system");
+  const internal::MbJoint& j = tree_->joints[joint.value];
+  if (k < 0 || k >= j.nv)
+    throw std::invalid_argument(
+        "multibody: joint '" + j.name + "' has " + std::to_string(j.nv) +
+        " velocities; velocity " + std::to_string(k) + " does not exist");
+  return j.vfirst + k;
+}
+
+int Multibody::ScalarCoordinate(JointIndex joint,
+                                int k,
+                                const char* what) const {
+  const int i = Coordinate(joint, k);
+  const internal::MbJoint& j = tree_->joints[joint.value];
+  const int quaternion_start = j.spec.type == JointType::kFree ? 3 : 0;
+  if (j.spec.has_quaternion() && k >= quaternion_start)
+    throw std::invalid_argument(
+        "multibody: joint '" + j.name + "': a " + what +
+        " acts on one scalar coordinate; coordinate " + std::to_string(k) +
+        " is part of the " + ToString(j.spec.type) +
+        " joint's quaternion (a rotation has no scalar coordinate; write "
+        "a potential of the quaternion with PotentialEnergyTerm, or a "
+        "constraint, instead)");
+  return i;
+}
+
 void Multibody::SetGravity(PVec g) {
   if (tree_->dim == Dimension::kPlanar && !g.z.IsZero())
     throw std::invalid_argument(
@@ -402,12 +488,12 @@ void Multibody::AddJointSpring(JointIndex joint,
                                PExpr stiffness,
                                PExpr rest,
                                int k) {
-  tree_->springs.push_back(
-      {Coordinate(joint, k), std::move(stiffness), std::move(rest)});
+  tree_->springs.push_back({ScalarCoordinate(joint, k, "joint spring"),
+                            std::move(stiffness), std::move(rest)});
 }
 
 void Multibody::AddJointDamper(JointIndex joint, PExpr c, int k) {
-  tree_->dampers.push_back({Coordinate(joint, k), std::move(c)});
+  tree_->dampers.push_back({Velocity(joint, k), std::move(c)});
 }
 
 void Multibody::AddSpringDamper(const std::string& name,
@@ -447,7 +533,7 @@ void Multibody::AddActuatorFn(const std::string& name,
                               JointIndex joint,
                               int k,
                               daedalus::internal::ScalarFn value) {
-  tree_->actuators.push_back({name, Coordinate(joint, k), std::move(value)});
+  tree_->actuators.push_back({name, Velocity(joint, k), std::move(value)});
 }
 
 void Multibody::AddPrescribedFn(const std::string& name,
@@ -455,7 +541,9 @@ void Multibody::AddPrescribedFn(const std::string& name,
                                 int k,
                                 daedalus::internal::ScalarFn motion) {
   CheckName(name, "prescribed motion");
-  tree_->prescribed.push_back({name, Coordinate(joint, k), std::move(motion)});
+  tree_->prescribed.push_back({name,
+                               ScalarCoordinate(joint, k, "prescribed motion"),
+                               std::move(motion)});
 }
 
 void Multibody::AddCoincidence(const std::string& name,

@@ -128,6 +128,14 @@ TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
         break;
       case JointType::kWeld:
         break;
+      case JointType::kBall:
+      case JointType::kFree:
+        throw std::invalid_argument(
+            "recursive dynamics: joint '" + j.name + "' is a " +
+            ToString(j.spec.type) +
+            " joint (a quaternion, nq != nv); the recursive algorithms "
+            "describe single-degree-of-freedom links only: use the energy "
+            "form (--dynamics energy) for ball and free joints");
     }
     // The child body's frame B in the link: M in the link, then B in M.
     const internal::MbFrame& m = t.frames[j.child_frame];

@@ -38,7 +38,8 @@ class Collect : public console_bridge::OutputHandler {
 };
 
 const char* const kSupported =
-    "supported joint types: revolute, continuous, prismatic, fixed";
+    "supported joint types: revolute, continuous, prismatic, fixed, "
+    "floating";
 
 Eigen::Matrix3d ToMatrix(const ::urdf::Rotation& r) {
   Eigen::Quaterniond qn(r.w, r.x, r.y, r.z);
@@ -137,11 +138,9 @@ struct Importer {
           spec = mb::Joint::Weld();
           break;
         case ::urdf::Joint::FLOATING:
-          throw std::invalid_argument(
-              at +
-              "floating joints need quaternion coordinates (nq != nv), which "
-              "are not implemented yet (issue 16: ball and free joints); " +
-              kSupported);
+          type = "floating";
+          spec = mb::Joint::Free();
+          break;
         case ::urdf::Joint::PLANAR:
           throw std::invalid_argument(at + "planar joints are not supported; " +
                                       kSupported);
@@ -162,6 +161,11 @@ struct Importer {
       if (type.empty()) {
         system->AddJoint(j.name, spec, origin, system->BodyFrame(child));
         robot->fixed.push_back(j.name);
+      } else if (type == "floating") {
+        // Six degrees of freedom, not actuated: coordinates <joint>_x, _y,
+        // _z and the quaternion <joint>.w .. .z (multibody.hpp, Free).
+        system->AddJoint(j.name, spec, origin, system->BodyFrame(child));
+        robot->floating.push_back(j.name);
       } else {
         const mb::JointIndex ji = system->AddJoint(
             j.name, spec.Named({j.name}), origin, system->BodyFrame(child));
@@ -171,6 +175,7 @@ struct Importer {
         u.parent = link.name;
         u.child = cl.name;
         u.coordinate = system->Coordinate(ji);
+        u.velocity_index = system->Velocity(ji);
         if (j.limits) {
           u.has_position_limits = type != "continuous";
           u.lower = j.limits->lower;
@@ -212,9 +217,14 @@ std::string ReadFile(const std::string& path) {
 
 std::string Robot::Describe() const {
   std::ostringstream os;
-  os << "robot '" << name << "', root link '" << root << "' fixed to the "
-     << "world; " << joints.size() << " joint coordinates";
+  os << "robot '" << name << "', root link '" << root << "' "
+     << (floating_base
+             ? "floating (a free joint '" + root + "': coordinates " + root +
+                   "_x, _y, _z and " + "the quaternion " + root + ".w .. .z)"
+             : std::string("fixed to the world"))
+     << "; " << joints.size() << " joint coordinates";
   if (!fixed.empty()) os << ", " << fixed.size() << " fixed joints";
+  if (!floating.empty()) os << ", " << floating.size() << " floating joints";
   os << ":\n";
   for (const UrdfJoint& j : joints) {
     os << "  " << j.name << " (" << j.type << ", " << j.parent << " -> "
@@ -234,12 +244,6 @@ Robot ImportString(const std::string& xml,
                    ModelBuilder* builder,
                    const ImportOptions& options) {
   const std::string where = "URDF file '" + origin + "': ";
-  if (options.floating_base)
-    throw std::invalid_argument(
-        where +
-        "a floating base needs quaternion coordinates (nq != nv), which are "
-        "not implemented yet (issue 16: ball and free joints); use a fixed "
-        "base");
   ::urdf::ModelInterfaceSharedPtr model;
   std::string said;
   {
@@ -259,11 +263,23 @@ Robot ImportString(const std::string& xml,
   mb::Multibody system(mb::Dimension::kSpatial);
   system.SetGravity(mb::PVec(0.0, 0.0, -options.gravity));
   Importer imp{where, options, &system, &robot, {}, {}};
-  imp.Below(*root, system.ground());
-  if (robot.joints.empty())
+  robot.floating_base = options.floating_base;
+  if (options.floating_base) {
+    // The root link is a body on a free joint named after it, from the
+    // world frame W to the root's link frame.
+    const mb::BodyIndex base =
+        system.AddBody(root->name, LinkBody(*root, where));
+    system.AddJoint(root->name, mb::Joint::Free(), system.world(),
+                    system.BodyFrame(base));
+    imp.Below(*root, base);
+  } else {
+    imp.Below(*root, system.ground());
+  }
+  if (robot.joints.empty() && robot.floating.empty() && !options.floating_base)
     throw std::invalid_argument(where +
-                                "the robot has no revolute, continuous or "
-                                "prismatic joint: nothing moves");
+                                "the robot has no revolute, continuous, "
+                                "prismatic or floating joint and a fixed "
+                                "base: nothing moves");
   for (const auto& [joint, name] : imp.actuated) {
     const Param tau = builder->Parameter("tau_" + name, 0.0);
     system.AddActuator(name, joint, [tau](const auto& x) { return x.p[tau]; });
