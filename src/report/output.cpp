@@ -391,8 +391,13 @@ std::string SummaryJson(const Model& model,
   }
   j["stats"] = {
       {"steps", sum.stats.steps},
-      {sum.integrator == Integrator::kIdas ? "residual_evals" : "rhs_evals",
+      {sum.integrator == Integrator::kIdas ||
+               sum.integrator == Integrator::kGeneralizedAlpha ||
+               sum.integrator == Integrator::kHht
+           ? "residual_evals"
+           : "rhs_evals",
        sum.stats.rhs_evals},
+      {"newton_iterations", sum.stats.newton_iterations},
       {"jacobian_evals", sum.stats.jacobian_evals},
       {"error_test_failures", sum.stats.error_test_failures},
       {"nonlinear_conv_failures", sum.stats.nonlinear_conv_failures},
