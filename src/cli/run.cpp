@@ -468,7 +468,8 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "                       of step-size control\n"
      << "  --rho-inf R          generalized-alpha | hht: spectral radius at\n"
      << "                       infinite frequency, [0, 1] ([0.5, 1] for\n"
-     << "                       hht; default " << d.rho_inf << ", 1: no damping)\n"
+     << "                       hht; default " << d.rho_inf
+     << ", 1: no damping)\n"
      << "  --max-steps N        integrator steps allowed per output interval\n"
      << "                       (default " << d.max_steps << ")\n"
      << "  --max-samples N      largest output grid accepted (default "

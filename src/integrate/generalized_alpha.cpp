@@ -19,16 +19,19 @@
 //   [ M + gamma' h C + beta' h^2 K   -J' ] [dq ]     [beta' h^2 r_eq ]
 //   [ J                               0  ] [dmu] = - [Phi            ]
 // with C = d r_eq / dv and K = d r_eq / dq the exact derivatives of the
-// index-3 residual (DaeForm's Jacobian: compiled programs or tangents),
+// index-3 residual (DaeForm's Jacobian: compiled programs or tangents,
+// evaluated at a step's first iteration and again where the iteration
+// contracts slowly),
 // the equation rows scaled by beta' h^2 and the multipliers by the same
 // factor (mu = beta' h^2 lambda), after Bottasso, Bauchau and Cardona
 // (2007): every block stays O(1) as h -> 0, where the unscaled matrix has
 // condition O(h^-4). Nonholonomic rows are scaled by beta' h / gamma'.
 //
 // Step size: the local error of q is estimated as
-// h^2 (beta - 1/6) (vdot1 - vdot0) (Zienkiewicz and Xie 1991), weighed
-// by rtol |q| + atol in the RMS norm, with capped growth; --step H takes
-// fixed steps instead. Samples, roots (located by re-stepping from the
+// h^2 (beta - 1/6) (vdot1 - vdot0) (Zienkiewicz and Xie 1991), projected
+// onto the manifold's tangent space, weighed by rtol |q| + atol in the RMS
+// norm and held per unit step, with capped growth; --step H takes fixed
+// steps instead. Samples, roots (located by re-stepping from the
 // step's start), energy-balance integrands (trapezoidal rule) and the
 // drift contract go through the run's Mechanics and monitor as for the
 // other adapters; the reported multipliers are the KKT reactions at the
@@ -74,7 +77,7 @@ struct AlphaState {
 };
 
 // Newton iterations allowed per step before the step is cut.
-constexpr int kMaxAlphaNewton = 8;
+constexpr int kMaxAlphaNewton = 10;
 // The Newton iteration stops when its correction is below this fraction
 // of the error weights (SUNDIALS's default, 0.1 of the error test,
 // tightened by ten), times h / span under step-size control: the local
@@ -140,6 +143,7 @@ class AlphaStepper {
     s1->lambda = s0.lambda;
     Eigen::VectorXd rhs(nv_ + nc_), dx(nv_ + nc_);
     double last = std::numeric_limits<double>::infinity();
+    bool refresh = true;
     for (int it = 0; it < kMaxAlphaNewton; ++it) {
       s1->a = a_base + c * s1->vdot;
       s1->q = q_base + h * h * p_.beta * s1->a;
@@ -153,16 +157,20 @@ class AlphaStepper {
       }
       rhs.head(nv_) = -sq * F_.segment(nv_, nv_);
       for (int i = 0; i < nc_; ++i)
-        rhs[nv_ + i] = -(holonomic_[static_cast<size_t>(i)] ? 1.0 : snh) *
-                       F_[2 * nv_ + i];
-      // The exact Jacobian at every iteration (full Newton): the systems
-      // are small, and full Newton converges in two or three iterations
-      // where a frozen matrix needs more under the h-scaled rows.
-      form_->DenseJacobian(t1, 1.0 / (gp * h), y_.data(), yp_.data(),
-                           A_.data());
-      ++stats_->jacobian_evals;
-      Assemble(h, bp, gp);
-      lu_.compute(K_);
+        rhs[nv_ + i] =
+            -(holonomic_[static_cast<size_t>(i)] ? 1.0 : snh) * F_[2 * nv_ + i];
+      // The exact Jacobian at the step's first iteration, kept while the
+      // iteration contracts by 5 or more per iteration and evaluated
+      // again where it does not (a modified Newton: the Jacobian costs
+      // n tangent sweeps, an iteration with it kept one residual).
+      if (refresh) {
+        form_->DenseJacobian(t1, 1.0 / (gp * h), y_.data(), yp_.data(),
+                             A_.data());
+        ++stats_->jacobian_evals;
+        Assemble(h, bp, gp);
+        lu_.compute(K_);
+        refresh = false;
+      }
       dx = lu_.solve(rhs);
       ++stats_->newton_iterations;
       if (!dx.allFinite()) {
@@ -184,6 +192,7 @@ class AlphaStepper {
         return true;
       }
       if (it >= 2 && d > 0.9 * last) break;  // not contracting
+      if (it >= 1 && d > 0.2 * last) refresh = true;
       last = d;
     }
     std::ostringstream os;
@@ -252,10 +261,9 @@ class AlphaStepper {
     const double floor = kRoundOffFloor * x.cwiseAbs().maxCoeff();
     double m = 0.0;
     for (Eigen::Index i = 0; i < d.size(); ++i)
-      m = std::max(
-          m, std::abs(d[i]) /
-                 std::max(f * (o_.rtol * std::abs(x[i]) + o_.atol * scale),
-                          floor));
+      m = std::max(m, std::abs(d[i]) / std::max(f * (o_.rtol * std::abs(x[i]) +
+                                                     o_.atol * scale),
+                                                floor));
     return m;
   }
 
@@ -379,9 +387,9 @@ void IntegrateAlpha(Mechanics* mech,
           os << "the step fell to " << hk << " s at t = " << s.t
              << ", below the resolution of the time; the motion may be "
                 "singular there, or --atol too small for the positions";
-          throw std::runtime_error(os.str() +
-                                   SingularityNote(mech, options.formulation,
-                                                   s.t, s.q, s.v));
+          throw std::runtime_error(
+              os.str() +
+              SingularityNote(mech, options.formulation, s.t, s.q, s.v));
         }
         AlphaState s1;
         std::string why;
@@ -527,11 +535,10 @@ void IntegrateAlpha(Mechanics* mech,
       if (!violation.empty()) {
         std::string cannot;
         EscalationTarget(options, &cannot);
-        throw std::runtime_error(
-            violation + "; hint: tighten --rtol" +
-            (options.drift_action == DriftAction::kEscalate
-                 ? " (no escalation: " + cannot + ")"
-                 : std::string()));
+        throw std::runtime_error(violation + "; hint: tighten --rtol" +
+                                 (options.drift_action == DriftAction::kEscalate
+                                      ? " (no escalation: " + cannot + ")"
+                                      : std::string()));
       }
       if (stop) break;
     }
