@@ -48,6 +48,7 @@
 #include "rotating_particle.hpp"
 #include "slider_crank.hpp"
 #include "slider_crank_mb.hpp"
+#include "stiff_linkage.hpp"
 
 namespace py = pybind11;
 
@@ -97,6 +98,7 @@ const std::vector<Entry>& Catalogue() {
     plain("slider_crank_mb", SliderCrankMbProblem);
     plain("free_body", FreeBodyProblem);
     plain("heavy_top", HeavyTopProblem);
+    plain("stiff_linkage", StiffLinkageProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).
     sized("chain", {"bodies", 10, 1, 10000, "number of links"}, ChainProblem);
     sized("chain_reduced", {"bodies", 10, 1, 200, "number of links"},

@@ -29,6 +29,17 @@ const char* ToString(SensMethod m);
 /// @throws std::invalid_argument listing the valid names.
 SensMethod SensMethodFromString(const std::string& s);
 
+/// How the forward sensitivities' corrector is coupled to the state's:
+/// SUNDIALS's simultaneous corrector (one Newton iteration on state and
+/// sensitivities together) or its staggered one (the state converges
+/// first, then the sensitivities' linear systems are solved with the same
+/// iteration matrix). kAuto picks staggered on IDAS and simultaneous on
+/// CVODES (docs/sensitivities.md, "The corrector").
+enum class SensCorrector { kAuto, kSimultaneous, kStaggered };
+const char* ToString(SensCorrector c);
+/// @throws std::invalid_argument listing the valid names.
+SensCorrector SensCorrectorFromString(const std::string& s);
+
 struct SensitivityOptions {
   SensMethod method = SensMethod::kNone;
   /// Names: model parameters, q0[i], v0[i]. Empty with a method set: all
@@ -37,9 +48,8 @@ struct SensitivityOptions {
   /// Include the sensitivities in the local error test (as
   /// idasSlCrank_FSA_dns does); off lets the state alone control the step.
   bool error_control = true;
-  /// Simultaneous corrector (IDA_SIMULTANEOUS / CV_SIMULTANEOUS) or
-  /// staggered.
-  bool staggered = false;
+  /// The corrector (IDA_/CV_SIMULTANEOUS or IDA_/CV_STAGGERED).
+  SensCorrector corrector = SensCorrector::kAuto;
   /// Use SUNDIALS's internal difference quotients for the sensitivity
   /// residuals instead of the exact AD tangents (model parameters only).
   bool difference_quotient = false;

@@ -55,6 +55,7 @@ const char* const kValueFlags[] = {"--t-end",
                                    "--max-steps",
                                    "--max-samples",
                                    "--inverse-dynamics",
+                                   "--sens-corrector",
                                    "--id-weights",
                                    "--id-degree",
                                    "--id-window"};
@@ -217,7 +218,8 @@ RunConfig ParseCommandLine(const Problem& problem,
       if (arg == "--help") cfg.help = true;
       if (arg == "--sens-dq")
         cfg.options.sensitivity.difference_quotient = true;
-      if (arg == "--sens-staggered") cfg.options.sensitivity.staggered = true;
+      if (arg == "--sens-staggered")
+        cfg.options.sensitivity.corrector = SensCorrector::kStaggered;
       if (arg == "--sens-no-error-control")
         cfg.options.sensitivity.error_control = false;
       continue;
@@ -275,6 +277,8 @@ RunConfig ParseCommandLine(const Problem& problem,
     } else if (arg == "--sens-method") {
       o.sensitivity.method = SensMethodFromString(value);
       method_given = true;
+    } else if (arg == "--sens-corrector") {
+      o.sensitivity.corrector = SensCorrectorFromString(value);
     } else if (arg == "--functional") {
       o.sensitivity.functional = value;
     } else if (arg == "--step") {
@@ -459,7 +463,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --functional G       adjoint: the declared functional\n"
      << "  --sens-dq            SUNDIALS difference quotients for the\n"
      << "                       sensitivity residuals (default exact AD)\n"
-     << "  --sens-staggered     staggered corrector (default simultaneous)\n"
+     << "  --sens-corrector C   auto (staggered on IDAS, simultaneous on\n"
+     << "                       CVODES) | simultaneous | staggered\n"
+     << "  --sens-staggered     the same as --sens-corrector staggered\n"
      << "  --sens-no-error-control  leave sensitivities out of the error "
         "test\n"
      << "  --step H             fixed step [s] of stormer-verlet |\n"

@@ -187,6 +187,14 @@ std::string Refusal(const SimulationOptions& o,
            " takes fixed steps without error control, and sensitivities are "
            "integrated under the state's error test by the SUNDIALS "
            "sensitivity modules; use --integrator cvodes-bdf or idas";
+  if (sens == SensMethod::kForward && o.integrator == Integrator::kIdas &&
+      o.sensitivity.corrector == SensCorrector::kStaggered &&
+      !o.sensitivity.error_control)
+    return "IDAS's staggered corrector with the sensitivities left out of "
+           "the error test lets them grow without bound (the slider-crank's "
+           "d q / d k reached 1e9 on GGL, 1e23 unstabilized, while the state "
+           "was right); keep them in the error test, or use "
+           "--sens-corrector simultaneous with --sens-no-error-control";
   if (sens == SensMethod::kForward && o.formulation == Formulation::kProjection)
     return "CVODES projects the state only: the sensitivities would need "
            "the derivative of the projection, which CVODES does not apply; "

@@ -342,9 +342,11 @@ void IntegrateCvodes(Mechanics* mech,
       sum.error = e.what();
       return;
     }
-    DAEDALUS_SUNDIALS_CHECK(
-        CVodeSensInit(mem, ns, so.staggered ? CV_STAGGERED : CV_SIMULTANEOUS,
-                      so.difference_quotient ? nullptr : SensRhsFn, yS.get()));
+    DAEDALUS_SUNDIALS_CHECK(CVodeSensInit(
+        mem, ns,
+        so.corrector == SensCorrector::kStaggered ? CV_STAGGERED
+                                                  : CV_SIMULTANEOUS,
+        so.difference_quotient ? nullptr : SensRhsFn, yS.get()));
     if (so.difference_quotient) {
       form.set_dq_parameters(&pvals);
       DAEDALUS_SUNDIALS_CHECK(

@@ -34,7 +34,59 @@ struct IdasRun : CallbackGuard {
   DaeForm* form = nullptr;
   const RootSet* roots = nullptr;
   std::vector<Eigen::VectorXd> directions;  // per sensitivity parameter
+  // Error weights (EwtFn): rtol, the absolute tolerances of the current
+  // segment, and its layout.
+  double rtol = 0.0;
+  Eigen::VectorXd atol;
+  int nq = 0, nv = 0;
 };
+
+// Round-off floors of the absolute tolerances, as multiples of what double
+// precision can resolve (EwtFn).
+constexpr double kRoundoffFloor = 10.0;
+
+// IDAS's error weights 1 / (rtol |y_i| + atol_i), with atol_i raised to the
+// round-off the residual carries in that component. A coordinate q_i is
+// known to eps |q_i|; through the constraints (and the forces) that error
+// moves the velocities by about |v_i| eps |q_i| (a rotation's angle error
+// times its rate), so no velocity can be resolved better than
+// eps max_i |q_i v_i|, nor a coordinate better than eps |q|_inf. When the
+// user's atol is below that, every weighted increment and error estimate
+// of a velocity near zero is round-off of order one or more: GGL on
+// stiff_linkage at rtol = atol = 1e-12, its crank winding to 200 rad at
+// 1e3 rad/s (J v carries 2e-12 m/s of round-off), took 95,139 steps over
+// 0.2 s and 2.07 million over 0.5 s, and started 32 turns on it stopped
+// at t = 5.8e-8 with IDA_TOO_MUCH_WORK, h held near 1e-13 with one Newton
+// iteration per step, each correcting the piston's velocity by about
+// 4e-12 m/s (docs/formulations.md, "Round-off floors of the tolerances"). Each
+// floor is kRoundoffFloor times that resolution; above it the user's atol
+// stands unchanged.
+int EwtFn(N_Vector y, N_Vector ewt, void* ud) {
+  const auto* run = static_cast<const IdasRun*>(ud);
+  const auto Y = ConstView(y);
+  auto W = View(ewt);
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  const Eigen::Index n = Y.size(), nq = run->nq, nv = run->nv;
+  if (run->atol.size() != n || nq + nv > n) return -1;
+  const double qfloor = kRoundoffFloor * eps * Y.head(nq).cwiseAbs().maxCoeff();
+  const double vfloor =
+      kRoundoffFloor * eps *
+      (nq == nv
+           ? Y.head(nq).cwiseProduct(Y.segment(nq, nv)).cwiseAbs().maxCoeff()
+           : Y.head(nq).cwiseAbs().maxCoeff() *
+                 Y.segment(nq, nv).cwiseAbs().maxCoeff());
+  for (Eigen::Index i = 0; i < n; ++i) {
+    double a = run->atol[i];
+    if (i < nq)
+      a = std::max(a, qfloor);
+    else if (i < nq + nv)
+      a = std::max(a, vfloor);
+    const double d = run->rtol * std::abs(Y[i]) + a;
+    if (!(d > 0.0) || !std::isfinite(d)) return -1;
+    W[i] = 1.0 / d;
+  }
+  return 0;
+}
 
 // A Newton iterate that left the finite range (the corrector diverged
 // within a step) is a recoverable failure: IDAS cuts the step and tries
@@ -413,7 +465,16 @@ std::unique_ptr<Segment> StartSegment(DaeForm* form,
     if (options.multiplier_atol > 0.0)
       a.tail(n - form->differential()).setConstant(options.multiplier_atol);
   }
+  run->rtol = options.rtol;
+  run->atol = View(s->atol.get());
+  run->nq = form->layout().nq;
+  run->nv = form->layout().nv;
+  // IDASVtolerances first: IDAS keeps its rtol for the difference
+  // quotients of sensitivity residuals (--sens-dq), whose increment is
+  // sqrt(rtol); IDAWFtolerances alone leaves it 0 and the quotients' noise
+  // stalled the corrector (sensitivity_test.cpp, DifferenceQuotient*).
   DAEDALUS_SUNDIALS_CHECK(IDASVtolerances(mem, options.rtol, s->atol.get()));
+  DAEDALUS_SUNDIALS_CHECK(IDAWFtolerances(mem, EwtFn));
   DAEDALUS_SUNDIALS_CHECK(IDASetId(mem, s->id.get()));
   // Multipliers (and GGL multipliers) are algebraic: excluded from the
   // local error test, as in idasSlCrank_dns.
@@ -529,7 +590,21 @@ void IntegrateIdas(Mechanics* mech,
       if (!sum.error.empty()) return;
     }
     void* mem = seg->mem;
-    const int ism = so.staggered ? IDA_STAGGERED : IDA_SIMULTANEOUS;
+    // Staggered unless asked otherwise: the state converges first, then
+    // the sensitivities (linear in themselves) are solved with the same
+    // iteration matrix. The simultaneous corrector tests one norm over
+    // both, in which the sensitivities lag the state by an iteration; on
+    // the index-1 forms it stalled or failed at t = 0 on the pendulum,
+    // the four-bar and the chain at rtol = atol 1e-6 and 1e-9, where the
+    // staggered corrector ran all 32 cases (docs/sensitivities.md, "The
+    // corrector").
+    // Without the sensitivities in the error test the staggered corrector
+    // lets them diverge (formulation/support.cpp refuses that pair when
+    // asked for), so auto then takes the simultaneous one.
+    const bool staggered =
+        so.corrector == SensCorrector::kStaggered ||
+        (so.corrector == SensCorrector::kAuto && so.error_control);
+    const int ism = staggered ? IDA_STAGGERED : IDA_SIMULTANEOUS;
     DAEDALUS_SUNDIALS_CHECK(
         IDASensInit(mem, ns, ism, so.difference_quotient ? nullptr : SensResFn,
                     yS.get(), ypS.get()));
@@ -540,7 +615,7 @@ void IntegrateIdas(Mechanics* mech,
           IDASetSensParams(mem, pvals.data(), pbar.data(), plist.data()));
     }
     DAEDALUS_SUNDIALS_CHECK(IDASensEEtolerances(mem));
-    if (!form->algebraic_weights().empty() && !so.staggered) {
+    if (!form->algebraic_weights().empty() && !staggered) {
       // Our own simultaneous corrector, its test wrapped like the state's.
       seg->NLSsim.reset(
           SUNNonlinSol_NewtonSens(ns + 1, seg->y.get(), ctx.get()));

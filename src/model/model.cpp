@@ -209,13 +209,40 @@ Param ModelBuilder::Parameter(const std::string& name,
   return Param{n};
 }
 
+namespace {
+
+// A second call of a builder function that takes one function (the kinetic
+// energy, the damping matrix, ...) would silently drop the first one; a
+// model that means both writes them as one function.
+void RefuseSecond(bool already_set,
+                  const std::string& model,
+                  const char* what,
+                  const char* how) {
+  if (!already_set) return;
+  throw std::invalid_argument("model '" + model + "': " + what +
+                              " was already given; a second call would "
+                              "replace the first. " +
+                              how);
+}
+
+}  // namespace
+
 void ModelBuilder::SetKinetic(internal::ScalarFn fn) {
+  RefuseSecond(
+      static_cast<bool>(data_->kinetic), data_->name,
+      "the kinetic energy (KineticEnergy or MassMatrix)",
+      "Write T as one function, or as a sum of KineticEnergyTerm calls.");
   data_->kinetic = std::move(fn);
 }
 void ModelBuilder::SetPotential(internal::ScalarFn fn) {
+  RefuseSecond(
+      static_cast<bool>(data_->potential), data_->name, "the potential energy",
+      "Write V as one function, or as a sum of PotentialEnergyTerm calls.");
   data_->potential = std::move(fn);
 }
 void ModelBuilder::SetLagrangian(internal::ScalarFn fn) {
+  RefuseSecond(static_cast<bool>(data_->lagrangian), data_->name,
+               "the Lagrangian", "Write L as one function.");
   data_->lagrangian = std::move(fn);
 }
 void ModelBuilder::AddInput(const std::string& name,
@@ -224,9 +251,15 @@ void ModelBuilder::AddInput(const std::string& name,
   data_->inputs.push_back({name, std::move(column), std::move(value)});
 }
 void ModelBuilder::SetDamping(internal::MatrixFn fn) {
+  RefuseSecond(static_cast<bool>(data_->damping), data_->name,
+               "the damping matrix",
+               "Return the sum D = D1 + D2 from one Damping function.");
   data_->damping = std::move(fn);
 }
 void ModelBuilder::SetOtherLoads(internal::VectorFn fn) {
+  RefuseSecond(static_cast<bool>(data_->other_loads), data_->name,
+               "the other-loads function Q_r",
+               "Return the sum of the loads from one OtherLoads function.");
   data_->other_loads = std::move(fn);
 }
 void ModelBuilder::AddConstraint(const std::string& name,

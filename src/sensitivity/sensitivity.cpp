@@ -30,6 +30,26 @@ SensMethod SensMethodFromString(const std::string& s) {
                               "'; valid: forward, adjoint, none");
 }
 
+const char* ToString(SensCorrector c) {
+  switch (c) {
+    case SensCorrector::kAuto:
+      return "auto";
+    case SensCorrector::kSimultaneous:
+      return "simultaneous";
+    case SensCorrector::kStaggered:
+      return "staggered";
+  }
+  return "?";
+}
+
+SensCorrector SensCorrectorFromString(const std::string& s) {
+  if (s == "auto") return SensCorrector::kAuto;
+  if (s == "simultaneous") return SensCorrector::kSimultaneous;
+  if (s == "staggered") return SensCorrector::kStaggered;
+  throw std::invalid_argument("unknown sensitivity corrector '" + s +
+                              "'; valid: auto, simultaneous, staggered");
+}
+
 const char* ToString(LinearSolver s) {
   return s == LinearSolver::kKlu ? "klu" : "dense";
 }

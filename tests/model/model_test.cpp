@@ -160,6 +160,53 @@ TEST(Model, InconsistentDeclarationsNameWhatIsWrong) {
                     "touches coordinate 2, the model has 2 (valid indices "
                     "0..1)")));
   }
+  // A second function for the same role would replace the first without a
+  // word; it is refused and says how to combine them.
+  {
+    ModelBuilder b = Pinned();
+    EXPECT_THAT(
+        [&] {
+          b.MassMatrix([](const auto& x) {
+            using S = Scalar<decltype(x)>;
+            return MatX<S>::Identity(3, 3).eval();
+          });
+        },
+        ThrowsMessage<std::invalid_argument>(
+            HasSubstr("model 'pinned': the kinetic energy (KineticEnergy or "
+                      "MassMatrix) was already given")));
+    b.Damping([](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      return MatX<S>::Identity(3, 3).eval();
+    });
+    EXPECT_THAT(
+        [&] {
+          b.Damping([](const auto& x) {
+            using S = Scalar<decltype(x)>;
+            return MatX<S>::Zero(3, 3).eval();
+          });
+        },
+        ThrowsMessage<std::invalid_argument>(
+            HasSubstr("the damping matrix was already given; a second call "
+                      "would replace the first. Return the sum")));
+    b.OtherLoads([](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      return VecX<S>::Zero(3).eval();
+    });
+    EXPECT_THAT(
+        [&] {
+          b.OtherLoads([](const auto& x) {
+            using S = Scalar<decltype(x)>;
+            return VecX<S>::Zero(3).eval();
+          });
+        },
+        ThrowsMessage<std::invalid_argument>(
+            HasSubstr("the other-loads function Q_r was already given")));
+    b.PotentialEnergy([](const auto& x) { return x.q[2]; });
+    EXPECT_THAT(
+        [&] { b.PotentialEnergy([](const auto& x) { return x.q[0]; }); },
+        ThrowsMessage<std::invalid_argument>(
+            HasSubstr("or as a sum of PotentialEnergyTerm calls")));
+  }
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "rolling_disk.hpp"
 #include "rotating_particle.hpp"
 #include "slider_crank.hpp"
+#include "stiff_linkage.hpp"
 
 namespace daedalus {
 namespace {
@@ -30,6 +31,14 @@ namespace {
 struct Case {
   const char* name;
   Problem (*make)();
+  // The position-error bounds below were set on the four-bar, whose crank
+  // turns about 5 rad in the 0.5 s window. A turning crank's error is
+  // mostly phase, which grows with the angle turned, so a problem whose
+  // crank turns farther scales the bounds by that ratio: stiff_linkage's
+  // crank turns about 500 rad (1e3 rad/s), hence 100. Its own test
+  // (stiff_linkage_test.cpp) holds it to about three times its measured
+  // errors at every tolerance from 1e-4 to 1e-12.
+  double scale = 1.0;
 };
 
 const Case kCases[] = {
@@ -45,6 +54,7 @@ const Case kCases[] = {
     {"atwood", problems::AtwoodConstrainedProblem},
     {"rotating_particle", problems::RotatingParticleProblem},
     {"rod_pair_maximal", problems::RodPairMaximalProblem},
+    {"stiff_linkage", problems::StiffLinkageProblem, 100.0},
 };
 
 class DaeDefaults : public ::testing::TestWithParam<Case> {};
@@ -78,6 +88,7 @@ TEST_P(DaeDefaults, GglAndIndexThreeRunAndConverge) {
   // error over 0.5 s; measured worst (the four-bar, its crank at 10 rad/s):
   // GGL 4.6e-3 at 1e-4 and 4.3e-9 at 1e-10; index 3, which keeps only the
   // positions under error control, 8.7e-3 at 1e-6 and 5.8e-4 at 1e-8.
+  // stiff_linkage (scale 100): GGL 0.11 and 1.2e-6, index 3 0.35 and 0.10.
   const Tol tols[] = {{Formulation::kGgl, 1e-4, 2e-2},
                       {Formulation::kGgl, 1e-10, 1e-7},
                       {Formulation::kIndex3, 1e-6, 2e-2},
@@ -94,12 +105,34 @@ TEST_P(DaeDefaults, GglAndIndexThreeRunAndConverge) {
     ASSERT_TRUE(run.summary.ok) << what << ": " << run.summary.error;
     EXPECT_DOUBLE_EQ(run.summary.t_reached, o.t_end) << what;
     const double e = PositionError(run, ref);
-    EXPECT_LT(e, t.bound) << what;
+    EXPECT_LT(e, t.bound * GetParam().scale) << what;
     if (t.f == Formulation::kIndex3) index3_error[t.tol < 1e-7] = e;
   }
   // Index 3 converges: 100 times tighter tolerances, at least 2 times
   // smaller errors (measured 3 to 70), down to the reference's own error.
   EXPECT_LE(index3_error[1], std::max(index3_error[0] / 2.0, 1e-10));
+}
+
+// Issue 19's claim, as a user would run it: GGL and index 3 start and run
+// to the end with default options at every rtol = atol from 1e-4 to 1e-12
+// (accuracy is checked above and, for stiff_linkage, at every tolerance in
+// stiff_linkage_test.cpp).
+TEST_P(DaeDefaults, GglAndIndexThreeRunAtEveryTolerance) {
+  const Problem p = GetParam().make();
+  SimulationOptions o = p.defaults;
+  o.t_end = o.t0 + 0.5;
+  o.output_step = 0.05;
+  o.integrator = Integrator::kIdas;
+  for (const Formulation f : {Formulation::kGgl, Formulation::kIndex3})
+    for (const double tol : {1e-4, 1e-6, 1e-8, 1e-10, 1e-12}) {
+      o.formulation = f;
+      o.rtol = o.atol = tol;
+      const testing::Run run = testing::RunProblem(p, o);
+      const std::string what =
+          std::string(ToString(f)) + " at " + std::to_string(tol);
+      EXPECT_TRUE(run.summary.ok) << what << ": " << run.summary.error;
+      EXPECT_DOUBLE_EQ(run.summary.t_reached, o.t_end) << what;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue,
