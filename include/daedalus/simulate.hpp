@@ -45,13 +45,18 @@ Formulation FormulationFromString(const std::string& s);
 
 /// kStormerVerlet, kSymplecticEuler and kRattle are the fixed-step
 /// structure-preserving schemes of symplectic.hpp (SimulationOptions::step).
+/// kGeneralizedAlpha and kHht are the generalized-alpha family on the
+/// index-3 form (Chung-Hulbert and Hilber-Hughes-Taylor parameters,
+/// SimulationOptions::rho_inf), with step-size control or a fixed --step.
 enum class Integrator {
   kCvodesBdf,
   kCvodesAdams,
   kIdas,
   kStormerVerlet,
   kSymplecticEuler,
-  kRattle
+  kRattle,
+  kGeneralizedAlpha,
+  kHht
 };
 const char* ToString(Integrator i);
 Integrator IntegratorFromString(const std::string& s);
@@ -130,6 +135,13 @@ struct SimulationOptions {
   /// Fixed step [s] of the structure-preserving integrators (required for
   /// them, unused otherwise); output_step must be a multiple of it.
   double step = 0.0;
+  /// Generalized-alpha and HHT: the spectral radius of the step map at
+  /// infinite frequency, in [0, 1] (HHT: [1/2, 1]); 1 conserves the energy
+  /// of a linear oscillator, 0 annihilates the highest frequencies in one
+  /// step. The generalized-alpha and HHT step otherwise adapts to
+  /// rtol/atol, or is fixed when `step` > 0 (then output_step need not be
+  /// a multiple of it: a step is shortened to land on an output time).
+  double rho_inf = 0.8;
   /// Cooperative stop: when set, the run reads it at every evaluation of
   /// the model; a nonzero value (a signal number, say, stored by a signal
   /// handler: a lock-free atomic is async-signal-safe) ends the run at that
@@ -210,6 +222,7 @@ struct SolverStats {
   long error_test_failures = 0;
   long nonlinear_conv_failures = 0;
   long projections = 0;
+  long newton_iterations = 0;  ///< generalized-alpha and HHT
 };
 
 /// One change of formulation made by the drift contract.

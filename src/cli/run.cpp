@@ -50,6 +50,7 @@ const char* const kValueFlags[] = {"--t-end",
                                    "--functional",
                                    "--multiplier-atol",
                                    "--step",
+                                   "--rho-inf",
                                    "--counterfactual",
                                    "--max-steps",
                                    "--max-samples",
@@ -282,6 +283,8 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.sensitivity.functional = value;
     } else if (arg == "--step") {
       o.step = internal::ParseNumber(arg, value);
+    } else if (arg == "--rho-inf") {
+      o.rho_inf = internal::ParseNumber(arg, value);
     } else if (arg == "--max-steps") {
       o.max_steps = internal::ParseCount(arg, value);
     } else if (arg == "--max-samples") {
@@ -385,7 +388,8 @@ RunConfig ParseCommandLine(const Problem& problem,
     cfg.options.integrator = Integrator::kCvodesBdf;
   // RATTLE discretizes the index-3 form; pick it when the user did not
   // choose (formulation/support.cpp).
-  if (!formulation_given && cfg.options.integrator == Integrator::kRattle)
+  if (!formulation_given && (cfg.options.integrator == Integrator::kRattle ||
+                             internal::IsAlpha(cfg.options.integrator)))
     cfg.options.formulation = Formulation::kIndex3;
   if (!cfg.help) {
     const std::string bad = problem.model.ParameterRangeError(cfg.params);
@@ -431,8 +435,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "                       index3 (default " << ToString(d.formulation)
      << ")\n"
      << "  --integrator I       cvodes-bdf | cvodes-adams | idas |\n"
-     << "                       stormer-verlet | symplectic-euler | rattle\n"
-     << "                       (default " << ToString(d.integrator) << ")\n"
+     << "                       stormer-verlet | symplectic-euler | rattle |\n"
+     << "                       generalized-alpha | hht (default "
+     << ToString(d.integrator) << ")\n"
      << "  --baumgarte-alpha A  velocity gain [1/s] (default "
      << d.baumgarte_alpha << ")\n"
      << "  --baumgarte-beta B   position gain [1/s] (default "
@@ -464,7 +469,13 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --sens-no-error-control  leave sensitivities out of the error "
         "test\n"
      << "  --step H             fixed step [s] of stormer-verlet |\n"
-     << "                       symplectic-euler | rattle (--integrator)\n"
+     << "                       symplectic-euler | rattle (--integrator);\n"
+     << "                       generalized-alpha | hht: fixed step instead\n"
+     << "                       of step-size control\n"
+     << "  --rho-inf R          generalized-alpha | hht: spectral radius at\n"
+     << "                       infinite frequency, [0, 1] ([0.5, 1] for\n"
+     << "                       hht; default " << d.rho_inf
+     << ", 1: no damping)\n"
      << "  --max-steps N        integrator steps allowed per output interval\n"
      << "                       (default " << d.max_steps << ")\n"
      << "  --max-samples N      largest output grid accepted (default "

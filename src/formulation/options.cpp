@@ -56,6 +56,10 @@ const char* ToString(Integrator i) {
       return "symplectic-euler";
     case Integrator::kRattle:
       return "rattle";
+    case Integrator::kGeneralizedAlpha:
+      return "generalized-alpha";
+    case Integrator::kHht:
+      return "hht";
   }
   return "?";
 }
@@ -64,13 +68,15 @@ Integrator IntegratorFromString(const std::string& s) {
   if (s == "cvodes-bdf" || s == "cvodes") return Integrator::kCvodesBdf;
   if (s == "cvodes-adams") return Integrator::kCvodesAdams;
   if (s == "idas") return Integrator::kIdas;
-  for (Integrator i : {Integrator::kStormerVerlet, Integrator::kSymplecticEuler,
-                       Integrator::kRattle})
+  for (Integrator i :
+       {Integrator::kStormerVerlet, Integrator::kSymplecticEuler,
+        Integrator::kRattle, Integrator::kGeneralizedAlpha, Integrator::kHht})
     if (s == ToString(i)) return i;
   throw std::invalid_argument("unknown integrator '" + s +
                               "'; valid: cvodes-bdf (alias cvodes), "
                               "cvodes-adams, idas, stormer-verlet, "
-                              "symplectic-euler, rattle");
+                              "symplectic-euler, rattle, generalized-alpha, "
+                              "hht");
 }
 
 const char* ToString(DriftAction a) {
@@ -202,6 +208,22 @@ std::string OptionsRangeError(const SimulationOptions& o) {
              " steps per output interval, more than max_steps = " +
              std::to_string(o.max_steps) +
              "; use a larger --step or raise --max-steps";
+  }
+  if (IsAlpha(o.integrator)) {
+    if (!(o.step >= 0.0) || !std::isfinite(o.step))
+      return "--step must be >= 0 (0: step-size control by --rtol/--atol)";
+    const bool hht = o.integrator == Integrator::kHht;
+    const double lo = hht ? 0.5 : 0.0;
+    if (!(o.rho_inf >= lo && o.rho_inf <= 1.0)) {
+      std::ostringstream os;
+      os << "--rho-inf " << o.rho_inf << " is outside [" << lo
+         << ", 1] for --integrator " << ToString(o.integrator)
+         << (hht ? " (HHT's alpha = (rho - 1) / (rho + 1) must be in "
+                   "[-1/3, 0]; use --integrator generalized-alpha for "
+                   "rho_inf below 1/2)"
+                 : " (the spectral radius at infinite frequency)");
+      return os.str();
+    }
   }
   if (!(o.initial_projection_tol > 0.0))
     return "initial projection tolerance must be positive";

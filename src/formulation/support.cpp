@@ -48,6 +48,10 @@ bool IsFixedStep(Integrator i) {
          i == Integrator::kRattle;
 }
 
+bool IsAlpha(Integrator i) {
+  return i == Integrator::kGeneralizedAlpha || i == Integrator::kHht;
+}
+
 namespace {
 
 bool Cvodes(Integrator i) {
@@ -83,6 +87,16 @@ std::string PairRefusal(Formulation f,
              "rattle)";
     return "";
   }
+  if (IsAlpha(i)) {
+    // Without constraints every formulation is the same ODE.
+    if (!traits.constraints || f == Formulation::kIndex3) return "";
+    return "--integrator " + Flag(i) +
+           " discretizes the index-3 formulation (the equations of motion "
+           "and Phi = 0 at every step, nonholonomic rows at velocity level) "
+           "and no other; use --formulation index3 (the default with "
+           "--integrator " +
+           Flag(i) + ")";
+  }
   if ((f == Formulation::kGgl || f == Formulation::kIndex3) && Cvodes(i))
     return "the ggl and index3 formulations are DAEs (their multipliers are "
            "algebraic unknowns and their constraints algebraic equations) "
@@ -116,6 +130,10 @@ Formulation EscalationTarget(const SimulationOptions& o, std::string* why) {
         "escalation switches to projection, which CVODES applies "
         "after BDF steps only; use --integrator cvodes-bdf");
   if (o.integrator == Integrator::kIdas) return Formulation::kGgl;
+  if (IsAlpha(o.integrator))
+    return none(
+        "generalized-alpha and HHT discretize index 3 only: there is no "
+        "stronger form to escalate to");
   return none("the fixed-step schemes have no formulation to escalate to");
 }
 
@@ -131,7 +149,7 @@ std::string QuaternionRefusal(const SimulationOptions& o, KktPath path) {
     return head +
            "the sparse evaluator does not support yet; use --kkt "
            "auto or dense";
-  if (IsFixedStep(o.integrator))
+  if (IsFixedStep(o.integrator) || IsAlpha(o.integrator))
     return head + "--integrator " + Flag(o.integrator) +
            " does not support yet (its update is written for q' = v); use "
            "--integrator cvodes-bdf, cvodes-adams or idas";
@@ -158,6 +176,12 @@ std::string Refusal(const SimulationOptions& o,
   }
   const SensMethod sens = o.sensitivity.method;
   const bool fixed = IsFixedStep(o.integrator);
+  if (sens != SensMethod::kNone && IsAlpha(o.integrator))
+    return "--integrator " + Flag(o.integrator) +
+           " has no sensitivity module (the sensitivities of its step would "
+           "be the linearized step map with the same KKT iteration matrix, "
+           "not implemented); use --integrator idas with --formulation ggl "
+           "or index3";
   if (sens != SensMethod::kNone && fixed)
     return "--integrator " + Flag(o.integrator) +
            " takes fixed steps without error control, and sensitivities are "
@@ -248,9 +272,11 @@ KktPath ResolveKktPath(const Model& model, const SimulationOptions& o) {
   const KktMethod m = o.kkt.method;
   if (IsSparseMethod(m)) return KktPath::kSparse;
   if (m != KktMethod::kAuto) return KktPath::kDense;
-  // IDAS evaluates its residual Jacobian by dense tangents (or compiled
-  // programs): auto keeps it on the dense evaluator.
-  if (o.integrator == Integrator::kIdas) return KktPath::kDense;
+  // IDAS, generalized-alpha and HHT evaluate the residual Jacobian by
+  // dense tangents (or compiled programs): auto keeps them on the dense
+  // evaluator.
+  if (o.integrator == Integrator::kIdas || IsAlpha(o.integrator))
+    return KktPath::kDense;
   // A model whose M and h come from recursive algorithms has them on the
   // dense evaluator only (the sparse one differentiates the energies).
   if (model.data().inertial_dynamics) return KktPath::kDense;
@@ -271,7 +297,9 @@ std::string SupportTableMarkdown() {
                                     Integrator::kIdas,
                                     Integrator::kStormerVerlet,
                                     Integrator::kSymplecticEuler,
-                                    Integrator::kRattle};
+                                    Integrator::kRattle,
+                                    Integrator::kGeneralizedAlpha,
+                                    Integrator::kHht};
   const Feature features[] = {
       Feature::kNone,          Feature::kEvents,  Feature::kFeasibility,
       Feature::kForward,       Feature::kAdjoint, Feature::kDriftEscalation,

@@ -45,6 +45,10 @@ ModelTraits TraitsOf(const Model& model);
 /// error control.
 bool IsFixedStep(Integrator i);
 
+/// Generalized-alpha and HHT (integrate/generalized_alpha.cpp): the
+/// index-3 form, step-size control or a fixed --step.
+bool IsAlpha(Integrator i);
+
 /// The first option value out of its range (tolerances, steps, gains), or
 /// empty: SimulationOptions::IsValid without the combinations.
 std::string OptionsRangeError(const SimulationOptions& options);

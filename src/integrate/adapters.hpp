@@ -30,6 +30,23 @@ void IntegrateFixedStep(Mechanics* mech,
                         Observer* observer,
                         SimulationSummary* sum);
 
+/// The parameters of the generalized-alpha family (Arnold and Bruls
+/// 2007): the weights of the acceleration-like variable and Newmark's.
+struct AlphaParameters {
+  double alpha_m = 0.0, alpha_f = 0.0, gamma = 0.5, beta = 0.25;
+};
+/// Chung and Hulbert's for kGeneralizedAlpha, Hilber, Hughes and Taylor's
+/// (alpha_m = 0) for kHht, from the spectral radius at infinity.
+AlphaParameters AlphaParametersFor(Integrator scheme, double rho_inf);
+
+/// Generalized-alpha and HHT on the index-3 residual
+/// (generalized_alpha.cpp).
+void IntegrateAlpha(Mechanics* mech,
+                    const InitialState& x0,
+                    const SimulationOptions& options,
+                    Observer* observer,
+                    SimulationSummary* sum);
+
 /// The adjoint gradient of options.sensitivity.functional on CVODES
 /// (adjoint_cvodes.cpp); on failure `error` says why.
 SensitivityResult AdjointGradient(Mechanics* mech,

@@ -118,6 +118,10 @@ SimulationSummary Simulate(const Model& model,
     case Integrator::kRattle:
       internal::IntegrateFixedStep(mech.get(), x0, options, observer, &sum);
       break;
+    case Integrator::kGeneralizedAlpha:
+    case Integrator::kHht:
+      internal::IntegrateAlpha(mech.get(), x0, options, observer, &sum);
+      break;
   }
   MarkInterrupted(options, &sum);
   return sum;

@@ -389,14 +389,18 @@ std::string SummaryJson(const Model& model,
       sj["functional_value"] = Num(sr.functional_value);
     j["sensitivities"] = sj;
   }
-  j["stats"] = {
-      {"steps", sum.stats.steps},
-      {sum.integrator == Integrator::kIdas ? "residual_evals" : "rhs_evals",
-       sum.stats.rhs_evals},
-      {"jacobian_evals", sum.stats.jacobian_evals},
-      {"error_test_failures", sum.stats.error_test_failures},
-      {"nonlinear_conv_failures", sum.stats.nonlinear_conv_failures},
-      {"projections", sum.stats.projections}};
+  j["stats"] = {{"steps", sum.stats.steps},
+                {sum.integrator == Integrator::kIdas ||
+                         sum.integrator == Integrator::kGeneralizedAlpha ||
+                         sum.integrator == Integrator::kHht
+                     ? "residual_evals"
+                     : "rhs_evals",
+                 sum.stats.rhs_evals},
+                {"newton_iterations", sum.stats.newton_iterations},
+                {"jacobian_evals", sum.stats.jacobian_evals},
+                {"error_test_failures", sum.stats.error_test_failures},
+                {"nonlinear_conv_failures", sum.stats.nonlinear_conv_failures},
+                {"projections", sum.stats.projections}};
   return j.dump(2) + "\n";
 }
 

@@ -175,11 +175,17 @@ std::string SimulationSummary::FullReport(const Model& model) const {
   os << "  evaluator              " << evaluator << "\n";
   os << "  solver                 " << stats.steps << " steps, "
      << stats.rhs_evals
-     << (integrator == Integrator::kIdas ? " residual evals, " : " RHS evals, ")
+     << (integrator == Integrator::kIdas ||
+                 integrator == Integrator::kGeneralizedAlpha ||
+                 integrator == Integrator::kHht
+             ? " residual evals, "
+             : " RHS evals, ")
      << stats.jacobian_evals << " Jacobians, " << stats.error_test_failures
      << " error-test fails, " << stats.nonlinear_conv_failures
      << " convergence fails";
   if (stats.projections > 0) os << ", " << stats.projections << " projections";
+  if (stats.newton_iterations > 0)
+    os << ", " << stats.newton_iterations << " Newton iterations";
   os << "\n";
   for (const auto& w : warnings) os << "  WARNING                " << w << "\n";
   return os.str();

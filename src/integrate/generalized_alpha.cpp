@@ -1,0 +1,556 @@
+// The generalized-alpha and HHT-alpha adapter on the index-3 formulation
+// (docs/formulations.md, "Generalized-alpha and HHT").
+//
+// The scheme is the one of Arnold and Bruls (2007, "Convergence of the
+// generalized-alpha scheme for constrained mechanical systems", Multibody
+// Syst Dyn 18), with the parameters of Chung and Hulbert (1993) for
+// generalized-alpha and of Hilber, Hughes and Taylor (1977) for HHT: the
+// equations of motion and the position constraints hold exactly at t_n+1,
+//   M(q1) vdot1 + h(q1, v1, t1) - B u - J(q1)' lambda1 = 0,  Phi(q1, t1) = 0
+// (nonholonomic rows at velocity level), and the acceleration-like
+// variable a carries the numerical damping:
+//   (1 - alpha_m) a1 + alpha_m a0 = (1 - alpha_f) vdot1 + alpha_f vdot0
+//   q1 = q0 + h v0 + h^2 (1/2 - beta) a0 + h^2 beta a1
+//   v1 = v0 + h (1 - gamma) a0 + h gamma a1.
+// Newton runs on the positions q1 and the multipliers, with
+// dq1 = beta' h^2 dvdot1 and dv1 = gamma' h dvdot1 (beta' and gamma' the
+// Newmark parameters times (1 - alpha_f) / (1 - alpha_m)). Its matrix is
+// the KKT-structured
+//   [ M + gamma' h C + beta' h^2 K   -J' ] [dq ]     [beta' h^2 r_eq ]
+//   [ J                               0  ] [dmu] = - [Phi            ]
+// with C = d r_eq / dv and K = d r_eq / dq the exact derivatives of the
+// index-3 residual (DaeForm's Jacobian: compiled programs or tangents,
+// evaluated at a step's first iteration and again where the iteration
+// contracts slowly),
+// the equation rows scaled by beta' h^2 and the multipliers by the same
+// factor (mu = beta' h^2 lambda), after Bottasso, Bauchau and Cardona
+// (2007): every block stays O(1) as h -> 0, where the unscaled matrix has
+// condition O(h^-4). Nonholonomic rows are scaled by beta' h / gamma'.
+//
+// Step size: the local error of q is estimated as
+// h^2 (beta - 1/6) (vdot1 - vdot0) (Zienkiewicz and Xie 1991), projected
+// onto the manifold's tangent space, weighed by rtol |q| + atol in the RMS
+// norm and held per unit step, with capped growth; --step H takes fixed
+// steps instead. Samples, roots (located by re-stepping from the
+// step's start), energy-balance integrands (trapezoidal rule) and the
+// drift contract go through the run's Mechanics and monitor as for the
+// other adapters; the reported multipliers are the KKT reactions at the
+// sampled (q, v), as on IDAS.
+#include <Eigen/LU>
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "formulation/dae_form.hpp"
+#include "formulation/roots.hpp"
+#include "integrate/adapters.hpp"
+#include "integrate/common.hpp"
+#include "monitor/recorder.hpp"
+
+namespace daedalus::internal {
+
+AlphaParameters AlphaParametersFor(Integrator scheme, double rho_inf) {
+  AlphaParameters p;
+  const double r = rho_inf;
+  if (scheme == Integrator::kHht) {
+    // HHT: alpha_m = 0, alpha_f = -alpha_HHT = (1 - rho) / (1 + rho).
+    p.alpha_m = 0.0;
+    p.alpha_f = (1.0 - r) / (1.0 + r);
+  } else {
+    p.alpha_m = (2.0 * r - 1.0) / (r + 1.0);
+    p.alpha_f = r / (r + 1.0);
+  }
+  p.gamma = 0.5 + p.alpha_f - p.alpha_m;
+  p.beta = 0.25 * (p.gamma + 0.5) * (p.gamma + 0.5);
+  return p;
+}
+
+namespace {
+
+// The state the scheme carries from step to step.
+struct AlphaState {
+  double t = 0.0;
+  Eigen::VectorXd q, v, vdot, a, lambda;
+};
+
+// Newton iterations allowed per step before the step is cut.
+constexpr int kMaxAlphaNewton = 10;
+// The Newton iteration stops when its correction is below this fraction
+// of the error weights (SUNDIALS's default, 0.1 of the error test,
+// tightened by ten), times h / span under step-size control: the local
+// error estimate reads vdot1, whose Newton error is the positions' divided
+// by beta' h^2, and the error per unit step holds the estimate to
+// tol h / span (without the factor the estimate sat at the Newton error
+// and the pendulum's step fell to 3e-15 s at rtol 1e-6).
+constexpr double kNewtonTolerance = 0.01;
+// The Newton weights' floor, relative to the largest unknown: 1e4 units
+// of round-off. A correction below it cannot be resolved whatever the
+// tolerance (at rtol 1e-13 the pendulum's multipliers stalled at 300
+// units of their round-off); an iteration that stops contracting within
+// kStallFloors of these floors has converged to round-off.
+constexpr double kRoundOffFloor = 1e4 * std::numeric_limits<double>::epsilon();
+constexpr double kStallFloors = 100.0;
+// Step-size factors: growth capped at 2 per step, cut at most to 1/5.
+constexpr double kMaxGrowth = 2.0, kMinShrink = 0.2, kSafety = 0.9;
+
+class AlphaStepper {
+ public:
+  AlphaStepper(DaeForm* form,
+               const AlphaParameters& p,
+               const SimulationOptions& o,
+               SolverStats* stats)
+      : form_(form), p_(p), o_(o), stats_(stats) {
+    const DaeLayout& L = form_->layout();
+    nv_ = L.nv;
+    nc_ = L.nc;
+    n_ = form_->size();
+    y_.resize(n_);
+    yp_.resize(n_);
+    F_.resize(n_);
+    A_.resize(n_, n_);
+    K_.resize(nv_ + nc_, nv_ + nc_);
+    holonomic_ = L.holonomic;
+  }
+
+  /// Mass scale of the multiplier weights (max diagonal of M at the start).
+  void set_mass_scale(double m) { mass_scale_ = m; }
+
+  /// One step of size h from s0 into s1; false when Newton does not
+  /// converge (why says how far it got).
+  /// tol_factor: the Newton tolerance as a fraction of the error weights.
+  bool Step(const AlphaState& s0,
+            double h,
+            double tol_factor,
+            AlphaState* s1,
+            std::string* why) {
+    const double am = p_.alpha_m, af = p_.alpha_f;
+    const double bp = p_.beta * (1.0 - af) / (1.0 - am);
+    const double gp = p_.gamma * (1.0 - af) / (1.0 - am);
+    const double sq = bp * h * h;  // dq / dvdot, and the row scale
+    const double snh = bp * h / gp;
+    const double t1 = s0.t + h;
+    // The parts of a1, q1 and v1 that do not depend on vdot1.
+    const Eigen::VectorXd a_base = (af * s0.vdot - am * s0.a) / (1.0 - am);
+    const Eigen::VectorXd q_base =
+        s0.q + h * s0.v + h * h * (0.5 - p_.beta) * s0.a;
+    const Eigen::VectorXd v_base = s0.v + h * (1.0 - p_.gamma) * s0.a;
+    const double c = (1.0 - af) / (1.0 - am);
+    s1->t = t1;
+    s1->vdot = s0.vdot;  // predictor: constant accelerations
+    s1->lambda = s0.lambda;
+    Eigen::VectorXd rhs(nv_ + nc_), dx(nv_ + nc_);
+    double last = std::numeric_limits<double>::infinity();
+    bool refresh = true;
+    for (int it = 0; it < kMaxAlphaNewton; ++it) {
+      s1->a = a_base + c * s1->vdot;
+      s1->q = q_base + h * h * p_.beta * s1->a;
+      s1->v = v_base + h * p_.gamma * s1->a;
+      Pack(*s1);
+      form_->Residual(t1, y_.data(), yp_.data(), F_.data());
+      ++stats_->rhs_evals;
+      if (!F_.allFinite()) {
+        *why = "the residual is not finite";
+        return false;
+      }
+      rhs.head(nv_) = -sq * F_.segment(nv_, nv_);
+      for (int i = 0; i < nc_; ++i)
+        rhs[nv_ + i] =
+            -(holonomic_[static_cast<size_t>(i)] ? 1.0 : snh) * F_[2 * nv_ + i];
+      // The exact Jacobian at the step's first iteration, kept while the
+      // iteration contracts by 5 or more per iteration and evaluated
+      // again where it does not (a modified Newton: the Jacobian costs
+      // n tangent sweeps, an iteration with it kept one residual).
+      if (refresh) {
+        form_->DenseJacobian(t1, 1.0 / (gp * h), y_.data(), yp_.data(),
+                             A_.data());
+        ++stats_->jacobian_evals;
+        Assemble(h, bp, gp);
+        lu_.compute(K_);
+        refresh = false;
+      }
+      dx = lu_.solve(rhs);
+      ++stats_->newton_iterations;
+      if (!dx.allFinite()) {
+        *why = "the iteration matrix is singular";
+        return false;
+      }
+      s1->vdot += dx.head(nv_) / sq;
+      s1->lambda += dx.tail(nc_) / sq;
+      const double dq = WeightedMax(dx.head(nv_), s1->q, 1.0, tol_factor);
+      const double dmu = nc_ > 0 ? WeightedMax(dx.tail(nc_), sq * s1->lambda,
+                                               mass_scale_, tol_factor)
+                                 : 0.0;
+      const double d = std::max(dq, dmu);
+      const bool stalled = it >= 1 && d > 0.5 * last && d <= kStallFloors;
+      if (d <= 1.0 || stalled) {
+        s1->a = a_base + c * s1->vdot;
+        s1->q = q_base + h * h * p_.beta * s1->a;
+        s1->v = v_base + h * p_.gamma * s1->a;
+        return true;
+      }
+      if (it >= 2 && d > 0.9 * last) break;  // not contracting
+      if (it >= 1 && d > 0.2 * last) refresh = true;
+      last = d;
+    }
+    std::ostringstream os;
+    os << "Newton did not converge in " << kMaxAlphaNewton
+       << " iterations (weighted correction " << last << ")";
+    *why = os.str();
+    return false;
+  }
+
+  /// The local error estimate of q over the step s0 -> s1 (not weighed).
+  Eigen::VectorXd ErrorEstimate(const AlphaState& s0,
+                                const AlphaState& s1,
+                                double h) const {
+    return (h * h * (p_.beta - 1.0 / 6.0)) * (s1.vdot - s0.vdot);
+  }
+
+  /// Its RMS norm in the weights rtol max(|q0|, |q1|) + atol.
+  double ErrorNorm(const Eigen::VectorXd& e,
+                   const AlphaState& s0,
+                   const AlphaState& s1) const {
+    double sum = 0.0;
+    for (int i = 0; i < nv_; ++i) {
+      const double w =
+          o_.rtol * std::max(std::abs(s0.q[i]), std::abs(s1.q[i])) + o_.atol;
+      sum += (e[i] / w) * (e[i] / w);
+    }
+    return nv_ > 0 ? std::sqrt(sum / nv_) : 0.0;
+  }
+
+ private:
+  void Pack(const AlphaState& s) {
+    const DaeLayout& L = form_->layout();
+    y_.segment(L.iq(), nv_) = s.q;
+    y_.segment(L.iv(), nv_) = s.v;
+    y_.segment(L.il(), nc_) = s.lambda;
+    yp_.segment(L.iq(), nv_) = s.v;
+    yp_.segment(L.iv(), nv_) = s.vdot;
+    yp_.segment(L.il(), nc_).setZero();
+  }
+
+  // K_ from A_ = dF/dy + cj dF/dyp at cj = 1 / (gamma' h): the q columns
+  // plus gamma' / (beta' h) times the v columns are dF/dq1 along the
+  // update (q1, v1, vdot1 all move with dvdot1).
+  void Assemble(double h, double bp, double gp) {
+    const double sq = bp * h * h, snh = bp * h / gp;
+    const double w = gp / (bp * h);
+    const int iv = nv_, il = 2 * nv_;
+    for (int r = 0; r < nv_ + nc_; ++r) {
+      const int row = nv_ + r;  // F's v rows, then its constraint rows
+      const bool eq = r < nv_;
+      const double s =
+          eq ? sq : (holonomic_[static_cast<size_t>(r - nv_)] ? 1.0 : snh);
+      for (int j = 0; j < nv_; ++j)
+        K_(r, j) = s * (A_(row, j) + w * A_(row, iv + j));
+      for (int j = 0; j < nc_; ++j)
+        K_(r, nv_ + j) = eq ? A_(row, il + j) : s * A_(row, il + j) / sq;
+    }
+  }
+
+  // max |d_i| / w_i with w_i = f (rtol |x_i| + atol scale), floored at
+  // kRoundOffFloor times the vector's largest entry.
+  double WeightedMax(const Eigen::VectorXd& d,
+                     const Eigen::VectorXd& x,
+                     double scale,
+                     double f) const {
+    const double floor = kRoundOffFloor * x.cwiseAbs().maxCoeff();
+    double m = 0.0;
+    for (Eigen::Index i = 0; i < d.size(); ++i)
+      m = std::max(m, std::abs(d[i]) / std::max(f * (o_.rtol * std::abs(x[i]) +
+                                                     o_.atol * scale),
+                                                floor));
+    return m;
+  }
+
+  DaeForm* form_;
+  AlphaParameters p_;
+  const SimulationOptions& o_;
+  SolverStats* stats_;
+  int nv_ = 0, nc_ = 0, n_ = 0;
+  double mass_scale_ = 1.0;
+  std::vector<bool> holonomic_;
+  Eigen::VectorXd y_, yp_, F_;
+  Eigen::MatrixXd A_, K_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+};
+
+}  // namespace
+
+void IntegrateAlpha(Mechanics* mech,
+                    const InitialState& x0,
+                    const SimulationOptions& options,
+                    Observer* observer,
+                    SimulationSummary* out) {
+  SimulationSummary& sum = *out;
+  const Model& model = mech->model();
+  const Integrator scheme = options.integrator;
+  const AlphaParameters par = AlphaParametersFor(scheme, options.rho_inf);
+  // The scheme discretizes the index-3 residual whatever the formulation
+  // named (without constraints every formulation is the same ODE).
+  SimulationOptions form_options = options;
+  form_options.formulation = Formulation::kIndex3;
+  DaeForm form(mech, form_options, &sum.evaluator);
+  Recorder recorder(model, &sum, observer);
+  const QuadLayout& layout = recorder.layout();
+  const RootSet roots(model);
+  const int nr = roots.size();
+
+  Eigen::VectorXd q = x0.q, v = x0.v;
+  if (!MakeConsistent(mech, options, &q, &v, &sum)) return;
+  AlphaState s;
+  {
+    const int n = form.size();
+    Eigen::VectorXd y0(n), yp0(n);
+    KktResult r0;
+    try {
+      form.ConsistentStart(options.t0, q, v, y0, yp0, &r0);
+    } catch (const std::exception& e) {
+      sum.error = std::string("initial accelerations: ") + e.what();
+      return;
+    }
+    const DaeLayout& L = form.layout();
+    s.t = options.t0;
+    s.q = q;
+    s.v = v;
+    s.vdot = yp0.segment(L.iv(), L.nv);
+    s.lambda = y0.segment(L.il(), L.nc);
+    // a0 = vdot0: Arnold and Bruls's perturbed start (their section 4)
+    // would remove the O(h) transient of the multipliers; it decays as
+    // rho_inf^n (docs/formulations.md).
+    s.a = s.vdot;
+  }
+  SolverStats& st = sum.stats;
+  AlphaStepper stepper(&form, par, options, &st);
+  stepper.set_mass_scale(
+      std::max(mech->DenseMass().diagonal().cwiseAbs().maxCoeff(), 1e-300));
+
+  KktResult r;
+  Eigen::VectorXd quad = Eigen::VectorXd::Zero(layout.size());
+  Eigen::VectorXd g_prev(layout.size()), g(layout.size());
+  std::vector<double> root_prev(static_cast<size_t>(nr)),
+      root_now(static_cast<size_t>(nr));
+  // Evaluates the reported state at (t, q, v): the KKT reactions, the
+  // energy-balance integrands and the root functions.
+  auto evaluate = [&](const AlphaState& x, std::vector<double>* rv) {
+    mech->Evaluate(x.t, x.q, x.v);
+    mech->SolveKkt(mech->bias(), &r);
+    mech->Integrands(layout, r.lambda, 0.0, g);
+    if (nr > 0) roots.Evaluate(*mech, r.lambda, rv->data());
+  };
+
+  const bool fixed = options.step > 0.0;
+  const double span = options.t_end - options.t0;
+  double h = options.step;
+  if (!fixed) {
+    // Initial step: the second-order term h^2/2 vdot at a tenth of the
+    // error weights, within the first output interval.
+    double m = 0.0;
+    for (Eigen::Index i = 0; i < s.q.size(); ++i)
+      m = std::max(m, std::abs(s.vdot[i]) /
+                          (options.rtol * std::abs(s.q[i]) + options.atol));
+    h = m > 0.0 ? std::sqrt(0.2 / m) : options.output_step;
+    h = std::min({h, options.output_step, 0.01 * span});
+  }
+  const long n_out = NumOutputs(options);
+  try {
+    evaluate(s, &root_prev);
+    recorder.Record(*mech, r.vdot, r.lambda, Eigen::VectorXd(), 0.0, true);
+    g_prev = g;
+    for (long k = 1; k <= n_out; ++k) {
+      const double t_out = OutputTime(options, k);
+      long steps_here = 0;
+      bool stop = false;
+      while (s.t < t_out) {
+        if (options.stop != nullptr &&
+            options.stop->load(std::memory_order_relaxed) != 0)
+          throw std::runtime_error("stop requested");
+        if (++steps_here > options.max_steps) {
+          std::ostringstream os;
+          os << "more than --max-steps " << options.max_steps
+             << " steps before t = " << t_out << " (at t = " << s.t
+             << ", h = " << h << "); raise --max-steps or loosen --rtol";
+          throw std::runtime_error(os.str());
+        }
+        // Land on the output time; stretch a step that would leave a
+        // sliver of under a hundredth of itself.
+        double hk = std::min(h, t_out - s.t);
+        if (t_out - s.t - hk < 0.01 * hk) hk = t_out - s.t;
+        const bool clipped = hk < h;
+        if (!(hk > 16 * std::numeric_limits<double>::epsilon() *
+                       std::max(1.0, std::abs(s.t)))) {
+          std::ostringstream os;
+          os << "the step fell to " << hk << " s at t = " << s.t
+             << ", below the resolution of the time; the motion may be "
+                "singular there, or --atol too small for the positions";
+          throw std::runtime_error(
+              os.str() +
+              SingularityNote(mech, options.formulation, s.t, s.q, s.v));
+        }
+        AlphaState s1;
+        std::string why;
+        const double tol_factor =
+            kNewtonTolerance * (fixed ? 1.0 : std::min(1.0, hk / span));
+        if (!stepper.Step(s, hk, tol_factor, &s1, &why)) {
+          ++st.nonlinear_conv_failures;
+          if (fixed) {
+            std::ostringstream os;
+            os << "at t = " << s.t << " with --step " << hk << ": " << why
+               << "; reduce --step";
+            throw std::runtime_error(os.str());
+          }
+          h = 0.25 * hk;
+          continue;
+        }
+        if (!fixed) {
+          // Error per unit step: the local error held to tol h / span, so
+          // that the sum over the run stays near the tolerance (held per
+          // step, the global error on the pendulum at rtol 1e-8 was 66
+          // times it after 2000 steps). It is O(h^2) in h.
+          //
+          // The estimate is projected onto the tangent space of the
+          // manifold at q1 in the mass metric (as CVODES's projected error
+          // test): index 3 turns a velocity drift eps = J v0 into an
+          // acceleration of order eps / h along M^-1 J', so the normal part
+          // of the estimate grows as the step shrinks; unprojected, the
+          // pendulum's step fell to 3e-15 s at rtol 1e-4.
+          evaluate(s1, &root_now);
+          Eigen::VectorXd e = stepper.ErrorEstimate(s, s1, hk);
+          Eigen::VectorXd ev = Eigen::VectorXd::Zero(e.size());
+          mech->ProjectErrorEstimate(e, ev);
+          const double err = stepper.ErrorNorm(e, s, s1) * span / hk;
+          const double f =
+              err > 0.0 ? kSafety * std::pow(err, -0.5) : kMaxGrowth;
+          if (err > 1.0) {
+            ++st.error_test_failures;
+            h = hk * std::max(kMinShrink, std::min(f, 1.0));
+            continue;
+          }
+          // The next step: from this one, unless this one was cut to land
+          // on the output time (then h stands unless the error asks less).
+          const double next = hk * std::clamp(f, kMinShrink, kMaxGrowth);
+          h = clipped ? (f >= 1.0 ? h : std::min(h, next)) : next;
+        } else {
+          evaluate(s1, &root_now);
+        }
+        // Roots: a sign change over the step, located by re-stepping from
+        // its start (the secant method with the Illinois modification).
+        std::vector<int> found(static_cast<size_t>(nr), 0);
+        bool any = false;
+        for (int e = 0; e < nr; ++e) {
+          const double a = root_prev[e], b = root_now[e];
+          if ((a < 0.0 && b >= 0.0) || (a > 0.0 && b <= 0.0)) {
+            found[e] = b > a ? 1 : -1;
+            any = true;
+          }
+        }
+        if (any) {
+          // The first root among those found (each located alone).
+          double t_root = s1.t;
+          int first = -1;
+          AlphaState at_root;
+          std::vector<double> gv(static_cast<size_t>(nr));
+          for (int e = 0; e < nr; ++e) {
+            if (found[e] == 0) continue;
+            double ta = s.t, tb = s1.t, ga = root_prev[e], gb = root_now[e];
+            AlphaState trial = s1;
+            int side = 0;
+            for (int it = 0; it < 60 && tb - ta > 1e-13 * std::max(1.0, tb);
+                 ++it) {
+              const double tm = tb - gb * (tb - ta) / (gb - ga);
+              std::string ignored;
+              if (!stepper.Step(s, tm - s.t, tol_factor, &trial, &ignored))
+                break;
+              evaluate(trial, &gv);
+              const double gm = gv[e];
+              if ((gm < 0.0) == (ga < 0.0) && gm != 0.0) {
+                ta = tm;
+                ga = gm;
+                if (side == -1) gb *= 0.5;
+                side = -1;
+              } else {
+                tb = tm;
+                gb = gm;
+                if (side == 1) ga *= 0.5;
+                side = 1;
+                if (gm == 0.0) break;
+              }
+            }
+            if (tb < t_root || first < 0) {
+              t_root = tb;
+              first = e;
+              if (!stepper.Step(s, tb - s.t, tol_factor, &at_root, &why))
+                at_root = s1;
+            }
+          }
+          // The model's events come first among the root functions.
+          const bool user_event =
+              first >= 0 &&
+              first < static_cast<int>(model.data().events.size());
+          std::vector<int> only(static_cast<size_t>(nr), 0);
+          if (user_event) {
+            // Stop at the event: the step ends at the root.
+            only[first] = found[first];
+            s1 = at_root;
+            evaluate(s1, &root_now);
+            quad += 0.5 * (s1.t - s.t) * (g_prev + g);
+            g_prev = g;
+            s = s1;
+            ++st.steps;
+            recorder.Record(*mech, r.vdot, r.lambda, quad, 0.0, false);
+            if (roots.Record(model, s.t, only.data(), &sum)) stop = true;
+            root_prev = root_now;
+            if (stop) break;
+            continue;
+          }
+          // Feasibility margins: the step is kept whole; the interval
+          // opens or closes at the located time.
+          evaluate(s1, &root_now);
+          if (roots.Record(model, t_root, found.data(), &sum)) stop = true;
+        }
+        quad += 0.5 * (s1.t - s.t) * (g_prev + g);
+        g_prev = g;
+        root_prev = root_now;
+        s = s1;
+        ++st.steps;
+        if (!s.q.allFinite() || !s.v.allFinite())
+          throw std::runtime_error("the state became non-finite");
+        if (stop) break;
+      }
+      if (!stop) {
+        // The mechanics holds the state at t_out (the last evaluate).
+        recorder.Record(*mech, r.vdot, r.lambda, quad, 0.0, false);
+      }
+      // The drift contract: index 3 enforces the positions only, so the
+      // velocity drift is the scheme's own (reported, and held to
+      // --drift-tol when one is given).
+      int row = 0;
+      double drift = 0.0;
+      const std::string violation =
+          DriftViolation(model, options, sum, &row, &drift);
+      if (!violation.empty()) {
+        std::string cannot;
+        EscalationTarget(options, &cannot);
+        throw std::runtime_error(violation + "; hint: tighten --rtol" +
+                                 (options.drift_action == DriftAction::kEscalate
+                                      ? " (no escalation: " + cannot + ")"
+                                      : std::string()));
+      }
+      if (stop) break;
+    }
+  } catch (const std::invalid_argument&) {
+    throw;
+  } catch (const std::exception& e) {
+    sum.error = std::string(ToString(scheme)) + ": " + e.what();
+    sum.residual_evals = st.rhs_evals;
+    return;
+  }
+  sum.residual_evals = st.rhs_evals;
+  sum.ok = true;
+}
+
+}  // namespace daedalus::internal
