@@ -1,19 +1,26 @@
 #!/usr/bin/python3
-"""Work-precision study (issue 19 item 6, in part): for stiff_linkage and
-the slider-crank, the largest position error against a tight reference,
-wall time and residual (or right-hand-side) evaluations, for every
-formulation and integrator that runs them, at rtol = atol from 1e-4 to
-1e-12, with default options otherwise.
+"""Work-precision study (issue 19 item 6): for stiff_linkage, the
+slider-crank, the pendulum and the four-bar, the largest position error
+against a reference, wall time and residual (or right-hand-side)
+evaluations, for every formulation and integrator that runs them: the
+SUNDIALS integrators and generalized-alpha/HHT at rtol = atol from 1e-4 to
+1e-12 with default options otherwise, RATTLE at fixed steps.
 
-The reference is projection on CVODES BDF at rtol = atol = REF_TOL (an
-index-1 form, nothing in common with IDAS); GGL on IDAS at the same
-tolerance is run too and its distance from the reference printed as the
-reference's own uncertainty. The error is max over the output samples and
+The pendulum's reference is its closed form (Jacobi elliptic functions,
+scipy.special.ellipj: released from the horizontal, sin(th/2) =
+k cd(w0 t | k^2) with k = sin(pi/4) and w0 = 4 K(k) / 2 s, the problem's
+period being 2 s by its choice of g). The others' reference is projection
+on CVODES BDF at rtol = atol = REF_TOL (an index-1 form, nothing in
+common with IDAS); GGL on IDAS at the same tolerance is run too and its
+distance from the reference printed as the reference's own uncertainty
+(for the pendulum, the tight projection run's distance from the closed
+form is printed instead). The error is max over the output samples and
 coordinates of |q - q_ref| (the CSV's position columns). Wall time: the
 best of REPEATS runs of the executable (process start included, about
 5 ms; run with --quiet).
 
-Usage: bench/work_precision.py [BUILD_DIR] [REPEATS]  -- prints Markdown.
+Usage: bench/work_precision.py [BUILD_DIR] [REPEATS] [PROBLEMS]  -- prints
+Markdown; PROBLEMS is a comma-separated subset of the four.
 """
 import csv
 import json
@@ -30,7 +37,10 @@ REF_TOL = "1e-12"
 cases = {
     "stiff_linkage": [],  # its defaults: 0.2 s, output every 5e-4 s
     "slider_crank": ["--t-end", "10", "--output-step", "0.1"],
+    "pendulum": ["--t-end", "10", "--output-step", "0.05"],
+    "four_bar": ["--t-end", "5", "--output-step", "0.025"],
 }
+only = sys.argv[3].split(",") if len(sys.argv) > 3 else list(cases)
 forms = [
     ("unstabilized", "cvodes-bdf"),
     ("baumgarte", "cvodes-bdf"),
@@ -40,15 +50,19 @@ forms = [
     ("baumgarte", "idas"),
     ("ggl", "idas"),
     ("index3", "idas"),
+    ("index3", "generalized-alpha"),
+    ("index3", "hht"),
 ]
 tols = ["1e-4", "1e-6", "1e-8", "1e-10", "1e-12"]
+# RATTLE is fixed-step: its work parameter is the step.
+rattle_steps = ["1e-2", "3e-3", "1e-3", "3e-4", "1e-4"]
 
 
-def run(prob, form, integ, tol, extra, tag):
+def run(prob, form, integ, tol, extra, tag, step=None):
     d = os.path.join(out, tag)
     cmd = [os.path.join(build, "problems", prob), "--formulation", form,
-           "--integrator", integ, "--rtol", tol, "--atol", tol,
-           "--output-dir", d, "--quiet"] + extra
+           "--integrator", integ, "--output-dir", d, "--quiet"] + extra
+    cmd += ["--step", step] if step else ["--rtol", tol, "--atol", tol]
     best = None
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -70,25 +84,55 @@ def error(q, ref):
     return max(abs(a - b) for ra, rb in zip(q, ref) for a, b in zip(ra, rb))
 
 
-for prob, extra in cases.items():
-    _, ref, _ = run(prob, "projection", "cvodes-bdf", REF_TOL, extra, "ref")
-    _, ggl, _ = run(prob, "ggl", "idas", REF_TOL, extra, "refggl")
+def pendulum_exact(extra):
+    """The closed-form pendulum (l = 1) at the output samples of a run."""
+    import numpy as np
+    from scipy.special import ellipj, ellipk
+    t_end = float(extra[extra.index("--t-end") + 1])
+    dt = float(extra[extra.index("--output-step") + 1])
+    t = np.linspace(0.0, t_end, int(round(t_end / dt)) + 1)
+    m = 0.5  # k^2, k = sin(th0 / 2), th0 = pi / 2
+    w0 = 4.0 * ellipk(m) / 2.0  # the period is 2 s
+    sn, cn, dn, _ = ellipj(w0 * t, m)
+    s = np.sqrt(m) * cn / dn  # sin(th / 2) = k cd(w0 t)
+    c = np.sqrt(1.0 - s * s)
+    return [[2.0 * si * ci, -(1.0 - 2.0 * si * si)] for si, ci in zip(s, c)]
+
+
+def row(prob, form, integ, label, extra, ref, tol=None, step=None):
+    j, q, wall = run(prob, form, integ, tol, extra, "x", step)
+    st = j.get("stats", {})
+    ev = st.get("rhs_evals", st.get("residual_evals", 0))
+    if q is None:
+        status = "failed: " + j.get("error", "")[:60]
+        err = "-"
+    else:
+        status = "ok"
+        err = f"{error(q, ref):.1e}"
+    print(f"| {form} | {integ} | {label} | {err} | {wall:.3f} | "
+          f"{st.get('steps', 0)} | {ev} | {status} |")
+    sys.stdout.flush()
+
+
+for prob in only:
+    extra = cases[prob]
+    _, tight, _ = run(prob, "projection", "cvodes-bdf", REF_TOL, extra, "ref")
     print(f"\n### {prob}\n")
-    print(f"Reference: projection on cvodes-bdf at rtol = atol = {REF_TOL}; "
-          f"GGL on IDAS at {REF_TOL} is {error(ggl, ref):.1e} from it.\n")
-    print("| formulation | integrator | rtol=atol | position error | wall [s] | steps | f/res evals | status |")
+    if prob == "pendulum":
+        ref = pendulum_exact(extra)
+        print(f"Reference: the closed form (Jacobi elliptic functions); "
+              f"projection on cvodes-bdf at rtol = atol = {REF_TOL} is "
+              f"{error(tight, ref):.1e} from it.\n")
+    else:
+        ref = tight
+        _, ggl, _ = run(prob, "ggl", "idas", REF_TOL, extra, "refggl")
+        print(f"Reference: projection on cvodes-bdf at rtol = atol = "
+              f"{REF_TOL}; GGL on IDAS at {REF_TOL} is {error(ggl, ref):.1e} "
+              f"from it.\n")
+    print("| formulation | integrator | rtol=atol (step) | position error | wall [s] | steps | f/res evals | status |")
     print("|---|---|---|---|---|---|---|---|")
     for form, integ in forms:
         for tol in tols:
-            j, q, wall = run(prob, form, integ, tol, extra, "x")
-            st = j.get("stats", {})
-            ev = st.get("rhs_evals", st.get("residual_evals", 0))
-            if q is None:
-                status = "failed: " + j.get("error", "")[:60]
-                err = "-"
-            else:
-                status = "ok"
-                err = f"{error(q, ref):.1e}"
-            print(f"| {form} | {integ} | {tol} | {err} | {wall:.3f} | "
-                  f"{st.get('steps', 0)} | {ev} | {status} |")
-            sys.stdout.flush()
+            row(prob, form, integ, tol, extra, ref, tol=tol)
+    for step in rattle_steps:
+        row(prob, "index3", "rattle", f"(h = {step})", extra, ref, step=step)

@@ -391,6 +391,30 @@ int ScaledSensSimConvTest(SUNNonlinearSolver nls,
   return s->inner(nls, ycor, del, tol, ewt, s->inner_data);
 }
 
+// The staggered corrector iterates on the ns sensitivities alone (after
+// the state has converged), its weights a sens wrapper of ns vectors:
+// each is rescaled like the state's for the same reason. Without it the
+// multiplier sensitivities of GGL, held to atol by IDAS's own test, could
+// not converge at small atol (slider_crank --formulation ggl --sens a
+// --atol 1e-10: IDA_CONV_FAIL at t = 0, h = 5.6e-16).
+int ScaledSensStgConvTest(SUNNonlinearSolver nls,
+                          N_Vector ycor,
+                          N_Vector del,
+                          realtype tol,
+                          N_Vector ewt,
+                          void* data) {
+  auto* s = static_cast<ScaledNewtonTest*>(data);
+  const double h = CurrentStep(s->mem);
+  N_Vector* yS = nullptr;
+  IDAGetCurrentYSens(s->mem, &yS);
+  auto* c = static_cast<SensWrapperContent*>(ewt->content);
+  for (int k = 0; k < c->nvecs; ++k) {
+    const auto [qmax, vmax] = StateMagnitudes(*s, yS ? yS[k] : nullptr);
+    ScaleNewtonWeights(*s, h, qmax, vmax, View(c->vecs[k]));
+  }
+  return s->inner(nls, ycor, del, tol, ewt, s->inner_data);
+}
+
 struct Segment {
   ~Segment() {
     if (mem) IDAFree(&mem);
@@ -403,7 +427,8 @@ struct Segment {
   // does not free a solver it was given.
   std::unique_ptr<std::remove_pointer_t<SUNNonlinearSolver>, NlsFree> NLS;
   ScaledNewtonTest test;
-  // The simultaneous sensitivity corrector and its wrapped test.
+  // The sensitivity corrector (simultaneous or staggered) and its
+  // wrapped test.
   std::unique_ptr<std::remove_pointer_t<SUNNonlinearSolver>, NlsFree> NLSsim;
   ScaledNewtonTest sens_test;
 };
@@ -615,19 +640,27 @@ void IntegrateIdas(Mechanics* mech,
           IDASetSensParams(mem, pvals.data(), pbar.data(), plist.data()));
     }
     DAEDALUS_SUNDIALS_CHECK(IDASensEEtolerances(mem));
-    if (!form->algebraic_weights().empty() && !staggered) {
-      // Our own simultaneous corrector, its test wrapped like the state's.
-      seg->NLSsim.reset(
-          SUNNonlinSol_NewtonSens(ns + 1, seg->y.get(), ctx.get()));
-      DAEDALUS_SUNDIALS_CHECK(
-          IDASetNonlinearSolverSensSim(mem, seg->NLSsim.get()));
+    if (!form->algebraic_weights().empty()) {
+      // Our own sensitivity corrector, its test wrapped like the state's:
+      // over the state and the sensitivities (simultaneous), or over the
+      // sensitivities (staggered).
+      seg->NLSsim.reset(SUNNonlinSol_NewtonSens(staggered ? ns : ns + 1,
+                                                seg->y.get(), ctx.get()));
+      if (staggered)
+        DAEDALUS_SUNDIALS_CHECK(
+            IDASetNonlinearSolverSensStg(mem, seg->NLSsim.get()));
+      else
+        DAEDALUS_SUNDIALS_CHECK(
+            IDASetNonlinearSolverSensSim(mem, seg->NLSsim.get()));
       auto* content =
           static_cast<SUNNonlinearSolverContent_Newton>(seg->NLSsim->content);
       seg->sens_test = seg->test;
       seg->sens_test.inner = content->CTest;
       seg->sens_test.inner_data = content->ctest_data;
       DAEDALUS_SUNDIALS_CHECK(SUNNonlinSolSetConvTestFn(
-          seg->NLSsim.get(), ScaledSensSimConvTest, &seg->sens_test));
+          seg->NLSsim.get(),
+          staggered ? ScaledSensStgConvTest : ScaledSensSimConvTest,
+          &seg->sens_test));
     }
     DAEDALUS_SUNDIALS_CHECK(
         IDASetSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
