@@ -180,9 +180,17 @@ class AlphaStepper {
       s1->vdot += dx.head(nv_) / sq;
       s1->lambda += dx.tail(nc_) / sq;
       const double dq = WeightedMax(dx.head(nv_), s1->q, 1.0, tol_factor);
-      const double dmu = nc_ > 0 ? WeightedMax(dx.tail(nc_), sq * s1->lambda,
-                                               mass_scale_, tol_factor)
-                                 : 0.0;
+      // The multiplier rows are the constraints at position level, so
+      // their correction beta' h^2 dlambda carries the positions'
+      // round-off: its floor is the positions' (with the multipliers' own
+      // floor, 1e4 eps |beta' h^2 lambda|, the correction sat at three
+      // times a tolerance that shrinks with h, the stall went unseen, and
+      // four_bar at rtol 1e-8 cut its step from 2e-5 to 5e-15 s by
+      // t = 0.096).
+      const double dmu =
+          nc_ > 0 ? WeightedMax(dx.tail(nc_), sq * s1->lambda, mass_scale_,
+                                tol_factor, s1->q.cwiseAbs().maxCoeff())
+                  : 0.0;
       const double d = std::max(dq, dmu);
       const bool stalled = it >= 1 && d > 0.5 * last && d <= kStallFloors;
       if (d <= 1.0 || stalled) {
@@ -257,8 +265,10 @@ class AlphaStepper {
   double WeightedMax(const Eigen::VectorXd& d,
                      const Eigen::VectorXd& x,
                      double scale,
-                     double f) const {
-    const double floor = kRoundOffFloor * x.cwiseAbs().maxCoeff();
+                     double f,
+                     double magnitude = 0.0) const {
+    const double floor =
+        kRoundOffFloor * std::max(magnitude, x.cwiseAbs().maxCoeff());
     double m = 0.0;
     for (Eigen::Index i = 0; i < d.size(); ++i)
       m = std::max(m, std::abs(d[i]) / std::max(f * (o_.rtol * std::abs(x[i]) +

@@ -14,6 +14,7 @@
 
 #include "chaplygin_sleigh.hpp"
 #include "daedalus/simulate.hpp"
+#include "four_bar.hpp"
 #include "integrate/adapters.hpp"
 #include "pendulum.hpp"
 #include "slider_crank.hpp"
@@ -290,6 +291,35 @@ TEST(AlphaStepControl, MeetsTheToleranceAgainstTheReference) {
         EXPECT_GT(s.stats.steps, 10);
         EXPECT_GT(s.stats.newton_iterations, s.stats.steps);
       }
+  }
+}
+
+// The four-bar at rtol = atol 1e-8 with output every millisecond. The
+// Newton test used to floor the multiplier rows' correction at the
+// multipliers' own round-off, while those rows are position-level
+// constraints with the positions' round-off: the correction sat at three
+// times a tolerance that shrinks with the step, the stall went unseen, and
+// the step fell from 2e-5 to 2e-15 s by t = 0.096 (both schemes; with
+// the default outputs, at t = 2.53). It must now reach the end and meet
+// the same 10 rtol bound as above against the reference.
+TEST(AlphaStepControl, FourBarAtTightToleranceReachesTheEnd) {
+  const Problem p = problems::FourBarProblem();
+  const SimulationSummary ref = Reference(p, 0.2, nullptr);
+  for (Integrator scheme : {Integrator::kGeneralizedAlpha, Integrator::kHht}) {
+    SimulationOptions o = p.defaults;
+    o.formulation = Formulation::kIndex3;
+    o.integrator = scheme;
+    o.rtol = 1e-8;
+    o.atol = 1e-8;
+    o.t_end = 0.2;
+    o.output_step = 1e-3;
+    const Eigen::VectorXd prm = p.model.default_parameters();
+    const SimulationSummary s = Simulate(p.model, p.initial(prm), prm, o);
+    ASSERT_TRUE(s.ok) << ToString(scheme) << ": " << s.error;
+    const double e = MaxDiff(s.final.q, ref.final.q);
+    std::printf("four_bar %s: %ld steps, error %.2e\n", ToString(scheme),
+                static_cast<long>(s.stats.steps), e);
+    EXPECT_LT(e, 10 * o.rtol) << ToString(scheme);
   }
 }
 

@@ -559,11 +559,12 @@ TEST(Sensitivity, IdasGglAndIndexThreeRunAGeometricParameterAtTightTolerance) {
     EXPECT_EQ(x.s.cols(), 3) << ToString(f);
     if (x.s.cols() != 3) return 1.0;
     const Eigen::Index n = f == Formulation::kGgl ? nq + nv : nq;
-    const double err = (x.s.topRows(n) - ref.s.topRows(n)).norm() /
-                       ref.s.topRows(n).norm();
-    std::printf("slider_crank %s rtol %.0e: d x / d (k, c, a) relative "
-                "error %.2e\n",
-                ToString(f), rtol, err);
+    const double err =
+        (x.s.topRows(n) - ref.s.topRows(n)).norm() / ref.s.topRows(n).norm();
+    std::printf(
+        "slider_crank %s rtol %.0e: d x / d (k, c, a) relative "
+        "error %.2e\n",
+        ToString(f), rtol, err);
     return err;
   };
   const double rtol = 1e-10;
