@@ -209,9 +209,11 @@ std::string Refusal(const SimulationOptions& o,
       return "the adjoint of the index-2 and index-3 forms is a DAE of the "
              "same index whose terminal values must satisfy the adjoint "
              "constraints (Cao, Li, Petzold and Serban 2003), which Daedalus "
-             "does not construct yet; use --formulation baumgarte or "
-             "unstabilized (their adjoint is the ODE's), or forward "
-             "sensitivities with ggl";
+             "does not construct yet; the adjoint runs with --formulation "
+             "unstabilized or baumgarte, on --integrator idas (the adjoint "
+             "DAE of the index-1 residual) or cvodes-bdf/cvodes-adams (the "
+             "ODE's adjoint), or use forward sensitivities with " +
+             std::string(ToString(o.formulation));
   }
   const bool escalate =
       o.drift_tol > 0.0 && o.drift_action == DriftAction::kEscalate;
