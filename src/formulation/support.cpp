@@ -212,8 +212,8 @@ std::string Refusal(const SimulationOptions& o,
              "does not construct yet; the adjoint runs with --formulation "
              "unstabilized or baumgarte, on --integrator idas (the adjoint "
              "DAE of the index-1 residual) or cvodes-bdf/cvodes-adams (the "
-             "ODE's adjoint), or use forward sensitivities with " +
-             std::string(ToString(o.formulation));
+             "ODE's adjoint), or use forward sensitivities, which run on ggl "
+             "and index3";
   }
   const bool escalate =
       o.drift_tol > 0.0 && o.drift_action == DriftAction::kEscalate;
