@@ -1,6 +1,7 @@
 // Adjoint sensitivities with IDAS (IDAAdjInit / IDASolveF / IDASolveB) for
 // a functional G = int g dt + phi(T) of the index-1 DAE forms
-// (unstabilized, Baumgarte): F(t, y, y', p) = 0 with y = (q, v, lambda),
+// (unstabilized, Baumgarte) and GGL. Index 1: F(t, y, y', p) = 0 with y = (q,
+// v, lambda),
 //   F_q = q' - v,  F_v = M v' + h - B u - J' lambda,
 //   F_l = J v' + b (+ the Baumgarte terms)        (docs/sensitivities.md).
 //
@@ -25,6 +26,10 @@
 // the differential adjoint unknowns are free (any s(T) is admissible), and
 // the algebraic ones follow from the KKT pair above (solved here, exactly,
 // from the same Jacobians: no IDACalcICB iteration is needed).
+//
+// GGL (index 2) has the same augmented form; its algebraic rows are the
+// adjoint constraints G l_q = 0, J l_v = 0, and its terminal values are
+// restricted to them (IdasAdjointRun::GglTerminal).
 //
 // F_y, F_y' and F_p are exact: DaeForm's Jacobian dF/dy + cj dF/dy'
 // (compiled programs, or tangents) at cj = 0 and 1, and its sensitivity
@@ -113,6 +118,76 @@ struct IdasAdjointRun : CallbackGuard {
     }
   }
 
+  // Index 1: l_q(T) = phi_q, w(T) = phi_v, and (l_v, l_lambda)(T) from
+  // the algebraic rows w - (F_y'' l)_v = 0, (F_y' l)_lambda = 0 (the
+  // system [M J'; J 0]) at the Jacobians of the last Jacobians() call.
+  std::string IndexOneTerminal(const Eigen::VectorXd& phi_y,
+                               Eigen::VectorXd* lT,
+                               Eigen::VectorXd* wT) const {
+    lT->head(nq) = phi_y.head(nq);
+    *wT = phi_y.tail(nv);
+    const int na = nv + nc;
+    Eigen::MatrixXd K(na, na);
+    Eigen::VectorXd rhs(na);
+    K.topRows(nv) = Fyp.transpose().block(nq, nq, nv, na);
+    K.bottomRows(nc) = Fy.transpose().block(nd(), nq, nc, na);
+    rhs.head(nv) = *wT - Fyp.transpose().block(nq, 0, nv, nq) * lT->head(nq);
+    rhs.tail(nc) = -Fy.transpose().block(nd(), 0, nc, nq) * lT->head(nq);
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(K);
+    lT->tail(na) = lu.solve(rhs);
+    if (!lT->allFinite() ||
+        (K * lT->tail(na) - rhs).norm() > 1e-8 * (1.0 + rhs.norm()))
+      return "the KKT matrix [M J'; J 0] is singular: the constraints are "
+             "dependent there";
+    return "";
+  }
+
+  // GGL (index 2): F_y' has the columns [e_q; 0; 0; 0] and [0; M; 0; 0],
+  // so nu = (l_q, w = M l_v), and the algebraic rows G l_q = 0 and
+  // J l_v = 0 are the adjoint constraints (Cao et al. 2003, section 3):
+  // the terminal nu(T) must satisfy them, and may, because s(T) is not
+  // free: G s_q = -Phi_p and C s_q + J s_v = -(J v + Phi_t)_p (C the
+  // q-derivative of J v + Phi_t). With
+  //   nu(T) = phi_d + [G' alpha + C' beta; J' beta],
+  //   beta = -(J M^-1 J')^-1 J M^-1 phi_v,
+  //   alpha = -(G G')^-1 G (phi_q + C' beta),
+  // the constraints hold, and the boundary term at T leaves
+  // (beta, alpha)' (F_lambda, F_mu)_p(T) in the gradient (`ab`). The
+  // index-2 multipliers (l_lambda, l_mu)(T) start at 0: IDAS's first
+  // backward step solves for them (they are outside the error test).
+  std::string GglTerminal(const Eigen::VectorXd& phi_y,
+                          Eigen::VectorXd* lT,
+                          Eigen::VectorXd* wT,
+                          Eigen::VectorXd* ab) const {
+    const int nh = n - nd() - nc;
+    const Eigen::MatrixXd M = Fyp.block(nq, nq, nv, nv);
+    const Eigen::MatrixXd J = Fy.block(nd(), nq, nc, nv);
+    const Eigen::MatrixXd C = Fy.block(nd(), 0, nc, nq);
+    const Eigen::MatrixXd G = Fy.block(nd() + nc, 0, nh, nq);
+    const Eigen::PartialPivLU<Eigen::MatrixXd> mlu(M);
+    const Eigen::MatrixXd MiJt = mlu.solve(J.transpose());
+    const Eigen::PartialPivLU<Eigen::MatrixXd> slu(J * MiJt);
+    const Eigen::VectorXd beta = -slu.solve(MiJt.transpose() * phi_y.tail(nv));
+    const Eigen::VectorXd pq = phi_y.head(nq) + C.transpose() * beta;
+    Eigen::VectorXd alpha = Eigen::VectorXd::Zero(nh);
+    if (nh > 0) {
+      const Eigen::PartialPivLU<Eigen::MatrixXd> glu(G * G.transpose());
+      alpha = -glu.solve(G * pq);
+    }
+    lT->head(nq) = pq + G.transpose() * alpha;
+    *wT = phi_y.tail(nv) + J.transpose() * beta;
+    lT->segment(nq, nv) = mlu.solve(*wT);
+    ab->resize(nc + nh);
+    *ab << beta, alpha;
+    const double gap =
+        (G * lT->head(nq)).norm() + (J * lT->segment(nq, nv)).norm();
+    if (!lT->allFinite() || !ab->allFinite() ||
+        gap > 1e-8 * (1.0 + phi_y.norm()))
+      return "J M^-1 J' or G G' is singular: the constraints are dependent "
+             "there";
+    return "";
+  }
+
   // The backward residual at (t, y, y') for z, z' (layout above).
   void ResidualB(double t,
                  const double* y,
@@ -130,7 +205,7 @@ struct IdasAdjointRun : CallbackGuard {
     Eigen::Map<Eigen::VectorXd> R(rr, nB());
     for (int i = 0; i < nq; ++i) R[i] = zp[i] - r[i] + gy[i];
     for (int i = 0; i < nv; ++i) R[nq + i] = zp[n + i] - r[nq + i] + gy[nq + i];
-    for (int i = 0; i < nc; ++i) R[nd() + i] = -r[nd() + i];
+    for (int i = nd(); i < n; ++i) R[i] = -r[i];
     R.tail(nv) = w - nu.segment(nq, nv);
   }
 
@@ -278,7 +353,8 @@ std::string FlagText(int flag,
 // The support matrix refuses the other forms before a run (support.cpp);
 // this guards direct calls.
 std::string FormRefusal(Formulation f) {
-  if (f == Formulation::kUnstabilized || f == Formulation::kBaumgarte)
+  if (f == Formulation::kUnstabilized || f == Formulation::kBaumgarte ||
+      f == Formulation::kGgl)
     return "";
   return std::string("the IDAS adjoint serves the index-1 forms only ") +
          "(--formulation unstabilized or baumgarte with --integrator idas; " +
@@ -367,8 +443,17 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
   View(yp.get()) = yp0;
   View(id.get()).head(nd).setOnes();
   View(atol.get()).setConstant(options.atol);
-  if (options.multiplier_atol > 0.0)
-    View(atol.get()).tail(n - nd).setConstant(options.multiplier_atol);
+  // The multipliers' Newton tolerance. GGL's plain run scales it by the
+  // step (integrate/idas.cpp, ScaledConvTest); this pass keeps IDAS's own
+  // Newton test, which with the multipliers at --atol fails at t = 0 (the
+  // support-matrix chain at atol 1e-10, the slider-crank at 1e-11), so
+  // without --multiplier-atol it takes 1: the multipliers are outside the
+  // error test either way, and the GGL forward-sensitivity tests run so.
+  const double mult_atol =
+      options.multiplier_atol > 0.0
+          ? options.multiplier_atol
+          : (options.formulation == Formulation::kGgl ? 1.0 : 0.0);
+  if (mult_atol > 0.0) View(atol.get()).tail(n - nd).setConstant(mult_atol);
   void* mem = IDACreate(ctx.get());
   if (mem == nullptr) return fail("IDACreate failed");
   struct MemGuard {
@@ -437,32 +522,17 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
     }
     out.functional_value = G;
     run.Jacobians(T, yT, ypT);
-    Eigen::VectorXd lT = Eigen::VectorXd::Zero(n);
-    lT.head(run.nq) = phi_y.head(run.nq);
-    const Eigen::VectorXd wT = phi_y.tail(run.nv);
-    {
-      // Rows: w - (F_y'' l)_v = 0 and (F_y' l)_lambda = 0, in the
-      // unknowns (l_v, l_l) with l_q known.
-      const int na = run.nv + run.nc;
-      Eigen::MatrixXd K(na, na);
-      Eigen::VectorXd rhs(na);
-      K.topRows(run.nv) = run.Fyp.transpose().block(run.nq, run.nq, run.nv, na);
-      K.bottomRows(run.nc) = run.Fy.transpose().block(nd, run.nq, run.nc, na);
-      rhs.head(run.nv) =
-          wT - run.Fyp.transpose().block(run.nq, 0, run.nv, run.nq) *
-                   lT.head(run.nq);
-      rhs.tail(run.nc) =
-          -run.Fy.transpose().block(nd, 0, run.nc, run.nq) * lT.head(run.nq);
-      const Eigen::PartialPivLU<Eigen::MatrixXd> lu(K);
-      lT.tail(na) = lu.solve(rhs);
-      if (!lT.allFinite() ||
-          (K * lT.tail(na) - rhs).norm() > 1e-8 * (1.0 + rhs.norm()))
-        return fail(
-            "adjoint terminal values: the KKT matrix [M J'; J 0] is singular "
-            "at t = " +
-            std::to_string(T) + " (" + mech->DescribeState() +
-            "); the constraints are dependent there");
-    }
+    Eigen::VectorXd lT = Eigen::VectorXd::Zero(n), wT;
+    // GGL: the terminal correction of the gradient (see GglTerminal).
+    Eigen::VectorXd ab;
+    std::string why;
+    if (options.formulation == Formulation::kGgl)
+      why = run.GglTerminal(phi_y, &lT, &wT, &ab);
+    else
+      why = run.IndexOneTerminal(phi_y, &lT, &wT);
+    if (!why.empty())
+      return fail("adjoint terminal values at t = " + std::to_string(T) + " (" +
+                  mech->DescribeState() + "): " + why);
     View(z.get()) << lT, wT;
     View(zp.get()).setZero();
     {
@@ -485,8 +555,16 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
     DAEDALUS_SUNDIALS_CHECK(
         IDASetErrHandlerFn(IDAGetAdjIDABmem(mem, which), SundialsErrHandler,
                            static_cast<CallbackGuard*>(&run)));
-    DAEDALUS_SUNDIALS_CHECK(
-        IDASStolerancesB(mem, which, options.rtol, options.atol));
+    {
+      // --multiplier-atol loosens the Newton test of the algebraic adjoint
+      // unknowns as it does the multipliers' in the forward run.
+      auto atolB = MakeVector(nB, ctx.get());
+      View(atolB.get()).setConstant(options.atol);
+      if (mult_atol > 0.0)
+        View(atolB.get()).segment(run.nq, n - run.nq).setConstant(mult_atol);
+      DAEDALUS_SUNDIALS_CHECK(
+          IDASVtolerancesB(mem, which, options.rtol, atolB.get()));
+    }
     DAEDALUS_SUNDIALS_CHECK(IDASetUserDataB(mem, which, &run));
     DAEDALUS_SUNDIALS_CHECK(IDASetIdB(mem, which, idB.get()));
     // The algebraic adjoint unknowns (l_v, l_l) out of the local error
@@ -518,8 +596,17 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
     nu0 << zb.head(run.nq), zb.tail(run.nv);
     const auto xi = ConstView(qB.get());
     Eigen::VectorXd grad(ns);
+    Eigen::VectorXd FpT(n);
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
     for (int i = 0; i < ns; ++i) {
       grad[i] = nu0.dot(s0.col(i));
+      if (ab.size() > 0 && run.sens[i].kind == SensParameter::Kind::kModel) {
+        Eigen::VectorXd dp = Eigen::VectorXd::Zero(run.np);
+        dp[run.sens[i].index] = 1.0;
+        run.form.SensResidual(T, yT, ypT, zero.data(), zero.data(), dp,
+                              FpT.data());
+        grad[i] += ab.dot(FpT.tail(n - nd));
+      }
       if (run.sens[i].kind == SensParameter::Kind::kModel)
         grad[i] += xi[i] + phi_p[run.sens[i].index];
     }

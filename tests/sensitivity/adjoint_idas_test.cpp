@@ -42,6 +42,11 @@ SimulationOptions SliderOptions(Formulation f, Integrator i, SensMethod m) {
   o.sensitivity.method = m;
   o.sensitivity.parameters = {"k", "c"};
   if (m == SensMethod::kAdjoint) o.sensitivity.functional = std::string("G");
+  // GGL forward sensitivities: the multipliers' Newton tolerance
+  // loosened, as sensitivity_test.cpp does at tight tolerances. The
+  // adjoint runs with the defaults (its forward pass takes 1 itself).
+  if (f == Formulation::kGgl && m == SensMethod::kForward)
+    o.multiplier_atol = 1.0;
   return o;
 }
 
@@ -58,7 +63,8 @@ TEST(AdjointIdas, SliderCrankAgreesWithForwardAndWithCvodes) {
       Formulation::kBaumgarte, Integrator::kCvodesBdf, SensMethod::kAdjoint));
   ASSERT_TRUE(cv.ok) << cv.error;
   const Eigen::VectorXd gcv = Entry(cv, "G");
-  for (Formulation f : {Formulation::kBaumgarte, Formulation::kUnstabilized}) {
+  for (Formulation f : {Formulation::kBaumgarte, Formulation::kUnstabilized,
+                        Formulation::kGgl}) {
     const SimulationSummary ad =
         RunSlider(SliderOptions(f, Integrator::kIdas, SensMethod::kAdjoint));
     ASSERT_TRUE(ad.ok) << ToString(f) << ": " << ad.error;
@@ -152,8 +158,8 @@ TEST(AdjointIdas, PendulumAgreesWithForwardCvodesAndCentralDifferences) {
                         SensMethod::kAdjoint, fun));
     ASSERT_TRUE(cv.ok) << cv.error;
     const Eigen::VectorXd gcv = Entry(cv, fun);
-    for (Formulation f :
-         {Formulation::kBaumgarte, Formulation::kUnstabilized}) {
+    for (Formulation f : {Formulation::kBaumgarte, Formulation::kUnstabilized,
+                          Formulation::kGgl}) {
       const SimulationSummary ad =
           Simulate(pr.model, x0, p,
                    PendulumOptions(pr, p, f, Integrator::kIdas,
@@ -162,7 +168,9 @@ TEST(AdjointIdas, PendulumAgreesWithForwardCvodesAndCentralDifferences) {
       const Eigen::VectorXd ga = Entry(ad, fun);
       ASSERT_EQ(ga.size(), 4);
       const double scale = 1.0 + gcv.cwiseAbs().maxCoeff();
-      // Two adjoints at rtol 1e-10 over 1.3 s: measured below 1e-8.
+      // Two adjoints at rtol 1e-10 over 1.3 s, each ~1e-8 from the exact
+      // gradient: bound 1e-7 relative to 1 + |gradient| (measured 2e-8 to
+      // 5e-8 absolute on the index-1 forms, 5e-8 and 1.5e-7 on GGL).
       EXPECT_LT((ga - gcv).cwiseAbs().maxCoeff(), 1e-7 * scale)
           << ToString(f) << " " << fun << ": " << ga.transpose() << " vs "
           << gcv.transpose();
@@ -264,7 +272,8 @@ TEST(AdjointIdas, MovingConstraintAgreesWithForwardAndCvodes) {
   o.atol = 1e-10;
   o.multiplier_atol = 1.0;  // the forward IDAS run (sensitivity_test.cpp)
   o.sensitivity.parameters = {"a", "w", "c", "g"};
-  for (Formulation f : {Formulation::kBaumgarte, Formulation::kUnstabilized}) {
+  for (Formulation f : {Formulation::kBaumgarte, Formulation::kUnstabilized,
+                        Formulation::kGgl}) {
     o.formulation = f;
     SimulationOptions fo = o;
     fo.integrator = Integrator::kIdas;
@@ -282,6 +291,7 @@ TEST(AdjointIdas, MovingConstraintAgreesWithForwardAndCvodes) {
     const Eigen::VectorXd ga = Entry(sa, "y_final");
     SimulationOptions co = ao;
     co.integrator = Integrator::kCvodesBdf;
+    co.formulation = Formulation::kBaumgarte;  // GGL is not an ODE form
     co.sensitivity.functional = "kinetic";
     ao.sensitivity.functional = "kinetic";
     const SimulationSummary ka = Simulate(m, x0, p, ao);
@@ -306,17 +316,18 @@ TEST(AdjointIdas, MovingConstraintAgreesWithForwardAndCvodes) {
   }
 }
 
-TEST(AdjointIdas, IndexTwoAndThreeFormsAreRefusedNamingTheFormsThatRun) {
+TEST(AdjointIdas, IndexThreeIsRefusedNamingTheFormsThatRun) {
   const Problem pr = problems::SliderCrankProblem();
   const Eigen::VectorXd p = pr.model.default_parameters();
-  for (Formulation f : {Formulation::kGgl, Formulation::kIndex3}) {
+  for (Formulation f : {Formulation::kIndex3}) {
     SimulationOptions o =
         SliderOptions(f, Integrator::kIdas, SensMethod::kAdjoint);
     try {
       Simulate(pr.model, pr.initial(p), p, o);
       ADD_FAILURE() << ToString(f) << " was not refused";
     } catch (const std::invalid_argument& e) {
-      EXPECT_THAT(e.what(), ::testing::HasSubstr("unstabilized or baumgarte"));
+      EXPECT_THAT(e.what(),
+                  ::testing::HasSubstr("unstabilized, baumgarte or ggl"));
       EXPECT_THAT(e.what(), ::testing::HasSubstr("--integrator idas"));
       EXPECT_THAT(e.what(), ::testing::HasSubstr(ToString(f)));
     }
