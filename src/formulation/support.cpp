@@ -204,14 +204,15 @@ std::string Refusal(const SimulationOptions& o,
       return "the adjoint of a projected integration needs the adjoint of "
              "the projection, which CVODES's adjoint module does not have; "
              "use --formulation baumgarte or unstabilized";
-    if (o.formulation == Formulation::kGgl ||
-        o.formulation == Formulation::kIndex3)
-      return "the adjoint of the index-2 and index-3 forms is a DAE of the "
-             "same index whose terminal values must satisfy the adjoint "
-             "constraints (Cao, Li, Petzold and Serban 2003), which Daedalus "
-             "does not construct yet; use --formulation baumgarte or "
-             "unstabilized (their adjoint is the ODE's), or forward "
-             "sensitivities with ggl";
+    if (o.formulation == Formulation::kIndex3)
+      return "the adjoint of the index-3 form is a DAE of index 3 whose "
+             "terminal values must satisfy the adjoint constraints and "
+             "their derivatives (Cao, Li, Petzold and Serban 2003), which "
+             "Daedalus does not construct; the adjoint runs with "
+             "--formulation unstabilized, baumgarte or ggl on --integrator "
+             "idas (the adjoint DAE of the run's residual), or unstabilized "
+             "or baumgarte on cvodes-bdf/cvodes-adams (the ODE's adjoint), "
+             "or use forward sensitivities, which run on index3";
   }
   const bool escalate =
       o.drift_tol > 0.0 && o.drift_action == DriftAction::kEscalate;

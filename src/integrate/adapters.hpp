@@ -54,4 +54,11 @@ SensitivityResult AdjointGradient(Mechanics* mech,
                                   const SimulationOptions& options,
                                   std::string* error);
 
+/// The same on IDAS for the index-1 DAE forms (unstabilized, Baumgarte)
+/// and GGL: the adjoint DAE of the run's own residual (adjoint_idas.cpp).
+SensitivityResult AdjointGradientIdas(Mechanics* mech,
+                                      const InitialState& x0,
+                                      const SimulationOptions& options,
+                                      std::string* error);
+
 }  // namespace daedalus::internal

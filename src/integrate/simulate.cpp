@@ -91,8 +91,12 @@ SimulationSummary Simulate(const Model& model,
                                         path == internal::KktPath::kSparse);
     mech->SetParameters(params);
     std::string error;
+    // IDAS: the adjoint DAE of the run's own index-1 residual; otherwise
+    // CVODES on the ODE form.
     sum.sensitivities =
-        internal::AdjointGradient(mech.get(), x0, options, &error);
+        options.integrator == Integrator::kIdas
+            ? internal::AdjointGradientIdas(mech.get(), x0, options, &error)
+            : internal::AdjointGradient(mech.get(), x0, options, &error);
     if (sum.ok && !error.empty()) {
       sum.ok = false;
       sum.error = error;
