@@ -22,7 +22,8 @@
 //
 // The dynamics are those of the bodies and gravity only:
 //   InverseDynamics(q, v, vdot) = M(q) vdot + c(q, v) + g(q),
-// with c the Coriolis and centrifugal terms and g = dV_gravity/dq; the
+// with c the Coriolis and centrifugal terms and g the gravity forces
+// (dV_gravity/dq, along the velocity directions for a quaternion); the
 // model's h adds spring forces, D v and -Q_r (dynamics.hpp).
 #pragma once
 

@@ -175,9 +175,9 @@ TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
 void TreeDynamics::NotPositive(const RbLink& l, double d) const {
   if (l.kind == internal::LinkKind::kBall)
     throw std::runtime_error(
-        "recursive dynamics: the articulated inertia of the rotations of "
-        "ball joint '" +
-        l.name + "' is not positive definite (determinant " +
+        "recursive dynamics: the articulated inertia of the three "
+        "rotations of joint '" +
+        l.name + "' (its quaternion) is not positive definite (determinant " +
         std::to_string(d) +
         "): the bodies outboard of it have no rotational inertia about its "
         "centre; give them inertia");
