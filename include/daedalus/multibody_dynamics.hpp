@@ -681,7 +681,10 @@ VecX<S> TreeDynamics::ForwardDynamics(const VecX<S>& q_in,
       u3 = d->IA[i].template leftCols<3>();
       const Mat3<S> dd = u3.template topRows<3>();
       if (!internal::Cholesky3<S>(dd, &d->L3[i]))
-        NotPositive(l, Value(dd.determinant()));
+        NotPositive(
+            l, Value(dd(0, 0) * (dd(1, 1) * dd(2, 2) - dd(1, 2) * dd(2, 1)) -
+                     dd(0, 1) * (dd(1, 0) * dd(2, 2) - dd(1, 2) * dd(2, 0)) +
+                     dd(0, 2) * (dd(1, 0) * dd(2, 1) - dd(1, 1) * dd(2, 0))));
       d->u3[i] = tau.template segment<3>(l.vi) - d->pA[i].template head<3>();
       if (par < 0) continue;
       // W = D^-1 U' (3 x 6), column by column.
