@@ -213,9 +213,8 @@ TEST(RecursiveFloating, AgreesWithTheEnergyForm) {
       ws.SetState(0.0, q, v);
       EvaluateAll(&ws);
       ASSERT_GT(ws.h.cwiseAbs().maxCoeff(), 0.1);
-      // The energy model's h has the springs; the tree's is bodies and
-      // gravity only: compare at the springs' rest lengths is not
-      // possible for random q, so subtract them from h (below).
+      // The energy model's h has the springs' forces, the tree's only the
+      // bodies and gravity: subtract k (q - rest) of each spring.
       VectorXd h_bodies = ws.h;
       if (std::string(c.name) == "floating_tree") {
         // Velocity indices of the springs: the grip's y translation and
@@ -378,8 +377,7 @@ struct MomentumLog : Observer {
   }
 };
 
-// The ball chain hung from a free base instead of the pivot would need
-// its own description; the floating tree without gravity is a free chain
+// The floating tree without gravity is a free chain
 // with internal springs: Noether's linear and angular momentum (about W's
 // origin) and the energy stay constant over 1 s on the recursive form, as
 // the energy-form test (floating_test.cpp) checks. Tolerance: rtol 1e-10
