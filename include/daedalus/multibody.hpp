@@ -329,7 +329,7 @@ class Kinematics;  // multibody_kinematics.hpp
 ///    potential energies (any description);
 ///  - kRecursive: the tree's recursive algorithms (multibody_dynamics.hpp:
 ///    CRBA for M, RNEA for the Coriolis, centrifugal and gravity forces),
-///    plus the springs' forces; for trees without absolute-angle joints.
+///    plus the springs' forces; every joint type, ball and free included.
 /// Both give the same M and h to round-off; the energies still give the
 /// reported energy.
 enum class DynamicsForm { kEnergy, kRecursive };
@@ -478,8 +478,7 @@ class Multibody {
   /// one of each, and the builder keeps the last one given).
   /// @throws std::invalid_argument for a body without a joint.
   /// With DynamicsForm::kRecursive, M and h come from the recursive
-  /// algorithms (@throws std::invalid_argument for a tree they do not
-  /// describe, naming the joint).
+  /// algorithms (every joint type).
   Kinematics AddTo(ModelBuilder* builder,
                    DynamicsForm form = DynamicsForm::kEnergy) &&;
 

@@ -11,18 +11,19 @@
 // the scalar type, so the library's dual numbers see through it: exact
 // derivatives with respect to q, v and the parameters.
 //
-// The tree's joints become single-degree-of-freedom links, one per
-// coordinate (a planar joint is a prismatic x, a prismatic y and a
-// revolute z link; a universal joint two revolute links); welded bodies add
-// their inertia to the link they are welded to. Ball and free joints
-// (quaternions, nq != nv) are not described yet: TreeDynamics refuses them,
-// naming the joint, and the energy form runs them; a multi-degree-of-
-// freedom link type with its own q -> pose map and motion subspace is
-// where they would enter (docs/multibody.md, "Recursive algorithms").
+// The tree's joints become links of one or three degrees of freedom: a
+// revolute or prismatic link per scalar coordinate (a planar joint is a
+// prismatic x, a prismatic y and a revolute z link; a universal joint two
+// revolute links), a ball link per quaternion, and a free joint three
+// prismatic links along its parent frame's axes followed by a ball link
+// (so that its translational velocities are p_FM' in F, the convention of
+// docs/multibody.md, "Ball and free joints"); welded bodies add their
+// inertia to the link they are welded to.
 //
 // The dynamics are those of the bodies and gravity only:
 //   InverseDynamics(q, v, vdot) = M(q) vdot + c(q, v) + g(q),
-// with c the Coriolis and centrifugal terms and g = dV_gravity/dq; the
+// with c the Coriolis and centrifugal terms and g the gravity forces
+// (dV_gravity/dq, along the velocity directions for a quaternion); the
 // model's h adds spring forces, D v and -Q_r (dynamics.hpp).
 #pragma once
 
@@ -72,13 +73,19 @@ Vec3<S> EvalPosition(const FixedPose& pose, const VecX<S>& p) {
   return out;
 }
 
-/// One degree of freedom of the tree (one coordinate): its parent link,
-/// its joint frame J fixed in the parent link's frame, the joint (rotation
-/// about or translation along a unit axis in J) and the bodies it carries.
-/// The link frame L is J moved by the joint.
+/// The motion of a link's frame L in its joint frame J: a rotation about
+/// or a translation along a unit axis of J (one velocity), or the rotation
+/// of a quaternion (four positions, three velocities: the angular velocity
+/// of L relative to J expressed in L, motion subspace S = [1; 0]).
+enum class LinkKind { kRevolute, kPrismatic, kBall };
+
+/// One link of the tree: its parent link, its joint frame J fixed in the
+/// parent link's frame, the joint and the bodies it carries. The link
+/// frame L is J moved by the joint.
 struct RbLink {
-  int parent = -1;  // link (= coordinate) index; -1: the ground
-  bool revolute = true;
+  int parent = -1;  // link index; -1: the ground
+  LinkKind kind = LinkKind::kRevolute;
+  int qi = 0, vi = 0;  // its first position (q) and velocity (v) index
   Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();
   FixedPose pre;  // J in the parent link's frame (or in W)
   struct Mass {
@@ -87,7 +94,8 @@ struct RbLink {
     std::string body;
   };
   std::vector<Mass> masses;
-  std::string name;  // the coordinate's name, for messages
+  std::string name;  // the coordinate's (ball: the joint's) name
+  int dof() const { return kind == LinkKind::kBall ? 3 : 1; }
   // An absolute-angle revolute joint (planar systems): its relative angle
   // is q_i - offset - sum_k c_k q_k, the coordinates k < i and
   // coefficients c_k of the parent frame's angle in the world.
@@ -197,6 +205,49 @@ Vec6<S> CrossForce(const Vec6<S>& a, const Vec6<S>& f) {
   return out;
 }
 
+/// S_i x_i for link l: its motion subspace times its velocities (or
+/// accelerations) in x; s is a one-degree-of-freedom link's S.
+template <class S>
+Vec6<S> SubspaceTimes(const RbLink& l, const Vec6<S>& s, const VecX<S>& x) {
+  if (l.kind != LinkKind::kBall) return s * x[l.vi];
+  Vec6<S> out;
+  out << x[l.vi], x[l.vi + 1], x[l.vi + 2], S(0.0), S(0.0), S(0.0);
+  return out;
+}
+
+/// The lower Cholesky factor l of a symmetric 3 x 3 matrix a = l l';
+/// false when a pivot is not positive (a is not positive definite).
+template <class S>
+bool Cholesky3(const Mat3<S>& a, Mat3<S>* l) {
+  using std::sqrt;
+  l->setZero();
+  for (int j = 0; j < 3; ++j) {
+    S dj = a(j, j);
+    for (int k = 0; k < j; ++k) dj -= (*l)(j, k) * (*l)(j, k);
+    if (!(Value(dj) > 0.0)) return false;
+    (*l)(j, j) = sqrt(dj);
+    for (int i = j + 1; i < 3; ++i) {
+      S e = a(i, j);
+      for (int k = 0; k < j; ++k) e -= (*l)(i, k) * (*l)(j, k);
+      (*l)(i, j) = e / (*l)(j, j);
+    }
+  }
+  return true;
+}
+/// (l l')^-1 b for the factor of Cholesky3 (two triangular solves).
+template <class S>
+Vec3<S> CholeskySolve3(const Mat3<S>& l, Vec3<S> b) {
+  for (int i = 0; i < 3; ++i) {
+    for (int k = 0; k < i; ++k) b[i] -= l(i, k) * b[k];
+    b[i] /= l(i, i);
+  }
+  for (int i = 2; i >= 0; --i) {
+    for (int k = i + 1; k < 3; ++k) b[i] -= l(k, i) * b[k];
+    b[i] /= l(i, i);
+  }
+  return b;
+}
+
 }  // namespace internal
 
 /// Scratch of the recursive algorithms for one scalar type: one entry per
@@ -211,17 +262,24 @@ struct TreeData {
   bool ready = false;
   // Per call:
   std::vector<internal::Xform<S>> X;       // parent -> link transforms
-  std::vector<Vec6<S>> Sj;                 // motion subspaces (in L)
+  std::vector<Vec6<S>> Sj;                 // motion subspaces (in L; 1 dof)
   std::vector<Vec6<S>> v, a, f, c, U, pA;  // velocities, accelerations,
                                            // forces, ABA terms
   std::vector<internal::RbInertia<S>> Ic;  // composite inertias (CRBA)
   std::vector<Mat6<S>> IA;                 // articulated inertias (ABA)
-  std::vector<S> D, u;                     // ABA's D_i and u_i
+  std::vector<S> D, u;                     // ABA's D_i and u_i (1 dof)
+  // ABA on ball links: U_i = IA_i S_i (6 x 3), the Cholesky factor of
+  // D_i = S_i' U_i and u_i (3).
+  std::vector<Eigen::Matrix<S, 6, 3>> U3;
+  std::vector<Mat3<S>> L3;
+  std::vector<Vec3<S>> u3;
   VecX<S> qr, vr, ar;  // relative coordinates (absolute-angle joints)
 };
 
 /// The recursive algorithms of a frozen multibody tree. Cheap to copy.
-/// Sizes: nv coordinates, q (nq = nv), v, vdot, tau (nv), parameters p (np).
+/// Sizes: positions q (nq), velocities v, vdot and forces tau (nv),
+/// parameters p (np); nq = nv + the number of ball and free joints, each
+/// quaternion q[i..i+3] taken divided by its norm (as the kinematics do).
 class TreeDynamics {
  public:
   TreeDynamics() = default;
@@ -230,7 +288,8 @@ class TreeDynamics {
   /// @throws std::invalid_argument for a body without a joint.
   explicit TreeDynamics(const Kinematics& kinematics);
 
-  int nv() const { return static_cast<int>(links_->size()); }
+  int nq() const { return nq_; }
+  int nv() const { return nv_; }
   const std::vector<internal::RbLink>& links() const { return *links_; }
 
   template <class S>
@@ -246,9 +305,12 @@ class TreeDynamics {
     d.IA.resize(n);
     d.D.resize(n);
     d.u.resize(n);
-    d.qr.resize(static_cast<Eigen::Index>(n));
-    d.vr.resize(static_cast<Eigen::Index>(n));
-    d.ar.resize(static_cast<Eigen::Index>(n));
+    d.U3.resize(n);
+    d.L3.resize(n);
+    d.u3.resize(n);
+    d.qr.resize(nq_);
+    d.vr.resize(nv_);
+    d.ar.resize(nv_);
     return d;
   }
 
@@ -307,9 +369,12 @@ class TreeDynamics {
   // Joint transforms X_i(q_i) and motion subspaces S_i into data.
   template <class S>
   void Transforms(const VecX<S>& q, TreeData<S>* d) const;
-  void Check(int nq, int size, const char* what, bool ready) const;
+  void Check(int expected, int size, const char* what, bool ready) const;
+  [[noreturn]] void NotPositive(const internal::RbLink& l, double d) const;
   // Absolute-angle joints: the relative coordinates x_rel = T x (and q_rel
-  // = T q - offset) into out; x itself without absolute joints.
+  // = T q - offset) into out; x itself without absolute joints. (Absolute
+  // joints exist in planar systems only, where nq = nv and link i is
+  // coordinate i.)
   template <class S>
   const VecX<S>& Relative(const VecX<S>& x, bool position, VecX<S>* out) const;
   // tau = T' tau_rel in place, and the inverse maps of ABA.
@@ -320,6 +385,7 @@ class TreeDynamics {
   template <class S>
   void Solve(VecX<S>* x) const;
   bool absolute_ = false;  // some link is an absolute-angle joint
+  int nq_ = 0, nv_ = 0;
 
   std::shared_ptr<const std::vector<internal::RbLink>> links_;
   PVec gravity_;
@@ -378,26 +444,37 @@ void TreeDynamics::Transforms(const VecX<S>& q, TreeData<S>* d) const {
   const auto& links = *links_;
   for (size_t i = 0; i < links.size(); ++i) {
     const internal::RbLink& l = links[i];
-    const int k = static_cast<int>(i);
     // Pose of L in the parent P: R_PL = R_PJ R_JL, p_PL = p_PJ + R_PJ p_JL.
     internal::Xform<S>& x = d->X[i];
     const Eigen::Matrix3d& r_pj = l.pre.R;
-    if (l.revolute) {
-      const Mat3<S> r_jl = internal::AxisRotation<S>(l.axis, q[k]);
-      // E = R_PL' = R_JL' R_PJ'.
-      x.E = internal::TimesConst<S>(Mat3<S>(r_jl.transpose()),
-                                    Eigen::Matrix3d(r_pj.transpose()));
-      x.r = d->p_pre[i];
-      d->Sj[i] << S(l.axis[0]), S(l.axis[1]), S(l.axis[2]), S(0.0), S(0.0),
-          S(0.0);
-    } else {
-      x.E = r_pj.transpose().cast<S>();
-      const Eigen::Vector3d a_p = r_pj * l.axis;
-      x.r = d->p_pre[i];
-      for (int r = 0; r < 3; ++r)
-        if (a_p[r] != 0.0) x.r[r] += a_p[r] * q[k];
-      d->Sj[i] << S(0.0), S(0.0), S(0.0), S(l.axis[0]), S(l.axis[1]),
-          S(l.axis[2]);
+    x.r = d->p_pre[i];
+    switch (l.kind) {
+      case internal::LinkKind::kRevolute: {
+        const Mat3<S> r_jl = internal::AxisRotation<S>(l.axis, q[l.qi]);
+        // E = R_PL' = R_JL' R_PJ'.
+        x.E = internal::TimesConst<S>(Mat3<S>(r_jl.transpose()),
+                                      Eigen::Matrix3d(r_pj.transpose()));
+        d->Sj[i] << S(l.axis[0]), S(l.axis[1]), S(l.axis[2]), S(0.0), S(0.0),
+            S(0.0);
+        break;
+      }
+      case internal::LinkKind::kPrismatic: {
+        x.E = r_pj.transpose().cast<S>();
+        const Eigen::Vector3d a_p = r_pj * l.axis;
+        for (int r = 0; r < 3; ++r)
+          if (a_p[r] != 0.0) x.r[r] += a_p[r] * q[l.qi];
+        d->Sj[i] << S(0.0), S(0.0), S(0.0), S(l.axis[0]), S(l.axis[1]),
+            S(l.axis[2]);
+        break;
+      }
+      case internal::LinkKind::kBall: {
+        // R_JL of the quaternion divided by its norm; S = [1; 0] (3 columns,
+        // constant in L, so no S-dot term: Featherstone section 4.4).
+        const Mat3<S> r_jl = internal::QuaternionRotation<S>(q, l.qi);
+        x.E = internal::TimesConst<S>(Mat3<S>(r_jl.transpose()),
+                                      Eigen::Matrix3d(r_pj.transpose()));
+        break;
+      }
     }
   }
 }
@@ -454,10 +531,10 @@ VecX<S> TreeDynamics::InverseDynamics(const VecX<S>& q_in,
                                       const VecX<S>& v_in,
                                       const VecX<S>& vdot_in,
                                       TreeData<S>* d) const {
-  const int n = nv();
-  Check(n, static_cast<int>(q_in.size()), "q", d->ready);
-  Check(n, static_cast<int>(v_in.size()), "v", d->ready);
-  Check(n, static_cast<int>(vdot_in.size()), "vdot", d->ready);
+  const int n = static_cast<int>(links_->size());
+  Check(nq_, static_cast<int>(q_in.size()), "q", d->ready);
+  Check(nv_, static_cast<int>(v_in.size()), "v", d->ready);
+  Check(nv_, static_cast<int>(vdot_in.size()), "vdot", d->ready);
   const auto& links = *links_;
   const VecX<S>& q = Relative<S>(q_in, true, &d->qr);
   const VecX<S>& v = Relative<S>(v_in, false, &d->vr);
@@ -467,25 +544,30 @@ VecX<S> TreeDynamics::InverseDynamics(const VecX<S>& q_in,
   // a_i = X_i a_p + S_i qdd_i + v_i x S_i qd_i,
   // f_i = I_i a_i + v_i x* I_i v_i.
   for (int i = 0; i < n; ++i) {
-    const int par = links[i].parent;
-    const Vec6<S> vj = d->Sj[i] * v[i];
+    const internal::RbLink& l = links[i];
+    const int par = l.parent;
+    const Vec6<S> vj = internal::SubspaceTimes<S>(l, d->Sj[i], v);
+    const Vec6<S> aj = internal::SubspaceTimes<S>(l, d->Sj[i], vdot);
     if (par < 0) {
       d->v[i] = vj;
-      d->a[i] = d->X[i].Motion(d->a0) + d->Sj[i] * vdot[i];
+      d->a[i] = d->X[i].Motion(d->a0) + aj;
     } else {
       d->v[i] = d->X[i].Motion(d->v[par]) + vj;
-      d->a[i] = d->X[i].Motion(d->a[par]) + d->Sj[i] * vdot[i] +
+      d->a[i] = d->X[i].Motion(d->a[par]) + aj +
                 internal::CrossMotion<S>(d->v[i], vj);
     }
     d->f[i] = d->I[i].Apply(d->a[i]) +
               internal::CrossForce<S>(d->v[i], d->I[i].Apply(d->v[i]));
   }
   // Inward pass: tau_i = S_i' f_i, f_p += X_i' f_i.
-  VecX<S> tau(n);
+  VecX<S> tau(nv_);
   for (int i = n - 1; i >= 0; --i) {
-    tau[i] = d->Sj[i].dot(d->f[i]);
-    const int par = links[i].parent;
-    if (par >= 0) d->f[par] += d->X[i].ForceToParent(d->f[i]);
+    const internal::RbLink& l = links[i];
+    if (l.kind == internal::LinkKind::kBall)
+      tau.template segment<3>(l.vi) = d->f[i].template head<3>();
+    else
+      tau[l.vi] = d->Sj[i].dot(d->f[i]);
+    if (l.parent >= 0) d->f[l.parent] += d->X[i].ForceToParent(d->f[i]);
   }
   TransposeApply<S>(&tau);
   return tau;
@@ -493,8 +575,8 @@ VecX<S> TreeDynamics::InverseDynamics(const VecX<S>& q_in,
 
 template <class S>
 MatX<S> TreeDynamics::MassMatrix(const VecX<S>& q_in, TreeData<S>* d) const {
-  const int n = nv();
-  Check(n, static_cast<int>(q_in.size()), "q", d->ready);
+  const int n = static_cast<int>(links_->size());
+  Check(nq_, static_cast<int>(q_in.size()), "q", d->ready);
   const auto& links = *links_;
   Transforms<S>(Relative<S>(q_in, true, &d->qr), d);
   // Composite inertias (Table 6.2): Ic_p += X_i' Ic_i X_i, inward.
@@ -507,18 +589,38 @@ MatX<S> TreeDynamics::MassMatrix(const VecX<S>& q_in, TreeData<S>* d) const {
     d->Ic[par].h += up.h;
     d->Ic[par].I += up.I;
   }
+  // Column k of S_i: S_i of a one-dof link, the unit angular e_k of a
+  // ball; S_j' F row by row alike.
+  auto column = [&](int i, int k) {
+    if (links[i].kind != internal::LinkKind::kBall) return d->Sj[i];
+    Vec6<S> e = Vec6<S>::Zero();
+    e[k] = S(1.0);
+    return e;
+  };
+  auto project = [&](int j, int k, const Vec6<S>& f) {
+    return links[j].kind == internal::LinkKind::kBall ? f[k]
+                                                      : S(d->Sj[j].dot(f));
+  };
   // M_ii = S_i' Ic_i S_i; walking up, F = X_j' F and M_ij = S_j' F.
-  MatX<S> m(n, n);
+  MatX<S> m(nv_, nv_);
   m.setZero();
   for (int i = 0; i < n; ++i) {
-    Vec6<S> f = d->Ic[i].Apply(d->Sj[i]);
-    m(i, i) = d->Sj[i].dot(f);
-    int j = i;
-    while (links[j].parent >= 0) {
-      f = d->X[j].ForceToParent(f);
-      j = links[j].parent;
-      m(i, j) = d->Sj[j].dot(f);
-      m(j, i) = m(i, j);
+    const internal::RbLink& li = links[i];
+    for (int k = 0; k < li.dof(); ++k) {
+      const int r = li.vi + k;
+      Vec6<S> f = d->Ic[i].Apply(column(i, k));
+      for (int k2 = 0; k2 < li.dof(); ++k2)
+        m(r, li.vi + k2) = project(i, k2, f);
+      int j = i;
+      while (links[j].parent >= 0) {
+        f = d->X[j].ForceToParent(f);
+        j = links[j].parent;
+        for (int k2 = 0; k2 < links[j].dof(); ++k2) {
+          const int c = links[j].vi + k2;
+          m(r, c) = project(j, k2, f);
+          m(c, r) = m(r, c);
+        }
+      }
     }
   }
   if (absolute_) {
@@ -536,10 +638,11 @@ VecX<S> TreeDynamics::ForwardDynamics(const VecX<S>& q_in,
                                       const VecX<S>& v_in,
                                       const VecX<S>& tau_in,
                                       TreeData<S>* d) const {
-  const int n = nv();
-  Check(n, static_cast<int>(q_in.size()), "q", d->ready);
-  Check(n, static_cast<int>(v_in.size()), "v", d->ready);
-  Check(n, static_cast<int>(tau_in.size()), "tau", d->ready);
+  const int n = static_cast<int>(links_->size());
+  Check(nq_, static_cast<int>(q_in.size()), "q", d->ready);
+  Check(nv_, static_cast<int>(v_in.size()), "v", d->ready);
+  Check(nv_, static_cast<int>(tau_in.size()), "tau", d->ready);
+  using internal::LinkKind;
   const auto& links = *links_;
   const VecX<S>& q = Relative<S>(q_in, true, &d->qr);
   const VecX<S>& v = Relative<S>(v_in, false, &d->vr);
@@ -552,45 +655,76 @@ VecX<S> TreeDynamics::ForwardDynamics(const VecX<S>& q_in,
   }
   const VecX<S>& tau = *tau_p;
   Transforms<S>(q, d);
-  // Pass 1 (Table 7.1): velocities, bias accelerations c_i = v_i x S_i qd_i,
-  // IA_i = I_i, pA_i = v_i x* I_i v_i.
+  // Pass 1 (Table 7.1): velocities, bias accelerations c_i = v_i x S_i qd_i
+  // (every S_i is constant in L: c_J = 0), IA_i = I_i,
+  // pA_i = v_i x* I_i v_i.
   for (int i = 0; i < n; ++i) {
     const int par = links[i].parent;
-    const Vec6<S> vj = d->Sj[i] * v[i];
+    const Vec6<S> vj = internal::SubspaceTimes<S>(links[i], d->Sj[i], v);
     d->v[i] = par < 0 ? vj : Vec6<S>(d->X[i].Motion(d->v[par]) + vj);
     d->c[i] = internal::CrossMotion<S>(d->v[i], vj);
     d->IA[i] = d->I[i].Matrix();
     d->pA[i] = internal::CrossForce<S>(d->v[i], d->I[i].Apply(d->v[i]));
   }
   // Pass 2, inward: U_i = IA_i S_i, D_i = S_i' U_i, u_i = tau_i - S_i' pA_i;
-  // the parent gets X' (IA_i - U_i U_i' / D_i) X and
-  // X' (pA_i + Ia c_i + U_i u_i / D_i).
+  // the parent gets X' (IA_i - U_i D_i^-1 U_i') X and
+  // X' (pA_i + Ia c_i + U_i D_i^-1 u_i). A ball's S_i = [1; 0] makes U_i
+  // the first three columns of IA_i and D_i its top-left 3 x 3 block,
+  // factored by Cholesky (positive definite for a body with inertia).
   for (int i = n - 1; i >= 0; --i) {
-    d->U[i] = d->IA[i] * d->Sj[i];
-    d->D[i] = d->Sj[i].dot(d->U[i]);
-    d->u[i] = tau[i] - d->Sj[i].dot(d->pA[i]);
-    if (!(Value(d->D[i]) > 0.0))
-      throw std::runtime_error(
-          "recursive dynamics: the articulated inertia along coordinate '" +
-          links[i].name + "' is " + std::to_string(Value(d->D[i])) +
-          " (not positive): the bodies outboard of its joint have no mass "
-          "or inertia that it can move; give them mass");
-    const int par = links[i].parent;
-    if (par < 0) continue;
-    const Mat6<S> ia = d->IA[i] - d->U[i] * d->U[i].transpose() / d->D[i];
-    const Vec6<S> pa = d->pA[i] + ia * d->c[i] + d->U[i] * (d->u[i] / d->D[i]);
+    const internal::RbLink& l = links[i];
+    const int par = l.parent;
+    Mat6<S> ia;
+    Vec6<S> pa;
+    if (l.kind == LinkKind::kBall) {
+      auto& u3 = d->U3[i];
+      u3 = d->IA[i].template leftCols<3>();
+      const Mat3<S> dd = u3.template topRows<3>();
+      if (!internal::Cholesky3<S>(dd, &d->L3[i]))
+        NotPositive(
+            l, Value(dd(0, 0) * (dd(1, 1) * dd(2, 2) - dd(1, 2) * dd(2, 1)) -
+                     dd(0, 1) * (dd(1, 0) * dd(2, 2) - dd(1, 2) * dd(2, 0)) +
+                     dd(0, 2) * (dd(1, 0) * dd(2, 1) - dd(1, 1) * dd(2, 0))));
+      d->u3[i] = tau.template segment<3>(l.vi) - d->pA[i].template head<3>();
+      if (par < 0) continue;
+      // W = D^-1 U' (3 x 6), column by column.
+      Eigen::Matrix<S, 3, 6> w;
+      for (int r = 0; r < 6; ++r)
+        w.col(r) = internal::CholeskySolve3<S>(d->L3[i],
+                                               Vec3<S>(u3.row(r).transpose()));
+      ia = d->IA[i] - u3 * w;
+      pa = d->pA[i] + ia * d->c[i] +
+           u3 * internal::CholeskySolve3<S>(d->L3[i], d->u3[i]);
+    } else {
+      d->U[i] = d->IA[i] * d->Sj[i];
+      d->D[i] = d->Sj[i].dot(d->U[i]);
+      d->u[i] = tau[l.vi] - d->Sj[i].dot(d->pA[i]);
+      if (!(Value(d->D[i]) > 0.0)) NotPositive(l, Value(d->D[i]));
+      if (par < 0) continue;
+      ia = d->IA[i] - d->U[i] * d->U[i].transpose() / d->D[i];
+      pa = d->pA[i] + ia * d->c[i] + d->U[i] * (d->u[i] / d->D[i]);
+    }
     const Mat6<S> x = d->X[i].Matrix();
     d->IA[par] += x.transpose() * ia * x;
     d->pA[par] += d->X[i].ForceToParent(pa);
   }
-  // Pass 3, outward: a'_i = X_i a_p + c_i, qdd_i = (u_i - U_i' a'_i) / D_i,
+  // Pass 3, outward: a'_i = X_i a_p + c_i, qdd_i = D_i^-1 (u_i - U_i' a'_i),
   // a_i = a'_i + S_i qdd_i.
-  VecX<S> qdd(n);
+  VecX<S> qdd(nv_);
   for (int i = 0; i < n; ++i) {
-    const int par = links[i].parent;
+    const internal::RbLink& l = links[i];
+    const int par = l.parent;
     const Vec6<S> ap = d->X[i].Motion(par < 0 ? d->a0 : d->a[par]) + d->c[i];
-    qdd[i] = (d->u[i] - d->U[i].dot(ap)) / d->D[i];
-    d->a[i] = ap + d->Sj[i] * qdd[i];
+    if (l.kind == LinkKind::kBall) {
+      const Vec3<S> b = d->u3[i] - Vec3<S>(d->U3[i].transpose() * ap);
+      const Vec3<S> wd = internal::CholeskySolve3<S>(d->L3[i], b);
+      qdd.template segment<3>(l.vi) = wd;
+      d->a[i] = ap;
+      d->a[i].template head<3>() += wd;
+    } else {
+      qdd[l.vi] = (d->u[i] - d->U[i].dot(ap)) / d->D[i];
+      d->a[i] = ap + d->Sj[i] * qdd[l.vi];
+    }
   }
   Solve<S>(&qdd);  // vdot = T^-1 vdot_rel
   return qdd;

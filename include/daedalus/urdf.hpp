@@ -25,8 +25,7 @@
 //  - <limit> lower/upper, effort and velocity are kept in UrdfJoint and
 //    reported (they are not enforced: a limit is not a constraint).
 // Planar and mimic joints are refused with a message naming them. Models
-// with a floating base or joint run in the energy form only (the
-// recursive algorithms refuse quaternion joints, naming them).
+// with a floating base or joint run in either dynamics form.
 #pragma once
 
 #include <string>
@@ -85,8 +84,7 @@ struct Robot {
 /// an unreadable file, a file urdfdom cannot parse (with its message), an
 /// unsupported joint type (with the supported ones), a mimic joint, a
 /// negative or zero mass, an inertia that is not positive definite or
-/// violates the triangle inequality, or a floating joint or base with
-/// options.dynamics = kRecursive.
+/// violates the triangle inequality.
 Robot Import(const std::string& path,
              ModelBuilder* builder,
              const ImportOptions& options = {});

@@ -266,9 +266,14 @@ void RecursiveInertial(const TreeDynamics& dyn,
   *m = dyn.MassMatrix<S>(x.q, &data);
   const VecX<S> zero = VecX<S>::Zero(t.nv);
   *inertial = dyn.InverseDynamics<S>(x.q, x.v, zero, &data);
-  for (const auto& s : t.springs)
-    (*inertial)[s.coord] +=
-        s.k.Eval<S>(x.p) * (x.q[s.coord] - s.rest.Eval<S>(x.p));
+  for (const auto& s : t.springs) {
+    // The spring's velocity index: its position index less one for each
+    // quaternion before it (a spring sits on a scalar coordinate).
+    int iv = s.coord;
+    for (const auto& quaternion : t.quaternions)
+      if (quaternion.first < s.coord) --iv;
+    (*inertial)[iv] += s.k.Eval<S>(x.p) * (x.q[s.coord] - s.rest.Eval<S>(x.p));
+  }
   for (const auto& sd : t.spring_dampers) {
     if (sd.k.IsZero()) continue;
     using std::sqrt;
@@ -301,14 +306,6 @@ Kinematics Multibody::AddTo(ModelBuilder* builder, DynamicsForm form) && {
           "multibody: body '" + tree_->bodies[b].name +
           "' has no joint; connect it to the ground or another body "
           "(Joint::Weld() fixes it)");
-  if (form == DynamicsForm::kRecursive)
-    for (const internal::MbJoint& j : tree_->joints)
-      if (j.spec.has_quaternion())
-        throw std::invalid_argument(
-            "multibody: joint '" + j.name + "' is a " + ToString(j.spec.type) +
-            " joint: the recursive algorithms (--dynamics recursive) describe "
-            "single-degree-of-freedom links only; the energy form (--dynamics "
-            "energy, the default) runs ball and free joints");
   const std::shared_ptr<const MbTree> tree = std::move(tree_);
   // Scalar coordinates and quaternions in declaration order.
   size_t next = 0;

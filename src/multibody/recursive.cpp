@@ -1,5 +1,6 @@
-// TreeDynamics: the multibody tree (multibody.hpp) as single-degree-of-
-// freedom links for the recursive algorithms of multibody_dynamics.hpp.
+// TreeDynamics: the multibody tree (multibody.hpp) as links of one degree
+// of freedom (revolute, prismatic) or three (ball) for the recursive
+// algorithms of multibody_dynamics.hpp.
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -31,6 +32,7 @@ FixedPose Invert(const Eigen::Matrix3d& r_ba, const PVec& p_ba) {
 namespace {
 
 using internal::FixedPose;
+using internal::LinkKind;
 using internal::RbLink;
 
 // The pose of a frame (marker) F in its body's frame B.
@@ -83,7 +85,8 @@ void Absolute(const internal::MbTree& t,
 
 TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
   const internal::MbTree& t = kinematics.tree();
-  auto links = std::make_shared<std::vector<RbLink>>(t.nq);
+  auto links = std::make_shared<std::vector<RbLink>>();
+  links->reserve(static_cast<size_t>(t.nv));
   // anchor[b]: the link whose frame body b moves with (-1: the ground) and
   // the pose of b's frame B in that link's frame L.
   std::vector<int> anchor(t.bodies.size(), -1);
@@ -94,15 +97,19 @@ TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
         in_anchor[j.parent_body], FrameInBody(t.frames[j.parent_frame]));
     int parent = anchor[j.parent_body];
     FixedPose m_in_link = f_in_link;  // M in the last link (weld: in anchor)
-    auto add = [&](int k, bool revolute, const Eigen::Vector3d& axis,
+    // Link k of the joint (its velocity vfirst + k, position first + k).
+    auto add = [&](int k, LinkKind kind, const Eigen::Vector3d& axis,
                    const FixedPose& pre) {
-      RbLink& l = (*links)[j.first + k];
+      RbLink l;
       l.parent = parent;
-      l.revolute = revolute;
+      l.kind = kind;
+      l.qi = j.first + k;
+      l.vi = j.vfirst + k;
       l.axis = axis;
       l.pre = pre;
-      l.name = t.coordinate_names[j.first + k];
-      parent = j.first + k;
+      l.name = kind == LinkKind::kBall ? j.name : t.coordinate_names[l.qi];
+      parent = static_cast<int>(links->size());
+      links->push_back(std::move(l));
       m_in_link = FixedPose();
     };
     const FixedPose same;
@@ -111,31 +118,38 @@ TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
     const Eigen::Vector3d ez = Eigen::Vector3d::UnitZ();
     switch (j.spec.type) {
       case JointType::kRevolute:
-        add(0, true, j.spec.axis, f_in_link);
-        if (j.spec.absolute) Absolute(t, j, &(*links)[j.first]);
+        add(0, LinkKind::kRevolute, j.spec.axis, f_in_link);
+        if (j.spec.absolute) Absolute(t, j, &links->back());
         break;
       case JointType::kPrismatic:
-        add(0, false, j.spec.axis, f_in_link);
+        add(0, LinkKind::kPrismatic, j.spec.axis, f_in_link);
         break;
       case JointType::kPlanar:  // p_FM = (x, y, 0), R_FM = Rz(th)
-        add(0, false, ex, f_in_link);
-        add(1, false, ey, same);
-        add(2, true, ez, same);
+        add(0, LinkKind::kPrismatic, ex, f_in_link);
+        add(1, LinkKind::kPrismatic, ey, same);
+        add(2, LinkKind::kRevolute, ez, same);
         break;
       case JointType::kUniversal:  // R_FM = Rot(a1, q1) Rot(a2, q2)
-        add(0, true, j.spec.axis, f_in_link);
-        add(1, true, j.spec.axis2, same);
+        add(0, LinkKind::kRevolute, j.spec.axis, f_in_link);
+        add(1, LinkKind::kRevolute, j.spec.axis2, same);
         break;
       case JointType::kWeld:
         break;
-      case JointType::kBall:
+      case JointType::kBall:  // R_FM of the quaternion, v = w_FM in M
+        add(0, LinkKind::kBall, ex, f_in_link);
+        break;
       case JointType::kFree:
-        throw std::invalid_argument(
-            "recursive dynamics: joint '" + j.name + "' is a " +
-            ToString(j.spec.type) +
-            " joint (a quaternion, nq != nv); the recursive algorithms "
-            "describe single-degree-of-freedom links only: use the energy "
-            "form (--dynamics energy) for ball and free joints");
+        // p_FM = (x, y, z) in F with v = p_FM' in F: three prismatic links
+        // along F's axes (massless intermediate frames with F's
+        // orientation), each S = [0; e_k] constant; then the quaternion as
+        // a ball link, v = w_FM in M. (As one six-degree-of-freedom link in
+        // M, S would be [0 1; R_FM' 0] with the apparent derivative
+        // c_J = [0; -w x R_FM' p'].)
+        add(0, LinkKind::kPrismatic, ex, f_in_link);
+        add(1, LinkKind::kPrismatic, ey, same);
+        add(2, LinkKind::kPrismatic, ez, same);
+        add(3, LinkKind::kBall, ex, same);
+        break;
     }
     // The child body's frame B in the link: M in the link, then B in M.
     const internal::MbFrame& m = t.frames[j.child_frame];
@@ -152,19 +166,40 @@ TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
         {t.bodies[b].spec, in_anchor[b], t.bodies[b].name});
   }
   for (const RbLink& l : *links) absolute_ = absolute_ || l.absolute;
+  nq_ = t.nq;
+  nv_ = t.nv;
   links_ = std::move(links);
   gravity_ = t.gravity;
 }
 
-void TreeDynamics::Check(int nq, int size, const char* what, bool ready) const {
+void TreeDynamics::NotPositive(const RbLink& l, double d) const {
+  if (l.kind == internal::LinkKind::kBall)
+    throw std::runtime_error(
+        "recursive dynamics: the articulated inertia of the three "
+        "rotations of joint '" +
+        l.name + "' (its quaternion) is not positive definite (determinant " +
+        std::to_string(d) +
+        "): the bodies outboard of it have no rotational inertia about its "
+        "centre; give them inertia");
+  throw std::runtime_error(
+      "recursive dynamics: the articulated inertia along coordinate '" +
+      l.name + "' is " + std::to_string(d) +
+      " (not positive): the bodies outboard of its joint have no mass "
+      "or inertia that it can move; give them mass");
+}
+
+void TreeDynamics::Check(int expected,
+                         int size,
+                         const char* what,
+                         bool ready) const {
   if (!ready)
     throw std::logic_error(
         "recursive dynamics: SetParameters was not called on this TreeData");
-  if (size != nq)
+  if (size != expected)
     throw std::invalid_argument("recursive dynamics: " + std::string(what) +
                                 " has " + std::to_string(size) +
-                                " entries, the tree has " + std::to_string(nq) +
-                                " coordinates");
+                                " entries, the tree needs " +
+                                std::to_string(expected));
 }
 
 }  // namespace daedalus::mb

@@ -513,20 +513,5 @@ TEST(Floating, ScalarDeclarationsOnAQuaternionAreRefused) {
       std::invalid_argument);
 }
 
-TEST(Floating, RecursiveDynamicsRefusesBallJointsAndNamesThem) {
-  ModelBuilder b("ball");
-  Multibody s(Dimension::kSpatial);
-  const BodyIndex body =
-      s.AddBody("b", mb::SpatialBody(1.0, PVec(0.0, 0.0, 0.3), 0.1, 0.1, 0.1));
-  s.AddJoint("wrist", Joint::Ball(), s.world(), s.BodyFrame(body));
-  try {
-    std::move(s).AddTo(&b, mb::DynamicsForm::kRecursive);
-    ADD_FAILURE() << "accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_THAT(e.what(), HasSubstr("joint 'wrist' is a ball joint"));
-    EXPECT_THAT(e.what(), HasSubstr("energy form"));
-  }
-}
-
 }  // namespace
 }  // namespace daedalus
