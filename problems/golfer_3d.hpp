@@ -33,11 +33,11 @@
 // an ideal rigid grip (GripPowers below, seed 000).
 //
 // Actuators (input channels, torques [N m]): pelvis_drive, torso_drive,
-// shoulder_drive (about n, the lead arm's frame x), wrist_drive (the
-// cock), trail_elbow_drive. Each is a smooth ramp U (x^3 (10 - 15 x + 6
-// x^2)), x = (t - t_on) / T_rise clamped to [0, 1] (rest-to-full in
-// T_rise, then held); the wrist's starts negative (holding the cock) and
-// ramps to U_wrist from t_wrist.
+// shoulder_drive_x and shoulder_drive_z (about the lead shoulder frames' x
+// = n and z axes), wrist_drive (the cock), trail_elbow_drive. Each is a
+// smooth pulse U (S((t - t_on) / T_rise) - S((t - t_off) / T_fall)),
+// S(x) = x^3 (10 - 15 x + 6 x^2) on [0, 1]; the wrist's holds U_hold and
+// ramps to U_wrist from t_wrist over T_release.
 //
 // Impact: the event `impact`, the clubhead's centre of mass passing the
 // ball (its address position) along the target line y; the run stops

@@ -189,11 +189,6 @@ Matrix3d FrameWithX(const Vector3d& n, const Vector3d& d) {
   return r;
 }
 
-struct Handles {
-  mb::FrameIndex torso, trail_socket, trail_grip_club, trail_grip_hand, head,
-      lead_socket;
-};
-
 }  // namespace
 
 Eigen::Vector3d BallPosition() { return Geo().head; }
@@ -468,7 +463,6 @@ Golfer3d MakeGolfer3d() {
       "(golfer_3d.poses.csv) and golfer_3d.swing.csv: the clubhead's "
       "position and speed, the grip force and the powers it delivers to "
       "the trail hand and to the club.";
-  const Model model = p.model;
   p.initial = [kin, P, trail_socket, trail_grip_club,
                g](const Eigen::VectorXd& prm) {
     InitialState st;

@@ -106,6 +106,12 @@ TEST(Golfer3d, KineticEnergyMatchesFiniteDifferencedPoses) {
   EXPECT_EQ(m.nv(), 13);
   EXPECT_EQ(m.nc(), 3);
   EXPECT_EQ(m.num_inputs(), 6);
+  // The quaternion blocks where the names put them.
+  ASSERT_EQ(m.quaternions().size(), 2u);
+  for (const auto& b : m.quaternions()) {
+    EXPECT_EQ(m.coordinate_names()[b.q], b.name + ".w") << b.name;
+    EXPECT_EQ(m.velocity_names()[b.v], b.name + ".wx") << b.name;
+  }
   const VectorXd prm = m.default_parameters();
   const auto& tree = g.kin.tree();
   std::mt19937 gen(7);
