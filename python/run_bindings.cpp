@@ -37,6 +37,7 @@
 #include "four_bar_mb.hpp"
 #include "free_body.hpp"
 #include "golf_swing.hpp"
+#include "golfer_3d.hpp"
 #include "heavy_top.hpp"
 #include "monitor/sample_collector.hpp"
 #include "moving_support.hpp"
@@ -99,6 +100,7 @@ const std::vector<Entry>& Catalogue() {
     plain("free_body", FreeBodyProblem);
     plain("heavy_top", HeavyTopProblem);
     plain("stiff_linkage", StiffLinkageProblem);
+    plain("golfer_3d", Golfer3dProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).
     sized("chain", {"bodies", 10, 1, 10000, "number of links"}, ChainProblem);
     sized("chain_reduced", {"bodies", 10, 1, 200, "number of links"},

@@ -1,0 +1,103 @@
+// A 3-D golfer plus club written as a multibody description
+// (include/daedalus/multibody.hpp), driven through a downswing by named
+// joint actuators (docs/problems.md, "golfer_3d").
+//
+// World W: z up, the golfer faces +x, the target is along +y (a
+// right-handed golfer: the lead arm is the left one, on the +y side). The
+// legs are not modelled: the pelvis turns about the vertical through the
+// hip centre on fixed legs. Every body frame is aligned with W at the
+// address pose (all joint coordinates 0, quaternions the identity) and has
+// its origin at its inboard joint centre, so the joint axes below are
+// world directions at address.
+//
+// Tree (13 velocities, nq = 15):
+//   pelvis          world -> pelvis, revolute about z             (1)
+//   torso           pelvis -> torso, revolute about the spine axis,
+//                   tilted forward by the spine angle               (1)
+//   lead_shoulder   torso -> lead_upper_arm, ball (quaternion); its
+//                   frames have x along the swing-plane normal n     (3)
+//   lead_elbow      -> lead_forearm, revolute about n               (1)
+//   lead_wrist      -> lead_hand, universal: cock about n, then roll
+//                   about the shaft axis                            (2)
+//   lead_grip       lead_hand -> club, weld (the lead hand's rigid grip)
+//   shaft_flex      club -> club_tip, revolute about n at a hinge on the
+//                   shaft, with a spring and a damper: one shaft bending
+//                   mode of first frequency f_shaft with the butt clamped (1)
+//   trail_shoulder  torso -> trail_upper_arm, ball                  (3)
+//   trail_elbow     -> trail_forearm, revolute                      (1)
+//   trail_wrist     trail_forearm -> trail_hand, weld
+// and the loop closure `trail_grip` (point coincidence, 3 rows): the trail
+// hand's grip point on the club's grip. Its multiplier is the force the
+// hand applies to the club [N]; the forces on the two sides of the grip
+// are equal and opposite, so their powers sum to lambda . (J v), zero for
+// an ideal rigid grip (GripPowers below, seed 000).
+//
+// Actuators (input channels, torques [N m]): pelvis_drive, torso_drive,
+// shoulder_drive_x and shoulder_drive_z (about the lead shoulder frames' x
+// = n and z axes), wrist_drive (the cock), trail_elbow_drive. Each is a
+// smooth pulse U (S((t - t_on) / T_rise) - S((t - t_off) / T_fall)),
+// S(x) = x^3 (10 - 15 x + 6 x^2) on [0, 1]; the wrist's holds U_hold and
+// ramps to U_wrist from t_wrist over T_release.
+//
+// Impact: the event `impact`, the clubhead's centre of mass passing the
+// ball (its address position) along the target line y; the run stops
+// there.
+#pragma once
+
+#include <Eigen/Core>
+
+#include "daedalus/model.hpp"
+#include "daedalus/multibody.hpp"
+#include "daedalus/run.hpp"
+
+namespace daedalus::problems {
+
+/// The problem and the kinematics of its description.
+struct Golfer3d {
+  Problem problem;
+  mb::Kinematics kin;
+};
+Golfer3d MakeGolfer3d();
+Problem Golfer3dProblem();
+
+namespace golfer_detail {
+
+/// The quintic rest-to-rest ramp S(x) = x^3 (10 - 15 x + 6 x^2), x clamped
+/// to [0, 1].
+template <class S>
+S Ramp(S x) {
+  if (x < 0.0) x = S(0.0);
+  if (x > 1.0) x = S(1.0);
+  return x * x * x * (10.0 - 15.0 * x + 6.0 * x * x);
+}
+
+/// The clubhead's centre of mass at address [m] (the ball).
+Eigen::Vector3d BallPosition();
+
+/// Velocity of the clubhead's centre of mass v_WH [m/s].
+Eigen::Vector3d ClubheadVelocity(const mb::Kinematics& kin,
+                                 const Eigen::VectorXd& q,
+                                 const Eigen::VectorXd& v,
+                                 const Eigen::VectorXd& p);
+
+/// The powers of the trail-grip closure forces [W]: `hand` the power of
+/// -lambda on the trail hand's grip point, `club` that of +lambda on the
+/// club's grip point, both from the frames' velocities (the velocity
+/// recursion, not the closure's J). hand + club = lambda . (v_club -
+/// v_hand) = lambda . (J v), zero for a rigid grip.
+struct GripPowers {
+  double hand = 0.0, club = 0.0;
+};
+GripPowers GripPower(const mb::Kinematics& kin,
+                     const Eigen::VectorXd& q,
+                     const Eigen::VectorXd& v,
+                     const Eigen::VectorXd& p,
+                     const Eigen::Vector3d& lambda);
+
+/// The clamped-butt first bending frequency [Hz] of the lumped shaft mode
+/// (the club_tip's inertia about the hinge, the spring k = I (2 pi f)^2)
+/// is f_shaft by construction; this returns the inertia I [kg m^2].
+double TipInertiaAboutHinge();
+
+}  // namespace golfer_detail
+}  // namespace daedalus::problems
