@@ -104,6 +104,8 @@ int ScaledConvTest(SUNNonlinearSolver nls,
   return s->inner(nls, ycor, del, tol, ewt, s->inner_data);
 }
 
+namespace {
+
 // The simultaneous corrector of forward sensitivities iterates on the
 // state and its ns sensitivities at once, its weights a "sens wrapper"
 // vector of ns + 1 vectors. SUNDIALS 6.4 does not install the header of
@@ -120,50 +122,54 @@ struct SensWrapperContent {
 // as the state is (the same Newton matrix), so without this the
 // sensitivity corrector stalled where the state's no longer did (index 3
 // with forward sensitivities on the support-matrix chain: IDA_CONV_FAIL
-// at t = 5.8e-11).
+// at t = 5.8e-11). The simultaneous corrector's weights are a sens wrapper
+// of the state's and the ns sensitivities'; the staggered one's (it
+// iterates on the sensitivities once the state has converged) of the
+// sensitivities' alone. Without the rescaling there, the multiplier
+// sensitivities of GGL, held to atol by IDAS's own test, could not
+// converge at small atol (slider_crank --formulation ggl --sens a --atol
+// 1e-10: IDA_CONV_FAIL at t = 0, h = 5.6e-16).
+int ScaledSensConvTest(SUNNonlinearSolver nls,
+                       N_Vector ycor,
+                       N_Vector del,
+                       realtype tol,
+                       N_Vector ewt,
+                       void* data,
+                       bool with_state) {
+  auto* s = static_cast<ScaledNewtonTest*>(data);
+  const double h = CurrentStep(s->mem);
+  N_Vector ycur = nullptr;
+  if (with_state) IDAGetCurrentY(s->mem, &ycur);
+  N_Vector* yS = nullptr;
+  IDAGetCurrentYSens(s->mem, &yS);
+  auto* c = static_cast<SensWrapperContent*>(ewt->content);
+  const int first_sens = with_state ? 1 : 0;
+  for (int k = 0; k < c->nvecs; ++k) {
+    N_Vector of = k < first_sens ? ycur : yS ? yS[k - first_sens] : nullptr;
+    const auto [qmax, vmax] = StateMagnitudes(*s, of);
+    ScaleNewtonWeights(*s, h, qmax, vmax, View(c->vecs[k]));
+  }
+  return s->inner(nls, ycor, del, tol, ewt, s->inner_data);
+}
+
+}  // namespace
+
 int ScaledSensSimConvTest(SUNNonlinearSolver nls,
                           N_Vector ycor,
                           N_Vector del,
                           realtype tol,
                           N_Vector ewt,
                           void* data) {
-  auto* s = static_cast<ScaledNewtonTest*>(data);
-  const double h = CurrentStep(s->mem);
-  N_Vector ycur = nullptr;
-  IDAGetCurrentY(s->mem, &ycur);
-  N_Vector* yS = nullptr;
-  IDAGetCurrentYSens(s->mem, &yS);
-  auto* c = static_cast<SensWrapperContent*>(ewt->content);
-  for (int k = 0; k < c->nvecs; ++k) {
-    const auto [qmax, vmax] =
-        StateMagnitudes(*s, k == 0 ? ycur : (yS ? yS[k - 1] : nullptr));
-    ScaleNewtonWeights(*s, h, qmax, vmax, View(c->vecs[k]));
-  }
-  return s->inner(nls, ycor, del, tol, ewt, s->inner_data);
+  return ScaledSensConvTest(nls, ycor, del, tol, ewt, data, true);
 }
 
-// The staggered corrector iterates on the ns sensitivities alone (after
-// the state has converged), its weights a sens wrapper of ns vectors:
-// each is rescaled like the state's for the same reason. Without it the
-// multiplier sensitivities of GGL, held to atol by IDAS's own test, could
-// not converge at small atol (slider_crank --formulation ggl --sens a
-// --atol 1e-10: IDA_CONV_FAIL at t = 0, h = 5.6e-16).
 int ScaledSensStgConvTest(SUNNonlinearSolver nls,
                           N_Vector ycor,
                           N_Vector del,
                           realtype tol,
                           N_Vector ewt,
                           void* data) {
-  auto* s = static_cast<ScaledNewtonTest*>(data);
-  const double h = CurrentStep(s->mem);
-  N_Vector* yS = nullptr;
-  IDAGetCurrentYSens(s->mem, &yS);
-  auto* c = static_cast<SensWrapperContent*>(ewt->content);
-  for (int k = 0; k < c->nvecs; ++k) {
-    const auto [qmax, vmax] = StateMagnitudes(*s, yS ? yS[k] : nullptr);
-    ScaleNewtonWeights(*s, h, qmax, vmax, View(c->vecs[k]));
-  }
-  return s->inner(nls, ycor, del, tol, ewt, s->inner_data);
+  return ScaledSensConvTest(nls, ycor, del, tol, ewt, data, false);
 }
 
 }  // namespace daedalus::internal
