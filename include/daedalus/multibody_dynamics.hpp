@@ -730,4 +730,21 @@ VecX<S> TreeDynamics::ForwardDynamics(const VecX<S>& q_in,
   return qdd;
 }
 
+// The algorithms on the two scalars the library evaluates with are
+// compiled once, in src/multibody/tree_dynamics.cpp; a file that calls them
+// on double or D1 links those instead of instantiating them again (each
+// took seconds per file, most at -O0 under the sanitizers). Other scalars
+// instantiate from the definitions above as usual.
+#define DAEDALUS_TREE_DYNAMICS_INSTANCES(EXTERN, S)                        \
+  EXTERN template void TreeDynamics::SetParameters<S>(const VecX<S>&,      \
+                                                      TreeData<S>*) const; \
+  EXTERN template VecX<S> TreeDynamics::InverseDynamics<S>(                \
+      const VecX<S>&, const VecX<S>&, const VecX<S>&, TreeData<S>*) const; \
+  EXTERN template MatX<S> TreeDynamics::MassMatrix<S>(const VecX<S>&,      \
+                                                      TreeData<S>*) const; \
+  EXTERN template VecX<S> TreeDynamics::ForwardDynamics<S>(                \
+      const VecX<S>&, const VecX<S>&, const VecX<S>&, TreeData<S>*) const;
+DAEDALUS_TREE_DYNAMICS_INSTANCES(extern, double)
+DAEDALUS_TREE_DYNAMICS_INSTANCES(extern, D1)
+
 }  // namespace daedalus::mb
