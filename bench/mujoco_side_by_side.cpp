@@ -100,7 +100,8 @@ std::string CpuModel() {
 struct MjModel {
   mjModel* m = nullptr;
   mjData* d = nullptr;
-  std::vector<int> dof;  // Daedalus coordinate i -> MuJoCo dof
+  std::vector<int> qpos;  // Daedalus coordinate i (q) -> MuJoCo qpos
+  std::vector<int> dof;   // Daedalus velocity j (v) -> MuJoCo dof
   MjModel() = default;
   MjModel(const MjModel&) = delete;
   MjModel& operator=(const MjModel&) = delete;
@@ -134,18 +135,55 @@ std::unique_ptr<MjModel> LoadMjcf(
   return out;
 }
 
-// Maps the Daedalus coordinate names to MuJoCo dofs (hinge joints).
-void MapJoints(const std::vector<std::string>& names, MjModel* mj) {
-  if (static_cast<int>(names.size()) != mj->m->nv)
-    throw std::runtime_error("the models differ in size: Daedalus " +
-                             std::to_string(names.size()) + ", MuJoCo " +
-                             std::to_string(mj->m->nv));
+// Maps the Daedalus coordinates and velocities to MuJoCo's qpos and dofs
+// by name. A hinge is the joint of the same name (one coordinate, one
+// velocity). A free joint F (the humanoid's floating base: urdf.hpp,
+// multibody.hpp Joint::Free) has the coordinates F_x, F_y, F_z (its
+// origin's position in the world) and F.w, F.x, F.y, F.z (the quaternion),
+// MuJoCo's qpos[0:3] and qpos[3:7] (w first) of the free joint F; and the
+// velocities F_x, F_y, F_z (their time derivatives: the linear velocity in
+// the world) and F.wx, F.wy, F.wz (the angular velocity in the body
+// frame), exactly MuJoCo's free-joint qvel[0:3] (linear, world frame) and
+// qvel[3:6] (angular, local frame). So the map is a permutation, no
+// rotation: the same numbers on both sides.
+void MapJoints(const daedalus::Model& model, MjModel* mj) {
+  if (model.nv() != mj->m->nv || model.nq() != mj->m->nq)
+    throw std::runtime_error(
+        "the models differ in size: Daedalus nq " + std::to_string(model.nq()) +
+        ", nv " + std::to_string(model.nv()) + "; MuJoCo nq " +
+        std::to_string(mj->m->nq) + ", nv " + std::to_string(mj->m->nv));
+  // (MuJoCo joint, offset) of a Daedalus coordinate or velocity name.
+  auto find = [&](const std::string& n, bool velocity) {
+    int j = mj_name2id(mj->m, mjOBJ_JOINT, n.c_str());
+    if (j >= 0 && mj->m->jnt_type[j] == mjJNT_HINGE) return std::pair(j, 0);
+    const size_t cut = n.find_last_of("._");
+    if (cut != std::string::npos) {
+      const std::string base = n.substr(0, cut), tail = n.substr(cut);
+      j = mj_name2id(mj->m, mjOBJ_JOINT, base.c_str());
+      if (j >= 0 && mj->m->jnt_type[j] == mjJNT_FREE) {
+        const std::vector<std::string> q_tails = {"_x", "_y", "_z", ".w",
+                                                  ".x", ".y", ".z"};
+        const std::vector<std::string> v_tails = {"_x",  "_y",  "_z",
+                                                  ".wx", ".wy", ".wz"};
+        const auto& tails = velocity ? v_tails : q_tails;
+        const auto it = std::find(tails.begin(), tails.end(), tail);
+        if (it != tails.end())
+          return std::pair(j, static_cast<int>(it - tails.begin()));
+      }
+    }
+    throw std::runtime_error("MuJoCo model has no joint for Daedalus's " +
+                             std::string(velocity ? "velocity" : "coordinate") +
+                             " '" + n + "'");
+  };
+  mj->qpos.clear();
   mj->dof.clear();
-  for (const std::string& n : names) {
-    const int j = mj_name2id(mj->m, mjOBJ_JOINT, n.c_str());
-    if (j < 0)
-      throw std::runtime_error("MuJoCo model has no joint '" + n + "'");
-    mj->dof.push_back(mj->m->jnt_dofadr[j]);
+  for (const std::string& n : model.coordinate_names()) {
+    const auto [j, k] = find(n, false);
+    mj->qpos.push_back(mj->m->jnt_qposadr[j] + k);
+  }
+  for (const std::string& n : model.velocity_names()) {
+    const auto [j, k] = find(n, true);
+    mj->dof.push_back(mj->m->jnt_dofadr[j] + k);
   }
 }
 
@@ -190,8 +228,10 @@ std::unique_ptr<MjModel> MjChain(int n) {
     for (int i = first; i < last; ++i) {
       x += "<body name=\"l" + std::to_string(i) + "\" pos=\"0 0 ";
       x += i == 0 ? "0" : "0.1";
+      // The joint is named as Daedalus names its coordinate (multibody.hpp:
+      // a revolute joint's is "<joint>_angle").
       x += "\"><joint name=\"l" + std::to_string(i) +
-           "\" type=\"hinge\" axis=\"";
+           "_angle\" type=\"hinge\" axis=\"";
       x += i % 2 == 0 ? "0 0 1" : "0 1 0";
       x += "\"/>" + inertial;
     }
@@ -217,7 +257,6 @@ std::string ReadFile(const std::string& path) {
 struct DdModel {
   daedalus::Model model;
   mb::TreeDynamics dyn;
-  std::vector<std::string> names;  // coordinates
 };
 
 DdModel DdChain(int n) {
@@ -227,7 +266,6 @@ DdModel DdChain(int n) {
   mb::Multibody s(mb::Dimension::kSpatial);
   s.SetGravity(mb::PVec(0.0, 0.0, -9.81));
   mb::FrameIndex parent = s.world();
-  std::vector<std::string> names;
   const double* g = kChainInertia;
   for (int i = 0; i < n; ++i) {
     std::string name = "l";
@@ -239,14 +277,13 @@ DdModel DdChain(int n) {
                mb::Joint::Revolute(i % 2 == 0 ? Eigen::Vector3d::UnitZ()
                                               : Eigen::Vector3d::UnitY()),
                parent, s.BodyFrame(body));
-    names.push_back(name);
     std::string tip = name;
     tip += "_tip";
     parent = s.AddFrame(tip, body, mb::PVec(0.0, 0.0, 0.1));
   }
   const mb::Kinematics kin =
       std::move(s).AddTo(&b, mb::DynamicsForm::kRecursive);
-  return {std::move(b).Build(), mb::TreeDynamics(kin), names};
+  return {std::move(b).Build(), mb::TreeDynamics(kin)};
 }
 
 // gravity: its magnitude along -z (negative: along +z).
@@ -256,20 +293,33 @@ DdModel DdArm(const std::string& urdf, double gravity = 9.81) {
   opt.dynamics = mb::DynamicsForm::kRecursive;
   opt.gravity = gravity;
   const daedalus::urdf::Robot robot = daedalus::urdf::Import(urdf, &b, opt);
-  std::vector<std::string> names;
-  for (const auto& j : robot.joints) names.push_back(j.name);
-  return {std::move(b).Build(), mb::TreeDynamics(robot.kinematics), names};
+  return {std::move(b).Build(), mb::TreeDynamics(robot.kinematics)};
+}
+
+// The humanoid on a floating base (the root link 'pelvis' on a free
+// joint), as build/problems/urdf --base floating and humanoid_bench run it.
+DdModel DdHumanoid(const std::string& urdf) {
+  daedalus::ModelBuilder b("humanoid");
+  daedalus::urdf::ImportOptions opt;
+  opt.dynamics = mb::DynamicsForm::kRecursive;
+  opt.floating_base = true;
+  const daedalus::urdf::Robot robot = daedalus::urdf::Import(urdf, &b, opt);
+  return {std::move(b).Build(), mb::TreeDynamics(robot.kinematics)};
 }
 
 struct Pair {
   std::string name;
-  int n = 0;
+  int n = 0;  // nv
   DdModel dd;
   std::unique_ptr<MjModel> mj;
 };
 
 // ---- state transfer
 
+void ToMjQ(const VectorXd& q, const MjModel& mj, mjtNum* out) {
+  for (int i = 0; i < static_cast<int>(mj.qpos.size()); ++i)
+    out[mj.qpos[static_cast<size_t>(i)]] = q[i];
+}
 void ToMj(const VectorXd& x, const MjModel& mj, mjtNum* out) {
   for (int i = 0; i < static_cast<int>(mj.dof.size()); ++i)
     out[mj.dof[static_cast<size_t>(i)]] = x[i];
@@ -284,11 +334,16 @@ VectorXd FromMj(const mjtNum* x, const MjModel& mj) {
 struct State {
   VectorXd q, v, u;  // u: tau or vdot
 };
-State RandomState(int n, std::mt19937* gen) {
+// q in [-pi, pi] (a free joint's position in m), each quaternion then
+// normalized; v in [-2, 2]; u in [-5, 5].
+State RandomState(const daedalus::Model& model, std::mt19937* gen) {
   std::uniform_real_distribution<double> pos(-M_PI, M_PI), unit(-1.0, 1.0);
-  State s{VectorXd(n), VectorXd(n), VectorXd(n)};
+  const int nq = model.nq(), n = model.nv();
+  State s{VectorXd(nq), VectorXd(n), VectorXd(n)};
+  for (int i = 0; i < nq; ++i) s.q[i] = pos(*gen);
+  for (const auto& b : model.quaternions()) s.q.segment<4>(b.q).normalize();
   for (int i = 0; i < n; ++i)
-    s.q[i] = pos(*gen), s.v[i] = 2.0 * unit(*gen), s.u[i] = 5.0 * unit(*gen);
+    s.v[i] = 2.0 * unit(*gen), s.u[i] = 5.0 * unit(*gen);
   return s;
 }
 
@@ -315,8 +370,8 @@ bool Check(std::vector<Pair>& pairs) {
     double em = 0, eh = 0, ea = 0, et = 0;
     std::vector<mjtNum> full(static_cast<size_t>(m->nv * m->nv));
     for (int k = 0; k < 5; ++k) {
-      const State s = RandomState(n, &gen);
-      ToMj(s.q, *p.mj, d->qpos);
+      const State s = RandomState(p.dd.model, &gen);
+      ToMjQ(s.q, *p.mj, d->qpos);
       ToMj(s.v, *p.mj, d->qvel);
       ToMj(s.u, *p.mj, d->qfrc_applied);
       mj_forward(m, d);
@@ -373,27 +428,29 @@ std::vector<Case> MakeCases(std::vector<Pair>& pairs) {
     const mjModel* m = p.mj->m;
     mjData* d = p.mj->d;
     std::mt19937 gen(7);
-    auto x = std::make_shared<State>(RandomState(n, &gen));
-    ToMj(x->q, *p.mj, d->qpos);
+    auto x = std::make_shared<State>(RandomState(p.dd.model, &gen));
+    ToMjQ(x->q, *p.mj, d->qpos);
     ToMj(x->v, *p.mj, d->qvel);
     auto data =
         std::make_shared<mb::TreeData<double>>(p.dd.dyn.MakeData<double>());
     p.dd.dyn.SetParameters<double>(p.dd.model.default_parameters(), data.get());
     const mb::TreeDynamics* dyn = &p.dd.dyn;
-    auto mjq = std::make_shared<std::vector<mjtNum>>(3 * m->nv);
-    ToMj(x->q, *p.mj, mjq->data());
-    ToMj(x->v, *p.mj, mjq->data() + m->nv);
-    ToMj(x->u, *p.mj, mjq->data() + 2 * m->nv);
+    // qpos (nq), then qvel and tau or vdot (nv each).
+    const int nq = m->nq;
+    auto mjq = std::make_shared<std::vector<mjtNum>>(nq + 2 * m->nv);
+    ToMjQ(x->q, *p.mj, mjq->data());
+    ToMj(x->v, *p.mj, mjq->data() + nq);
+    ToMj(x->u, *p.mj, mjq->data() + nq + m->nv);
     auto full = std::make_shared<std::vector<mjtNum>>(
         static_cast<size_t>(m->nv) * static_cast<size_t>(m->nv));
     const int nv = m->nv;
     // Sets qpos, qvel and (tau or vdot) in d, as the Daedalus calls get
     // them as arguments.
-    auto set = [m, d, mjq, nv](mjtNum* third) {
+    auto set = [m, d, mjq, nq, nv](mjtNum* third) {
       (void)m;
-      mju_copy(d->qpos, mjq->data(), nv);
-      mju_copy(d->qvel, mjq->data() + nv, nv);
-      mju_copy(third, mjq->data() + 2 * nv, nv);
+      mju_copy(d->qpos, mjq->data(), nq);
+      mju_copy(d->qvel, mjq->data() + nq, nv);
+      mju_copy(third, mjq->data() + nq + nv, nv);
     };
     auto add = [&](const char* op, const char* impl, std::function<void()> f) {
       Case c;
@@ -607,10 +664,17 @@ int main(int argc, char** argv) {
           Pair{"arm7", n, std::move(dd),
                LoadMjcf({{"arm7.xml", ReadFile(data_dir + "/arm7.xml")}})});
     }
+    {
+      DdModel dd = DdHumanoid(data_dir + "/humanoid.urdf");
+      const int n = dd.dyn.nv();
+      pairs.push_back(Pair{
+          "humanoid", n, std::move(dd),
+          LoadMjcf({{"humanoid.xml", ReadFile(data_dir + "/humanoid.xml")}})});
+    }
     for (int n : {10, 100, 1000})
       pairs.push_back(
           Pair{"chain" + std::to_string(n), n, DdChain(n), MjChain(n)});
-    for (Pair& p : pairs) MapJoints(p.dd.names, p.mj.get());
+    for (Pair& p : pairs) MapJoints(p.dd.model, p.mj.get());
     int status = 0;
     if (check && !Check(pairs)) status = 1;
     if (time) Time(pairs, rounds, batch_ms);
@@ -674,7 +738,7 @@ Final RunMujoco(const MjModel& mj, int integrator, long steps) {
   mjData* d = mj.d;
   mj_resetData(m, d);
   const int n = static_cast<int>(mj.dof.size());
-  ToMj(ArmQ0(n), mj, d->qpos);
+  ToMjQ(ArmQ0(n), mj, d->qpos);
   m->opt.integrator = integrator;
   m->opt.timestep = kTEnd / static_cast<double>(steps);
   const double t0 = CpuSeconds();

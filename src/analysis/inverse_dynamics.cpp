@@ -4,6 +4,7 @@
 // and the minimum-norm multipliers.
 #include "daedalus/inverse_dynamics.hpp"
 
+#include <Eigen/Geometry>
 #include <Eigen/QR>
 #include <Eigen/SVD>
 #include <algorithm>
@@ -48,14 +49,8 @@ void CheckMotion(const Model& model,
                  const InverseDynamicsOptions& o,
                  int window) {
   const Eigen::Index n = static_cast<Eigen::Index>(m.t.size());
-  const int nq = model.nq();
+  const int nq = model.nq(), nv = model.nv();
   const std::string src = Source(m);
-  if (!model.quaternions().empty())
-    throw std::invalid_argument(
-        "inverse dynamics: model '" + model.name() +
-        "' has quaternion coordinates (nq != nv: its velocities are not the "
-        "derivatives of its coordinates), which inverse dynamics does not "
-        "support yet");
   if (m.q.rows() != n || m.q.cols() != nq)
     throw std::invalid_argument(src + ": q is " + std::to_string(m.q.rows()) +
                                 " x " + std::to_string(m.q.cols()) +
@@ -63,12 +58,12 @@ void CheckMotion(const Model& model,
                                 " samples x " + std::to_string(nq) +
                                 " coordinates of model '" + model.name() + "'");
   for (const auto* x : {&m.v, &m.vdot}) {
-    if (x->size() != 0 && (x->rows() != n || x->cols() != nq))
+    if (x->size() != 0 && (x->rows() != n || x->cols() != nv))
       throw std::invalid_argument(
           src + ": " + (x == &m.v ? "v" : "vdot") + " is " +
           std::to_string(x->rows()) + " x " + std::to_string(x->cols()) +
-          ", expected " + std::to_string(n) + " x " + std::to_string(nq) +
-          " (or empty, to differentiate)");
+          ", expected " + std::to_string(n) + " samples x " +
+          std::to_string(nv) + " velocities (or empty, to differentiate)");
   }
   if (o.degree < 2 || o.degree > 8)
     throw std::invalid_argument(
@@ -125,8 +120,11 @@ void CheckMotion(const Model& model,
       const Eigen::Index j = NonFinite(*mats[k], i);
       if (j >= 0)
         throw std::invalid_argument(
-            src + ", " + Where(m, i) + ": " + what[k] + " of coordinate '" +
-            model.coordinate_names()[static_cast<size_t>(j)] +
+            src + ", " + Where(m, i) + ": " + what[k] + " of " +
+            (k == 0 ? "coordinate '" +
+                          model.coordinate_names()[static_cast<size_t>(j)]
+                    : "velocity '" +
+                          model.velocity_names()[static_cast<size_t>(j)]) +
             "' is not a finite number");
     }
   }
@@ -154,6 +152,80 @@ Eigen::RowVectorXd StencilRow(
       V.colPivHouseholderQr().solve(Eigen::MatrixXd::Identity(w, w));
   const double scale = (k == 1 ? 1.0 : 2.0) / std::pow(hs, k);
   return scale * P.row(k);
+}
+
+// Per coordinate i: the velocity index of a scalar coordinate, -1 inside
+// a quaternion block. Coordinates and velocities are declared in the same
+// order (model.hpp), a quaternion taking 4 coordinates and 3 velocities.
+std::vector<int> ScalarVelocityOf(const Model& model) {
+  std::vector<int> of(static_cast<size_t>(model.nq()), -1);
+  std::vector<int> block_at(static_cast<size_t>(model.nq()), 0);
+  for (const auto& b : model.quaternions())
+    block_at[static_cast<size_t>(b.q)] = 1;
+  int j = 0;
+  for (int i = 0; i < model.nq(); ++i) {
+    if (block_at[static_cast<size_t>(i)]) {
+      i += 3;  // its four coordinates, three velocities
+      j += 3;
+      continue;
+    }
+    of[static_cast<size_t>(i)] = j++;
+  }
+  return of;
+}
+
+// The quaternion product a (x) b of (w, x, y, z) 4-vectors.
+Eigen::Vector4d QuatMul(const Eigen::Vector4d& a, const Eigen::Vector4d& b) {
+  const Eigen::Vector3d av = a.tail<3>(), bv = b.tail<3>();
+  Eigen::Vector4d out;
+  out[0] = a[0] * b[0] - av.dot(bv);
+  out.tail<3>() = a[0] * bv + b[0] * av + av.cross(bv);
+  return out;
+}
+
+Eigen::Vector4d Conj(const Eigen::Vector4d& a) {
+  return Eigen::Vector4d(a[0], -a[1], -a[2], -a[3]);
+}
+
+// Velocities (and accelerations when qdd is given) from the derivatives of
+// the coordinates (docs/inverse_dynamics.md, "Quaternions"): a scalar
+// coordinate's velocity is its derivative; a quaternion q with q' = q (x)
+// (0, w) / 2 (w in the rotated frame) has, for any norm s = |q| (the
+// samples' own drift included),
+//   w    = 2 vec(conj(q) (x) q') / |q|^2,
+//   w'   = 2 (vec(conj(q) (x) q'') - (q . q') w) / |q|^2,
+// since conj(q) (x) q' = s s' + s^2 (0, w) / 2 and conj(q') (x) q' is real.
+void VelocitiesFromCoordinateRates(const Model& model,
+                                   const Eigen::MatrixXd& q,
+                                   const Eigen::MatrixXd& qd,
+                                   const Eigen::MatrixXd* qdd,
+                                   Eigen::MatrixXd* v,
+                                   Eigen::MatrixXd* vdot) {
+  const Eigen::Index n = q.rows();
+  const std::vector<int> of = ScalarVelocityOf(model);
+  v->resize(n, model.nv());
+  if (qdd) vdot->resize(n, model.nv());
+  for (Eigen::Index r = 0; r < n; ++r) {
+    for (int i = 0; i < model.nq(); ++i) {
+      const int j = of[static_cast<size_t>(i)];
+      if (j < 0) continue;
+      (*v)(r, j) = qd(r, i);
+      if (qdd) (*vdot)(r, j) = (*qdd)(r, i);
+    }
+    for (const auto& b : model.quaternions()) {
+      const Eigen::Vector4d qr = q.row(r).segment<4>(b.q).transpose();
+      const Eigen::Vector4d qdr = qd.row(r).segment<4>(b.q).transpose();
+      const double s2 = qr.squaredNorm();
+      const Eigen::Vector3d w = 2.0 * QuatMul(Conj(qr), qdr).tail<3>() / s2;
+      v->row(r).segment<3>(b.v) = w.transpose();
+      if (qdd) {
+        const Eigen::Vector4d qddr = qdd->row(r).segment<4>(b.q).transpose();
+        const Eigen::Vector3d wd =
+            2.0 * (QuatMul(Conj(qr), qddr).tail<3>() - qr.dot(qdr) * w) / s2;
+        vdot->row(r).segment<3>(b.v) = wd.transpose();
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -211,19 +283,37 @@ InverseDynamicsResult InverseDynamics(const Model& model,
   Eigen::MatrixXd v = motion.v, vdot = motion.vdot;
   res.velocities_from = "given";
   res.accelerations_from = "given";
+  // Each quaternion sample normalized first: the samples' norm jitter
+  // (an integrator's projection) is not differentiated.
+  Eigen::MatrixXd q = motion.q;
+  for (const auto& b : model.quaternions())
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double s = q.row(i).segment<4>(b.q).norm();
+      if (!(s > 0.0))
+        throw std::invalid_argument(
+            Source(motion) + ", " + Where(motion, i) + ": the quaternion '" +
+            b.name + "' is zero; a quaternion sample needs a non-zero norm");
+      q.row(i).segment<4>(b.q) /= s;
+    }
   if (v.size() == 0) {
-    v = DifferentiateSamples(motion.t, motion.q, 1, options.degree, window);
+    // q' (and q'') by the local fits, then the velocities (accelerations)
+    // by the quaternion kinematics (the identity without quaternions).
+    const Eigen::MatrixXd qd =
+        DifferentiateSamples(motion.t, q, 1, options.degree, window);
+    Eigen::MatrixXd qdd;
+    if (vdot.size() == 0)
+      qdd = DifferentiateSamples(motion.t, q, 2, options.degree, window);
+    Eigen::MatrixXd vdot_q;
+    VelocitiesFromCoordinateRates(
+        model, q, qd, vdot.size() == 0 ? &qdd : nullptr, &v, &vdot_q);
     res.velocities_from = "differentiated positions";
-  }
-  if (vdot.size() == 0) {
-    if (motion.v.size() != 0) {
-      vdot = DifferentiateSamples(motion.t, v, 1, options.degree, window);
-      res.accelerations_from = "differentiated velocities";
-    } else {
-      vdot =
-          DifferentiateSamples(motion.t, motion.q, 2, options.degree, window);
+    if (vdot.size() == 0) {
+      vdot = vdot_q;
       res.accelerations_from = "differentiated positions";
     }
+  } else if (vdot.size() == 0) {
+    vdot = DifferentiateSamples(motion.t, v, 1, options.degree, window);
+    res.accelerations_from = "differentiated velocities";
   }
 
   // W^-1/2 of the input weights.
@@ -242,7 +332,7 @@ InverseDynamicsResult InverseDynamics(const Model& model,
   for (Eigen::Index i = 0; i < n; ++i) {
     InverseDynamicsSample s;
     s.t = motion.t[static_cast<size_t>(i)];
-    s.q = motion.q.row(i).transpose();
+    s.q = q.row(i).transpose();
     s.v = v.row(i).transpose();
     s.vdot = vdot.row(i).transpose();
     try {
@@ -367,7 +457,7 @@ InverseDynamicsResult InverseDynamics(const Model& model,
           "motion; the unexplained generalized force (residual_*) reaches "
        << res.residual_max << " (2-norm) at t = " << res.t_residual_max
        << ", most in coordinate '"
-       << model.coordinate_names()[static_cast<size_t>(j)] << "'";
+       << model.velocity_names()[static_cast<size_t>(j)] << "'";
     res.warnings.push_back(os.str());
   }
   if (res.over_actuated)

@@ -76,23 +76,25 @@ MotionSamples ReadMotionCsv(const std::string& path, const Model& model) {
         src + ", line 1: missing column" + (missing.size() > 1 ? "s " : " ") +
         List(missing) + "; a motion for model '" + model.name() +
         "' needs t and its coordinates " + List(coords) +
-        " (v_<coordinate> columns optional; other columns are ignored)");
+        " (v_<velocity> columns optional; other columns are ignored)");
+  // Velocity columns are named after the velocities: the coordinates',
+  // except for a quaternion's three (v_<name>.wx|wy|wz), as a run writes.
+  const auto& vels = model.velocity_names();
   std::vector<std::string> v_missing, v_present;
-  for (const auto& c : coords)
+  for (const auto& c : vels)
     (column.count("v_" + c) ? v_present : v_missing).push_back("v_" + c);
   if (!v_present.empty() && !v_missing.empty())
     throw std::invalid_argument(
         src + ", line 1: velocity columns " + List(v_present) +
         " are present but " + List(v_missing) +
-        " are missing; give every v_<coordinate> column or none (then the "
+        " are missing; give every v_<velocity> column or none (then the "
         "velocities are differentiated from the coordinates)");
   const bool has_v = v_missing.empty();
 
   std::vector<size_t> q_col, v_col;
-  for (const auto& c : coords) {
-    q_col.push_back(column[c]);
-    if (has_v) v_col.push_back(column["v_" + c]);
-  }
+  for (const auto& c : coords) q_col.push_back(column[c]);
+  if (has_v)
+    for (const auto& c : vels) v_col.push_back(column["v_" + c]);
   const size_t t_col = column["t"];
 
   MotionSamples m;
@@ -130,14 +132,15 @@ MotionSamples ReadMotionCsv(const std::string& path, const Model& model) {
   }
   const Eigen::Index n = static_cast<Eigen::Index>(m.t.size());
   const Eigen::Index nq = static_cast<Eigen::Index>(coords.size());
+  const Eigen::Index nv = static_cast<Eigen::Index>(vels.size());
   m.q.resize(n, nq);
-  if (has_v) m.v.resize(n, nq);
-  for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index j = 0; j < nq; ++j) {
+  if (has_v) m.v.resize(n, nv);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < nq; ++j)
       m.q(i, j) = q_rows[static_cast<size_t>(i)][static_cast<size_t>(j)];
-      if (has_v)
-        m.v(i, j) = v_rows[static_cast<size_t>(i)][static_cast<size_t>(j)];
-    }
+    for (Eigen::Index j = 0; has_v && j < nv; ++j)
+      m.v(i, j) = v_rows[static_cast<size_t>(i)][static_cast<size_t>(j)];
+  }
   return m;
 }
 

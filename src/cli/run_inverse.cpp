@@ -66,10 +66,9 @@ void WriteCsv(const std::string& path,
   for (const auto& row : Rows(model)) cols.push_back("lambda_" + row);
   for (const auto& c : Channels(model)) cols.push_back("power_input_" + c);
   for (const auto& row : Rows(model)) cols.push_back("power_" + row);
-  for (const auto& c : model.coordinate_names())
-    cols.push_back("residual_" + c);
+  for (const auto& c : model.velocity_names()) cols.push_back("residual_" + c);
   cols.push_back("residual_norm");
-  for (const auto& c : model.coordinate_names()) cols.push_back("vdot_" + c);
+  for (const auto& c : model.velocity_names()) cols.push_back("vdot_" + c);
   if (model.nc() > 0)
     cols.insert(cols.end(), {"constraint_position", "constraint_velocity",
                              "constraint_acceleration"});
@@ -146,11 +145,10 @@ json SummaryJson(const Problem& problem,
                     {"under_actuated", r.under_actuated},
                     {"over_actuated", r.over_actuated},
                     {"redundant_constraints", r.redundant_constraints}};
-  j["residual"] = {
-      {"max_norm", Num(r.residual_max)},
-      {"t_max", Num(r.t_residual_max)},
-      {"max_per_coordinate",
-       Named(m.coordinate_names(), r.residual_max_per_coordinate)}};
+  j["residual"] = {{"max_norm", Num(r.residual_max)},
+                   {"t_max", Num(r.t_residual_max)},
+                   {"max_per_coordinate",
+                    Named(m.velocity_names(), r.residual_max_per_coordinate)}};
   j["input_max_abs"] = Named(Channels(m), r.input_max_abs);
   j["input_work"] = Named(Channels(m), r.input_work);
   j["constraint_work"] = Named(Rows(m), r.constraint_work);
