@@ -19,7 +19,9 @@
 //   rho    = r - B u - J' lambda               (the unexplained generalized
 //            force, N N' (r - B u); zero when the motion is achievable).
 //
-// Sizes: nq = nv coordinates, nc constraint rows, nu input channels.
+// Sizes: nq coordinates, nv velocities (nq = nv unless the model has
+// quaternions: then each has 4 coordinates and 3 velocities, its angular
+// velocity in the rotated frame), nc constraint rows, nu input channels.
 #pragma once
 
 #include <Eigen/Core>
@@ -51,7 +53,9 @@ struct MotionSamples {
 /// Reads a motion from a CSV file with a header line: a column `t` and one
 /// column per coordinate of `model`, named as the coordinates (the CSV a
 /// run writes qualifies: its other columns are ignored); when every
-/// `v_<coordinate>` column is present the velocities are read too.
+/// `v_<velocity>` column is present the velocities are read too (the
+/// velocity names: the coordinates', a quaternion's three `<name>.wx|wy|wz`,
+/// as a run writes them).
 /// @throws std::invalid_argument naming the file and, as the case may be,
 /// the missing columns, the line and column of a cell that is not a finite
 /// number, a row with too few cells, or some but not all velocity columns.
@@ -126,7 +130,7 @@ struct InverseDynamicsOptions {
 /// The inverse dynamics at one sample.
 struct InverseDynamicsSample {
   double t = 0.0;
-  Eigen::VectorXd q, v, vdot;        ///< nv each: the motion
+  Eigen::VectorXd q, v, vdot;        ///< nq, nv, nv: the motion
   Eigen::VectorXd u;                 ///< nu: inputs
   Eigen::VectorXd lambda;            ///< nc: multipliers
   Eigen::VectorXd input_power;       ///< nu: u_k (B_k' v) [W]
