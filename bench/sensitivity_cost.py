@@ -27,3 +27,8 @@ print("adjoint (CVODES: plain run + checkpointed forward + backward), "
 for n in (2, 20):
     t = rows[f"BM_AdjointCvodes/{n}"]
     print(f"  n_p = {n:2d}: {t:8.2f} ms  ratio {t / cvodes:6.2f}")
+print("adjoint (IDAS, Baumgarte DAE: plain run + checkpointed forward + "
+      "backward), cost / plain IDAS:")
+for n in (2, 20):
+    t = rows[f"BM_AdjointIdas/{n}"]
+    print(f"  n_p = {n:2d}: {t:8.2f} ms  ratio {t / idas:6.2f}")

@@ -1,0 +1,276 @@
+#include "formulation/sens_programs.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace daedalus::internal {
+
+namespace {
+
+int Number(const SymbolicModel& sm, const Sym& x) {
+  return static_cast<int>(sm.graph.node(x.node()).value);
+}
+
+// Input numbers of t, q, v, p.
+std::vector<int> StateNumbers(const SymbolicModel& sm) {
+  return sm.StateInputs();
+}
+
+void Append(std::vector<int>* to, const SymbolicModel& sm, const VecX<Sym>& x) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) to->push_back(Number(sm, x[i]));
+}
+
+// Runs `build` on the symbolic model; false (the dual-number path stays)
+// when the model has no compiled evaluator or quaternions, or a function
+// cannot be recorded, or the graph outgrows its limit.
+template <class F>
+bool TryBuild(const CompiledModel* cm, const Model& model, F&& build) {
+  if (cm == nullptr || !model.quaternions().empty()) return false;
+  try {
+    cm->WithSymbolic(build);
+  } catch (const NotTraceable&) {
+    return false;
+  } catch (const std::length_error&) {
+    return false;
+  }
+  return true;
+}
+
+// Copies (t, q, v, p) into in[0 .. 1 + nq + nv + np).
+double* FillState(double t,
+                  const double* q,
+                  const double* v,
+                  const Eigen::VectorXd& p,
+                  int nq,
+                  int nv,
+                  double* in) {
+  in[0] = t;
+  double* d = std::copy_n(q, nq, in + 1);
+  d = std::copy_n(v, nv, d);
+  return std::copy_n(p.data(), p.size(), d);
+}
+
+}  // namespace
+
+void JacobianProgram::Build(ExprGraph& g,
+                            const std::vector<int>& inputs,
+                            const std::vector<int>& f,
+                            const std::vector<int>& wrt) {
+  m = static_cast<int>(f.size());
+  ncols = static_cast<int>(wrt.size());
+  std::vector<int> nodes;
+  rows.clear();
+  cols.clear();
+  std::vector<int> seed(static_cast<std::size_t>(g.num_inputs()), 0);
+  for (int j = 0; j < ncols; ++j) {
+    seed[static_cast<std::size_t>(wrt[j])] = 1;  // node 1: the constant 1
+    const std::vector<int> col = g.Derivative(f, seed);
+    seed[static_cast<std::size_t>(wrt[j])] = 0;
+    for (int i = 0; i < m; ++i) {
+      if (g.IsZero(col[i])) continue;
+      rows.push_back(i);
+      cols.push_back(j);
+      nodes.push_back(col[i]);
+    }
+  }
+  program = ExprProgram(g, inputs, nodes);
+  program.InitScratch(&scratch);
+  values.assign(nodes.size(), 0.0);
+}
+
+bool JacobianProgram::Run(const double* in, Eigen::MatrixXd* out) {
+  program.Run(in, values.data(), scratch.data());
+  out->setZero(m, ncols);
+  double z = 0.0;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    (*out)(rows[k], cols[k]) = values[k];
+    z += values[k] * 0.0;  // NaN when an entry is not finite
+  }
+  return z == 0.0;
+}
+
+// ------------------------------------------------------------------ KKT
+
+std::unique_ptr<KktLinearization> KktLinearization::Make(
+    const CompiledModel* cm,
+    const Model& model,
+    const ConstraintRows& rows,
+    const SimulationOptions& o,
+    Formulation form) {
+  auto k = std::make_unique<KktLinearization>();
+  SimulationOptions lo = o;
+  lo.formulation = form == Formulation::kBaumgarte ? Formulation::kBaumgarte
+                                                   : Formulation::kUnstabilized;
+  const DaeLayout L(model, rows, lo);
+  const bool ok = TryBuild(cm, model, [&](SymbolicModel& sm) {
+    const int n = L.size();
+    const VecX<Sym> lambda = sm.NamedInputSyms("lambda", L.nc);
+    VecX<Sym> Y = VecX<Sym>::Zero(n), YP = VecX<Sym>::Zero(n);
+    Y.segment(L.iq(), L.nq) = sm.q;
+    Y.segment(L.iv(), L.nv) = sm.v;
+    Y.segment(L.il(), L.nc) = lambda;
+    YP.segment(L.iv(), L.nv) = sm.vdot;
+    VecX<Sym> F = VecX<Sym>::Zero(n);
+    AssembleDae(L, sm, Y, YP, F);
+    std::vector<int> f;
+    for (int i = L.iv(); i < n; ++i) f.push_back(F[i].node());
+    std::vector<int> inputs = StateNumbers(sm);
+    Append(&inputs, sm, sm.vdot);
+    Append(&inputs, sm, lambda);
+    const std::vector<int> wrt(inputs.begin() + 1, inputs.end());
+    k->jac_.Build(sm.graph, inputs, f, wrt);
+    k->in_.assign(inputs.size(), 0.0);
+  });
+  if (!ok) return nullptr;
+  k->nq_ = L.nq;
+  k->nv_ = L.nv;
+  k->nc_ = L.nc;
+  k->np_ = model.num_parameters();
+  return k;
+}
+
+bool KktLinearization::Linearize(double t,
+                                 const double* q,
+                                 const double* v,
+                                 const Eigen::VectorXd& p,
+                                 const Eigen::VectorXd& a,
+                                 const Eigen::VectorXd& lambda) {
+  double* d = FillState(t, q, v, p, nq_, nv_, in_.data());
+  d = std::copy_n(a.data(), nv_, d);
+  std::copy_n(lambda.data(), nc_, d);
+  if (!jac_.Run(in_.data(), &all_)) return false;
+  const int nz = nq_ + nv_ + np_, na = nv_ + nc_;
+  Z_ = all_.leftCols(nz);
+  lu_.compute(all_.rightCols(na));
+  return true;
+}
+
+// ----------------------------------------------------------- integrands
+
+std::unique_ptr<BaumgarteIntegrandJacobian> BaumgarteIntegrandJacobian::Make(
+    const CompiledModel* cm, const Model& model) {
+  auto b = std::make_unique<BaumgarteIntegrandJacobian>();
+  const QuadLayout Q(model);
+  const bool ok = TryBuild(cm, model, [&](SymbolicModel& sm) {
+    const int nc = model.nc();
+    const VecX<Sym> ideal = sm.NamedInputSyms("lambda_ideal", nc);
+    const VecX<Sym> applied = sm.NamedInputSyms("lambda", nc);
+    const VecX<Sym> jv = ConstraintRates(sm);
+    Sym stab = 0.0;
+    for (int i = 0; i < nc; ++i) stab += (applied[i] - ideal[i]) * jv[i];
+    VecX<Sym> out = VecX<Sym>::Zero(Q.size());
+    QuadratureIntegrandsAtRates(Q, sm, jv, ideal, stab, out);
+    std::vector<int> f;
+    for (Eigen::Index i = 0; i < out.size(); ++i) f.push_back(out[i].node());
+    std::vector<int> inputs = StateNumbers(sm);
+    Append(&inputs, sm, ideal);
+    Append(&inputs, sm, applied);
+    const std::vector<int> wrt(inputs.begin() + 1, inputs.end());
+    b->jac_.Build(sm.graph, inputs, f, wrt);
+    b->in_.assign(inputs.size(), 0.0);
+  });
+  if (!ok) return nullptr;
+  b->nq_ = model.nq();
+  b->nv_ = model.nv();
+  b->nc_ = model.nc();
+  b->np_ = model.num_parameters();
+  return b;
+}
+
+bool BaumgarteIntegrandJacobian::Run(double t,
+                                     const double* q,
+                                     const double* v,
+                                     const Eigen::VectorXd& p,
+                                     const Eigen::VectorXd& lambda_ideal,
+                                     const double* lambda_applied,
+                                     Eigen::MatrixXd* out) {
+  double* d = FillState(t, q, v, p, nq_, nv_, in_.data());
+  d = std::copy_n(lambda_ideal.data(), nc_, d);
+  std::copy_n(lambda_applied, nc_, d);
+  return jac_.Run(in_.data(), out);
+}
+
+// ----------------------------------------------------------- functional
+
+std::unique_ptr<FunctionalGradient> FunctionalGradient::Make(
+    const CompiledModel* cm, const Model& model, const ScalarFn& g) {
+  if (!g) return nullptr;
+  auto r = std::make_unique<FunctionalGradient>();
+  const bool ok = TryBuild(cm, model, [&](SymbolicModel& sm) {
+    const Sym value = Invoke(g, Point<Sym>{sm.q, sm.v, sm.t, sm.p});
+    const std::vector<int> inputs = StateNumbers(sm);
+    const std::vector<int> wrt(inputs.begin() + 1, inputs.end());
+    r->jac_.Build(sm.graph, inputs, {value.node()}, wrt);
+    r->in_.assign(inputs.size(), 0.0);
+  });
+  if (!ok) return nullptr;
+  r->nq_ = model.nq();
+  r->nv_ = model.nv();
+  r->np_ = model.num_parameters();
+  return r;
+}
+
+bool FunctionalGradient::Run(double t,
+                             const double* q,
+                             const double* v,
+                             const Eigen::VectorXd& p,
+                             Eigen::VectorXd* gy,
+                             Eigen::VectorXd* gp) {
+  FillState(t, q, v, p, nq_, nv_, in_.data());
+  if (!jac_.Run(in_.data(), &row_)) return false;
+  *gy = row_.row(0).head(nq_ + nv_).transpose();
+  *gp = row_.row(0).tail(np_).transpose();
+  return true;
+}
+
+// ------------------------------------------------------------------ dF/dp
+
+std::unique_ptr<DaeParameterJacobian> DaeParameterJacobian::Make(
+    const CompiledModel* cm, const Model& model, const DaeLayout& L) {
+  auto r = std::make_unique<DaeParameterJacobian>();
+  const bool ggl = L.form == Formulation::kGgl;
+  const bool ok = TryBuild(cm, model, [&](SymbolicModel& sm) {
+    // The unknowns named as DaePrograms names them (dae_programs.cpp).
+    const int n = L.size();
+    VecX<Sym> Y(n), YP(n);
+    Y.segment(L.iq(), L.nq) = sm.q;
+    Y.segment(L.iv(), L.nv) = sm.v;
+    Y.segment(L.il(), L.nc) = sm.NamedInputSyms("lambda", L.nc);
+    if (ggl) Y.segment(L.im(), L.nh) = sm.NamedInputSyms("mu", L.nh);
+    YP.segment(L.iq(), L.nq) = sm.NamedInputSyms("qdot", L.nq);
+    YP.segment(L.iv(), L.nv) = sm.vdot;
+    YP.segment(L.il(), L.nc) = sm.NamedInputSyms("lambda'", L.nc);
+    if (ggl) YP.segment(L.im(), L.nh) = sm.NamedInputSyms("mu'", L.nh);
+    VecX<Sym> F = VecX<Sym>::Zero(n);
+    AssembleDae(L, sm, Y, YP, F);
+    std::vector<int> f(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) f[i] = F[i].node();
+    std::vector<int> inputs = {0};
+    Append(&inputs, sm, Y);
+    Append(&inputs, sm, YP);
+    std::vector<int> wrt;
+    for (int k = 0; k < model.num_parameters(); ++k)
+      wrt.push_back(sm.p_input(k));
+    inputs.insert(inputs.end(), wrt.begin(), wrt.end());
+    r->jac_.Build(sm.graph, inputs, f, wrt);
+    r->in_.assign(inputs.size(), 0.0);
+  });
+  if (!ok) return nullptr;
+  r->n_ = L.size();
+  r->np_ = model.num_parameters();
+  return r;
+}
+
+bool DaeParameterJacobian::Run(double t,
+                               const double* y,
+                               const double* yp,
+                               const Eigen::VectorXd& p,
+                               Eigen::MatrixXd* Fp) {
+  in_[0] = t;
+  double* d = std::copy_n(y, n_, in_.data() + 1);
+  d = std::copy_n(yp, n_, d);
+  std::copy_n(p.data(), np_, d);
+  return jac_.Run(in_.data(), Fp);
+}
+
+}  // namespace daedalus::internal
