@@ -142,7 +142,16 @@ bool KktLinearization::Linearize(double t,
   const int nz = nq_ + nv_ + np_, na = nv_ + nc_;
   Z_ = all_.leftCols(nz);
   lu_.compute(all_.rightCols(na));
+  lut_valid_ = false;
   return true;
+}
+
+Eigen::MatrixXd KktLinearization::SolveTransposed(const Eigen::MatrixXd& B) {
+  if (!lut_valid_) {
+    lut_.compute(all_.rightCols(nv_ + nc_).transpose());
+    lut_valid_ = true;
+  }
+  return lut_.solve(B);
 }
 
 // ----------------------------------------------------------- integrands

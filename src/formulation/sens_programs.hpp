@@ -74,13 +74,16 @@ class KktLinearization {
   const Eigen::MatrixXd& Z() const { return Z_; }
   /// K = [M -J'; J 0], LU-factored.
   const Eigen::PartialPivLU<Eigen::MatrixXd>& K() const { return lu_; }
+  /// K' X = B (a factorization of K' made on first use per state).
+  Eigen::MatrixXd SolveTransposed(const Eigen::MatrixXd& B);
 
  private:
   int nq_ = 0, nv_ = 0, nc_ = 0, np_ = 0;
   JacobianProgram jac_;  // columns (q, v, p, a, lambda)
   std::vector<double> in_;
   Eigen::MatrixXd all_, Z_;
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_, lut_;
+  bool lut_valid_ = false;
 };
 
 /// Baumgarte's energy-balance integrands (QuadLayout) with the reported
