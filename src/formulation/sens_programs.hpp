@@ -34,12 +34,12 @@
 namespace daedalus::internal {
 
 /// A program that writes the structural nonzeros of a Jacobian, and their
-/// placement in a dense matrix.
+/// placement in a dense matrix. Built once per model and kind and shared by
+/// the runs (CompiledModel::Cached).
 struct JacobianProgram {
   ExprProgram program;
   std::vector<int> rows, cols;  // of each output
   int m = 0, ncols = 0;
-  std::vector<double> scratch, values;
 
   /// The Jacobian of the nodes `f` with respect to the inputs numbered
   /// `wrt` (one column each); the program reads the inputs `inputs`.
@@ -47,9 +47,21 @@ struct JacobianProgram {
              const std::vector<int>& inputs,
              const std::vector<int>& f,
              const std::vector<int>& wrt);
+};
+
+/// One run's evaluator of a shared JacobianProgram.
+class JacobianRun {
+ public:
+  explicit JacobianRun(std::shared_ptr<const JacobianProgram> p);
+  /// The program's inputs, to be filled before Run.
+  double* in() { return in_.data(); }
   /// Writes the Jacobian into `out` (m x ncols, resized, zero outside the
   /// pattern); false when an entry is not finite.
-  bool Run(const double* in, Eigen::MatrixXd* out);
+  bool Run(Eigen::MatrixXd* out);
+
+ private:
+  std::shared_ptr<const JacobianProgram> p_;
+  std::vector<double> in_, scratch_, values_;
 };
 
 class KktLinearization {
@@ -72,18 +84,17 @@ class KktLinearization {
                  const Eigen::VectorXd& lambda);
   /// dR/d(q, v, p): (nv + nc) x (nq + nv + np).
   const Eigen::MatrixXd& Z() const { return Z_; }
-  /// K = [M -J'; J 0], LU-factored.
-  const Eigen::PartialPivLU<Eigen::MatrixXd>& K() const { return lu_; }
+  /// K = [M -J'; J 0], LU-factored (on first use per state).
+  const Eigen::PartialPivLU<Eigen::MatrixXd>& K();
   /// K' X = B (a factorization of K' made on first use per state).
   Eigen::MatrixXd SolveTransposed(const Eigen::MatrixXd& B);
 
  private:
   int nq_ = 0, nv_ = 0, nc_ = 0, np_ = 0;
-  JacobianProgram jac_;  // columns (q, v, p, a, lambda)
-  std::vector<double> in_;
+  std::unique_ptr<JacobianRun> jac_;  // columns (q, v, p, a, lambda)
   Eigen::MatrixXd all_, Z_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_, lut_;
-  bool lut_valid_ = false;
+  bool lu_valid_ = false, lut_valid_ = false;
 };
 
 /// Baumgarte's energy-balance integrands (QuadLayout) with the reported
@@ -104,8 +115,7 @@ class BaumgarteIntegrandJacobian {
 
  private:
   int nq_ = 0, nv_ = 0, nc_ = 0, np_ = 0;
-  JacobianProgram jac_;
-  std::vector<double> in_;
+  std::unique_ptr<JacobianRun> jac_;
 };
 
 /// The gradient of a running functional g(t, q, v, p) in (q, v, p).
@@ -124,8 +134,7 @@ class FunctionalGradient {
 
  private:
   int nq_ = 0, nv_ = 0, np_ = 0;
-  JacobianProgram jac_;
-  std::vector<double> in_;
+  std::unique_ptr<JacobianRun> jac_;
   Eigen::MatrixXd row_;
 };
 
@@ -143,8 +152,7 @@ class DaeParameterJacobian {
 
  private:
   int n_ = 0, np_ = 0;
-  JacobianProgram jac_;
-  std::vector<double> in_;
+  std::unique_ptr<JacobianRun> jac_;
 };
 
 }  // namespace daedalus::internal
