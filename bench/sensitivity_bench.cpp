@@ -122,6 +122,16 @@ void BM_AdjointCvodes(benchmark::State& state) {
       FirstParameters(Carts(), static_cast<int>(state.range(0)));
   Run(state, o);
 }
+// The IDAS adjoint (src/integrate/adjoint_idas.cpp): the adjoint DAE of
+// the run's own residual, here the index-1 Baumgarte form.
+void BM_AdjointIdas(benchmark::State& state) {
+  SimulationOptions o = Options(Integrator::kIdas);
+  o.sensitivity.method = SensMethod::kAdjoint;
+  o.sensitivity.functional = "kinetic";
+  o.sensitivity.parameters =
+      FirstParameters(Carts(), static_cast<int>(state.range(0)));
+  Run(state, o);
+}
 
 BENCHMARK(BM_PlainIdas)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ForwardIdas)
@@ -133,6 +143,7 @@ BENCHMARK(BM_ForwardIdas)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PlainCvodes)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AdjointCvodes)->Arg(2)->Arg(20)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AdjointIdas)->Arg(2)->Arg(20)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace daedalus

@@ -1,10 +1,16 @@
 #!/usr/bin/python3
 """Prints the cost of forward and adjoint sensitivities relative to the
-plain run, from one run of bench/sensitivity_bench (issue 5).
+plain run, from one run of bench/sensitivity_bench (issues 5 and 19).
 
 usage: bench/sensitivity_cost.py [BUILD_DIR]   (default build-bench)
+
+Each row gives the wall time and its ratio to the plain run, and the same
+for the process CPU time (the steadier figure on a shared machine), with
+the targets of issue 19: forward <= 1 + 0.5 n_p, adjoint <= 10 and within
+1.3x between n_p = 2 and 20.
 """
 import json
+import os
 import subprocess
 import sys
 
@@ -13,17 +19,30 @@ out = subprocess.run(
     [f"{build}/bench/sensitivity_bench", "--benchmark_format=json",
      "--benchmark_min_time=0.5"],
     check=True, capture_output=True, text=True).stdout
-rows = {b["name"]: b["real_time"] for b in json.loads(out)["benchmarks"]}
-idas = rows["BM_PlainIdas"]
-cvodes = rows["BM_PlainCvodes"]
-print(f"plain run: IDAS {idas:.2f} ms, CVODES {cvodes:.2f} ms")
-print("forward (IDAS, exact sensitivity residuals: compiled tangent programs), cost / plain IDAS:")
+bench = json.loads(out)["benchmarks"]
+wall = {b["name"]: b["real_time"] for b in bench}
+cpu = {b["name"]: b["cpu_time"] for b in bench}
+print("load average before the run: %.2f %.2f %.2f" % os.getloadavg())
+
+
+def row(label, name, plain, target=""):
+    w, c = wall[name], cpu[name]
+    print(f"  {label}: wall {w:8.2f} ms ratio {w / wall[plain]:6.2f} | "
+          f"cpu {c:8.2f} ms ratio {c / cpu[plain]:6.2f}{target}")
+    return c / cpu[plain]
+
+
+for plain in ("BM_PlainIdas", "BM_PlainCvodes"):
+    print(f"{plain[8:]} plain run: wall {wall[plain]:.2f} ms, "
+          f"cpu {cpu[plain]:.2f} ms")
+print("forward (IDAS, exact sensitivity residuals: compiled tangent "
+      "programs), cost / plain IDAS:")
 for n in (1, 2, 5, 10, 20):
-    t = rows[f"BM_ForwardIdas/{n}"]
-    print(f"  n_p = {n:2d}: {t:8.2f} ms  ratio {t / idas:6.2f}"
-          f"  (1 + {(t / idas - 1) / n:.2f} n_p)")
-print("adjoint (CVODES: plain run + checkpointed forward + backward), "
-      "cost / plain CVODES:")
-for n in (2, 20):
-    t = rows[f"BM_AdjointCvodes/{n}"]
-    print(f"  n_p = {n:2d}: {t:8.2f} ms  ratio {t / cvodes:6.2f}")
+    row(f"n_p = {n:2d}", f"BM_ForwardIdas/{n}", "BM_PlainIdas",
+        f"  (target {1 + 0.5 * n:.1f})")
+for kind, plain in (("Cvodes", "BM_PlainCvodes"), ("Idas", "BM_PlainIdas")):
+    print(f"adjoint ({kind.upper()}: plain run + checkpointed forward + "
+          f"backward), cost / plain {kind.upper()}:")
+    r2 = row("n_p =  2", f"BM_Adjoint{kind}/2", plain, "  (target 10)")
+    r20 = row("n_p = 20", f"BM_Adjoint{kind}/20", plain, "  (target 10)")
+    print(f"  cpu ratio n_p = 20 / n_p = 2: {r20 / r2:.2f} (target 1.3)")

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -135,7 +136,25 @@ class CompiledModel {
 
   int graph_size() const;
 
+  /// An object built on the graph once per model and `key` and shared by
+  /// every run after (the sensitivity paths' Jacobian programs,
+  /// formulation/sens_programs.hpp): `make(SymbolicModel&)` runs with the
+  /// graph locked and recording on the first request and returns a
+  /// std::shared_ptr<const T> (null when it cannot be built: also kept).
+  template <class T, class F>
+  std::shared_ptr<const T> Cached(const std::string& key, F&& make) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = cache_.find(key);
+    if (it != cache_.end())
+      return std::static_pointer_cast<const T>(it->second);
+    TraceScope scope(&sym_->graph);
+    std::shared_ptr<const T> r = make(*sym_);
+    cache_.emplace(key, r);
+    return r;
+  }
+
  private:
+  mutable std::map<std::string, std::shared_ptr<const void>> cache_;
   mutable std::mutex mu_;
   std::unique_ptr<SymbolicModel> sym_;
   mutable std::array<std::unique_ptr<StageProgram>, kStageVariants> stages_;

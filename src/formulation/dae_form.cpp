@@ -19,6 +19,12 @@ DaeForm::DaeForm(Mechanics* mech,
     throw std::logic_error("DaeForm: projection is not a DAE form");
   const CompiledModel* cm = mech->compiled();
   if (cm == nullptr) return;
+  if (L_.form == Formulation::kBaumgarte && L_.nc > 0 &&
+      options.sensitivity.method == SensMethod::kForward) {
+    qs_kkt_ = KktLinearization::Make(cm, mech->model(), mech->rows(), options,
+                                     Formulation::kUnstabilized);
+    qs_integrands_ = BaumgarteIntegrandJacobian::Make(cm, mech->model());
+  }
   try {
     prog_ = DaePrograms::Build(*cm, mech->model(), L_, Q_, options);
     if (evaluator && *evaluator == "compiled (native kernels)" &&
@@ -258,6 +264,7 @@ void DaeForm::QuadraturesByWorkspace(double t, const double* y, double* out) {
   if (baumgarte) {
     // Baumgarte's share of lambda is stabilization, not constraint work.
     mech_->SolveKkt(mech_->bias(), &reported_);
+    NoteReported(t, y);
     stab = (lambda - reported_.lambda).dot(mech_->ConstraintRates());
     mech_->Integrands(Q_, reported_.lambda, stab, rq);
     return;
@@ -273,6 +280,7 @@ void DaeForm::QuadSens(double t,
   if (prog_ && prog_->has_qsens &&
       prog_->QuadSens(t, y, CurrentParameters(), dy, dp, out))
     return;
+  if (BaumgarteQuadSens(t, y, dy, dp, out)) return;
   const int n = size();
   VecX<D1> Y(n), q(Q_.size());
   TangentWorkspace& tws = SeedAndEvaluate(t, y, dy, dp);
@@ -286,10 +294,66 @@ void DaeForm::QuadSens(double t,
   for (Eigen::Index k = 0; k < q.size(); ++k) out[k] = q[k].d;
 }
 
+void DaeForm::NoteReported(double t, const double* y) {
+  reported_valid_ = true;
+  reported_t_ = t;
+  reported_y_ = Eigen::Map<const Eigen::VectorXd>(y, L_.nq + L_.nv);
+  reported_p_ = mech_->parameters();
+}
+
+bool DaeForm::BaumgarteQuadSens(double t,
+                                const double* y,
+                                const double* dy,
+                                const Eigen::VectorXd& dp,
+                                double* out) {
+  const Eigen::VectorXd& p = CurrentParameters();
+  if (!qs_kkt_ || !qs_integrands_ || dp.size() != p.size()) return false;
+  const Eigen::Map<const Eigen::VectorXd> Y(y, size());
+  const int nz = L_.nq + L_.nv + p.size();
+  if (!(qs_valid_ && t == qs_t_ && Y == qs_y_ && p == qs_p_)) {
+    qs_valid_ = false;
+    // The ideal KKT solution (vdot, lambda) at (q, v), as the integrands
+    // (QuadraturesByWorkspace) take it; IDAS evaluates them at the same
+    // state just before.
+    if (!(reported_valid_ && t == reported_t_ &&
+          Y.head(L_.nq + L_.nv) == reported_y_ && p == reported_p_)) {
+      if (dq_params_) mech_->SetParameters(*dq_params_);
+      mech_->Evaluate(t, y + L_.iq(), y + L_.iv());
+      mech_->SolveKkt(mech_->bias(), &reported_);
+      NoteReported(t, y);
+    }
+    if (!qs_kkt_->Linearize(t, y + L_.iq(), y + L_.iv(), p, reported_.vdot,
+                            reported_.lambda))
+      return false;
+    // d lambda_ideal = -(K^-1 Z)_lambda (dq, dv, dp) = -W' Z with
+    // K' W = [0; I] (nc right-hand sides instead of nq + nv + np).
+    Eigen::MatrixXd E = Eigen::MatrixXd::Zero(L_.nv + L_.nc, L_.nc);
+    E.bottomRows(L_.nc).setIdentity();
+    qs_dlambda_ = -(qs_kkt_->SolveTransposed(E).transpose() * qs_kkt_->Z());
+    if (!qs_dlambda_.allFinite() ||
+        !qs_integrands_->Run(t, y + L_.iq(), y + L_.iv(), p, reported_.lambda,
+                             y + L_.il(), &qs_jac_))
+      return false;
+    qs_t_ = t;
+    qs_y_ = Y;
+    qs_p_ = p;
+    qs_valid_ = true;
+  }
+  qs_z_.resize(nz);
+  qs_z_ << Eigen::Map<const Eigen::VectorXd>(dy + L_.iq(), L_.nq + L_.nv), dp;
+  Eigen::Map<Eigen::VectorXd> o(out, Q_.size());
+  o.noalias() = qs_jac_.leftCols(nz) * qs_z_;
+  o.noalias() += qs_jac_.middleCols(nz, L_.nc) * (qs_dlambda_ * qs_z_);
+  o.noalias() += qs_jac_.rightCols(L_.nc) *
+                 Eigen::Map<const Eigen::VectorXd>(dy + L_.il(), L_.nc);
+  return true;
+}
+
 const KktResult& DaeForm::SampleState(double t, const double* y) {
   if (dq_params_) mech_->SetParameters(*dq_params_);
   mech_->Evaluate(t, y + L_.iq(), y + L_.iv());
   mech_->SolveKkt(mech_->bias(), &reported_);
+  NoteReported(t, y);
   return reported_;
 }
 

@@ -15,6 +15,7 @@
 #include "daedalus/simulate.hpp"
 #include "formulation/dae_programs.hpp"
 #include "formulation/mechanics.hpp"
+#include "formulation/sens_programs.hpp"
 
 namespace daedalus::internal {
 
@@ -154,6 +155,28 @@ class DaeForm {
                        double* out);
   // Exact dF/dy + cj dF/dyp by tangents, into jac_.
   void TangentJacobian(double t, double cj, const double* y, const double* yp);
+  // Baumgarte's integrand tangents on the compiled path (the integrands
+  // read the ideal multipliers, a KKT solve): false when not built or an
+  // entry is not finite. Per state, one linearization of the ideal KKT
+  // solution and one integrand Jacobian (cached for the parameters of the
+  // same call); per direction, dense products.
+  bool BaumgarteQuadSens(double t,
+                         const double* y,
+                         const double* dy,
+                         const Eigen::VectorXd& dp,
+                         double* out);
+  // reported_ is the ideal KKT solution at (t, q, v, p) of the last
+  // NoteReported.
+  void NoteReported(double t, const double* y);
+  bool reported_valid_ = false;
+  double reported_t_ = 0.0;
+  Eigen::VectorXd reported_y_, reported_p_;
+  std::unique_ptr<KktLinearization> qs_kkt_;
+  std::unique_ptr<BaumgarteIntegrandJacobian> qs_integrands_;
+  bool qs_valid_ = false;
+  double qs_t_ = 0.0;
+  Eigen::VectorXd qs_y_, qs_p_, qs_z_;
+  Eigen::MatrixXd qs_dlambda_, qs_jac_;  // -(K^-1 Z)'s multiplier rows
 
   Mechanics* mech_;
   SimulationOptions opt_;

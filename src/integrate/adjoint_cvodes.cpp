@@ -7,8 +7,13 @@
 //   mu' = -f_y' mu - g_y',   mu(T) = phi_y(T)',
 // d/dt (mu' s) = -g_y s + mu' f_p, so
 //   dG/dp = mu(t0)' s(t0) + int_t0^T (g_p + mu' f_p) dt + phi_p(T).
-// f_y and f_p are exact: each column is one tangent-workspace evaluation
-// followed by a solve with the KKT matrix factored once per state.
+// f_y and f_p are exact. On the compiled path one program gives every entry
+// of dR/d(q, v, p) and K of the KKT system R = 0 at the state's solution
+// (formulation/sens_programs.hpp), and [f_y f_p] = -K^-1 dR/d(q, v, p)
+// (the acceleration rows): one program run and one LU per state, whatever
+// the number of parameters. Otherwise each column is one tangent-workspace
+// evaluation followed by a solve with the KKT matrix factored once per
+// state.
 #include <cvodes/cvodes.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
@@ -17,7 +22,9 @@
 #include <memory>
 #include <sstream>
 
+#include "eval/chart.hpp"
 #include "formulation/ode_form.hpp"
+#include "formulation/sens_programs.hpp"
 #include "integrate/adapters.hpp"
 #include "integrate/common.hpp"
 #include "integrate/sundials_util.hpp"
@@ -28,9 +35,16 @@ namespace daedalus::internal {
 namespace {
 
 struct AdjointRun : CallbackGuard {
-  AdjointRun(Mechanics* m, const SimulationOptions& o) : mech(m), form(m, o) {}
+  AdjointRun(Mechanics* m, const SimulationOptions& o)
+      : mech(m),
+        form(m, o),
+        lin(KktLinearization::Make(
+            m->compiled(), m->model(), m->rows(), o, o.formulation)) {}
   Mechanics* mech;
   OdeForm form;
+  // Compiled derivatives (null: the tangent path).
+  std::unique_ptr<KktLinearization> lin;
+  std::unique_ptr<FunctionalGradient> running_gradient;
   const ModelData::FunctionalDecl* fun = nullptr;
   std::vector<SensParameter> sens;
   int nq = 0, nv = 0, np = 0;
@@ -42,6 +56,10 @@ struct AdjointRun : CallbackGuard {
   // the same states: f_y is kept for the last state, with the mechanics
   // still evaluated there.
   Eigen::MatrixXd fy;
+  // f_p (nv rows: the accelerations'; q' = v does not read p), when the
+  // compiled path formed it with f_y (fp_valid).
+  Eigen::MatrixXd fp;
+  bool fp_valid = false;
   double fy_t = 0.0;
   Eigen::VectorXd fy_y;
   bool SameState(double t, const double* y) const {
@@ -52,14 +70,41 @@ struct AdjointRun : CallbackGuard {
   void StateJacobian(double t, const double* y) {
     if (SameState(t, y)) return;
     fy_y.resize(0);
-    form.StateJacobian(t, y, &fy);
+    fp_valid = CompiledJacobians(t, y);
+    if (!fp_valid) form.StateJacobian(t, y, &fy);
     fy_t = t;
     fy_y = Eigen::Map<const Eigen::VectorXd>(y, n());
   }
 
+  // [f_y f_p] = -K^-1 dR/d(q, v, p) in the acceleration rows, f_y's q'
+  // rows from the chart (the identity block without quaternions). False
+  // when there is no compiled linearization or an entry is not finite.
+  Eigen::MatrixXd x_;
+  bool CompiledJacobians(double t, const double* y) {
+    if (!lin) return false;
+    form.Accelerations(t, y);
+    const KktResult& r = form.applied();
+    if (!lin->Linearize(t, y, y + nq, mech->parameters(), r.vdot, r.lambda))
+      return false;
+    x_ = lin->K().solve(lin->Z());
+    if (!x_.allFinite()) return false;
+    fy.setZero(n(), n());
+    CoordinateRatesJacobian(mech->model().data(), mech->q(), mech->v(),
+                            fy.topLeftCorner(nq, nq),
+                            fy.topRightCorner(nq, nv));
+    fy.bottomRows(nv) = -x_.topLeftCorner(nv, n());
+    fp = -x_.topRightCorner(nv, np);
+    return true;
+  }
+
   // Gradient of a scalar user function at the mechanics' state: (d/dy,
-  // d/dp), by first-order duals.
+  // d/dp), by a compiled program for the running functional when there is
+  // one, else by first-order duals.
   void Gradient(const ScalarFn& fn, Eigen::VectorXd* gy, Eigen::VectorXd* gp) {
+    if (running_gradient && &fn == &fun->running &&
+        running_gradient->Run(mech->t(), mech->q().data(), mech->v().data(),
+                              mech->parameters(), gy, gp))
+      return;
     const Point<double> x = mech->point();
     VecX<D1> q(nq), v(nv), p(np);
     const D1 t(x.t, 0.0);
@@ -169,6 +214,10 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
         out[i] = 0.0;
         continue;
       }
+      if (run->fp_valid) {
+        out[i] = -(gp[sp.index] + mu.tail(run->nv).dot(run->fp.col(sp.index)));
+        continue;
+      }
       Eigen::VectorXd dp = Eigen::VectorXd::Zero(run->np);
       dp[sp.index] = 1.0;
       run->form.Tangent(zero.data(), dp, &da, nullptr, nullptr);
@@ -217,6 +266,8 @@ SensitivityResult AdjointGradient(Mechanics* mech,
     }
     run.fun = &model.data().functionals[model.FunctionalIndex(so.functional)];
     run.sens = ResolveSensParameters(model, so.parameters);
+    run.running_gradient =
+        FunctionalGradient::Make(mech->compiled(), model, run.fun->running);
   } catch (const std::exception& e) {
     return fail(e.what());
   }

@@ -32,8 +32,9 @@
 // restricted to them (IdasAdjointRun::GglTerminal).
 //
 // F_y, F_y' and F_p are exact: DaeForm's Jacobian dF/dy + cj dF/dy'
-// (compiled programs, or tangents) at cj = 0 and 1, and its sensitivity
-// residual along (0, 0, e_i).
+// (compiled programs, or tangents) at cj = 0 and 1, and F_p from one
+// compiled program per state (formulation/sens_programs.hpp; without one,
+// its sensitivity residual along (0, 0, e_i) per parameter).
 #include <idas/idas.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
@@ -44,6 +45,7 @@
 #include <sstream>
 
 #include "formulation/dae_form.hpp"
+#include "formulation/sens_programs.hpp"
 #include "integrate/adapters.hpp"
 #include "integrate/common.hpp"
 #include "integrate/sundials_util.hpp"
@@ -55,9 +57,15 @@ namespace {
 
 struct IdasAdjointRun : CallbackGuard {
   IdasAdjointRun(Mechanics* m, const SimulationOptions& o)
-      : mech(m), form(m, o, nullptr) {}
+      : mech(m),
+        form(m, o, nullptr),
+        fp_program(DaeParameterJacobian::Make(
+            m->compiled(), m->model(), form.layout())) {}
   Mechanics* mech;
   DaeForm form;
+  // Compiled derivatives (null: the tangent and dual-number paths).
+  std::unique_ptr<DaeParameterJacobian> fp_program;
+  std::unique_ptr<FunctionalGradient> running_gradient;
   const ModelData::FunctionalDecl* fun = nullptr;
   std::vector<SensParameter> sens;
   int nq = 0, nv = 0, nc = 0, np = 0, n = 0;
@@ -69,6 +77,9 @@ struct IdasAdjointRun : CallbackGuard {
   // residual, its Jacobian and the backward quadrature at the same
   // interpolated forward states.
   Eigen::MatrixXd Fy, Fyp, A1;
+  // F_p (n x np), with F_y when the compiled program formed it.
+  Eigen::MatrixXd Fp;
+  bool fp_valid = false;
   double jt = 0.0;
   Eigen::VectorXd jy, jyp;
   void Jacobians(double t, const double* y, const double* yp) {
@@ -83,6 +94,7 @@ struct IdasAdjointRun : CallbackGuard {
     // F is linear in y': (F_y + F_y') - F_y is F_y' to round-off of F_y's
     // entries in the same places (no difference quotient).
     Fyp = A1 - Fy;
+    fp_valid = fp_program && fp_program->Run(t, y, yp, mech->parameters(), &Fp);
     jt = t;
     jy = Y;
     jyp = YP;
@@ -95,6 +107,9 @@ struct IdasAdjointRun : CallbackGuard {
                 const double* y,
                 Eigen::VectorXd* gy,
                 Eigen::VectorXd* gp) {
+    if (running_gradient && &fn == &fun->running &&
+        running_gradient->Run(t, y, y + nq, mech->parameters(), gy, gp))
+      return;
     gy->setZero(nd());
     gp->setZero(np);
     if (!fn) return;
@@ -235,18 +250,23 @@ struct IdasAdjointRun : CallbackGuard {
     Eigen::VectorXd gy, gp;
     Gradient(fun->running, t, y, &gy, &gp);
     const auto l = Eigen::Map<const Eigen::VectorXd>(z, n);
+    Jacobians(t, y, yp);  // F_p with F_y (cached per state)
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
-    Eigen::VectorXd Fp(n);
+    Eigen::VectorXd fp(n);
     for (size_t i = 0; i < sens.size(); ++i) {
       const SensParameter& sp = sens[i];
       if (sp.kind != SensParameter::Kind::kModel) {
         out[i] = 0.0;
         continue;
       }
+      if (fp_valid) {
+        out[i] = l.dot(Fp.col(sp.index)) - gp[sp.index];
+        continue;
+      }
       Eigen::VectorXd dp = Eigen::VectorXd::Zero(np);
       dp[sp.index] = 1.0;
-      form.SensResidual(t, y, yp, zero.data(), zero.data(), dp, Fp.data());
-      out[i] = l.dot(Fp) - gp[sp.index];
+      form.SensResidual(t, y, yp, zero.data(), zero.data(), dp, fp.data());
+      out[i] = l.dot(fp) - gp[sp.index];
     }
   }
 };
@@ -403,6 +423,8 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
     }
     run.fun = &model.data().functionals[model.FunctionalIndex(so.functional)];
     run.sens = ResolveSensParameters(model, so.parameters);
+    run.running_gradient =
+        FunctionalGradient::Make(mech->compiled(), model, run.fun->running);
   } catch (const std::exception& e) {
     return fail(e.what());
   }

@@ -1,0 +1,330 @@
+#include "formulation/sens_programs.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+namespace daedalus::internal {
+
+namespace {
+
+int Number(const SymbolicModel& sm, const Sym& x) {
+  return static_cast<int>(sm.graph.node(x.node()).value);
+}
+
+// Input numbers of t, q, v, p.
+std::vector<int> StateNumbers(const SymbolicModel& sm) {
+  return sm.StateInputs();
+}
+
+void Append(std::vector<int>* to, const SymbolicModel& sm, const VecX<Sym>& x) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) to->push_back(Number(sm, x[i]));
+}
+
+// The program `build` makes on the symbolic model, made once per model and
+// `key`; null (the dual-number path stays) when the model has no compiled
+// evaluator or has quaternions, or a function cannot be recorded, or the
+// graph outgrows its limit.
+template <class F>
+std::unique_ptr<JacobianRun> TryBuild(const CompiledModel* cm,
+                                      const Model& model,
+                                      const std::string& key,
+                                      F&& build) {
+  if (cm == nullptr || !model.quaternions().empty()) return nullptr;
+  auto p = cm->Cached<JacobianProgram>(
+      "sens_programs:" + key,
+      [&](SymbolicModel& sm) -> std::shared_ptr<const JacobianProgram> {
+        auto j = std::make_shared<JacobianProgram>();
+        try {
+          build(sm, j.get());
+        } catch (const NotTraceable&) {
+          return nullptr;
+        } catch (const std::length_error&) {
+          return nullptr;
+        }
+        return j;
+      });
+  if (!p) return nullptr;
+  return std::make_unique<JacobianRun>(std::move(p));
+}
+
+// A key's text for a double (exact).
+std::string Exact(double x) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%a", x);
+  return b;
+}
+
+// Copies (t, q, v, p) into in[0 .. 1 + nq + nv + np).
+double* FillState(double t,
+                  const double* q,
+                  const double* v,
+                  const Eigen::VectorXd& p,
+                  int nq,
+                  int nv,
+                  double* in) {
+  in[0] = t;
+  double* d = std::copy_n(q, nq, in + 1);
+  d = std::copy_n(v, nv, d);
+  return std::copy_n(p.data(), p.size(), d);
+}
+
+}  // namespace
+
+void JacobianProgram::Build(ExprGraph& g,
+                            const std::vector<int>& inputs,
+                            const std::vector<int>& f,
+                            const std::vector<int>& wrt) {
+  m = static_cast<int>(f.size());
+  ncols = static_cast<int>(wrt.size());
+  std::vector<int> nodes;
+  rows.clear();
+  cols.clear();
+  std::vector<int> seed(static_cast<std::size_t>(g.num_inputs()), 0);
+  for (int j = 0; j < ncols; ++j) {
+    seed[static_cast<std::size_t>(wrt[j])] = 1;  // node 1: the constant 1
+    const std::vector<int> col = g.Derivative(f, seed);
+    seed[static_cast<std::size_t>(wrt[j])] = 0;
+    for (int i = 0; i < m; ++i) {
+      if (g.IsZero(col[i])) continue;
+      rows.push_back(i);
+      cols.push_back(j);
+      nodes.push_back(col[i]);
+    }
+  }
+  program = ExprProgram(g, inputs, nodes);
+}
+
+JacobianRun::JacobianRun(std::shared_ptr<const JacobianProgram> p)
+    : p_(std::move(p)) {
+  in_.assign(static_cast<std::size_t>(p_->program.num_inputs()), 0.0);
+  p_->program.InitScratch(&scratch_);
+  values_.assign(p_->rows.size(), 0.0);
+}
+
+bool JacobianRun::Run(Eigen::MatrixXd* out) {
+  p_->program.Run(in_.data(), values_.data(), scratch_.data());
+  out->setZero(p_->m, p_->ncols);
+  double z = 0.0;
+  for (std::size_t k = 0; k < values_.size(); ++k) {
+    (*out)(p_->rows[k], p_->cols[k]) = values_[k];
+    z += values_[k] * 0.0;  // NaN when an entry is not finite
+  }
+  return z == 0.0;
+}
+
+// ------------------------------------------------------------------ KKT
+
+std::unique_ptr<KktLinearization> KktLinearization::Make(
+    const CompiledModel* cm,
+    const Model& model,
+    const ConstraintRows& rows,
+    const SimulationOptions& o,
+    Formulation form) {
+  auto k = std::make_unique<KktLinearization>();
+  SimulationOptions lo = o;
+  lo.formulation = form == Formulation::kBaumgarte ? Formulation::kBaumgarte
+                                                   : Formulation::kUnstabilized;
+  const DaeLayout L(model, rows, lo);
+  const std::string key = std::string("kkt:") + ToString(lo.formulation) + ":" +
+                          Exact(lo.baumgarte_alpha) + ":" +
+                          Exact(lo.baumgarte_beta);
+  k->jac_ =
+      TryBuild(cm, model, key, [&](SymbolicModel& sm, JacobianProgram* jac) {
+        const int n = L.size();
+        const VecX<Sym> lambda = sm.NamedInputSyms("lambda", L.nc);
+        VecX<Sym> Y = VecX<Sym>::Zero(n), YP = VecX<Sym>::Zero(n);
+        Y.segment(L.iq(), L.nq) = sm.q;
+        Y.segment(L.iv(), L.nv) = sm.v;
+        Y.segment(L.il(), L.nc) = lambda;
+        YP.segment(L.iv(), L.nv) = sm.vdot;
+        VecX<Sym> F = VecX<Sym>::Zero(n);
+        AssembleDae(L, sm, Y, YP, F);
+        std::vector<int> f;
+        for (int i = L.iv(); i < n; ++i) f.push_back(F[i].node());
+        std::vector<int> inputs = StateNumbers(sm);
+        Append(&inputs, sm, sm.vdot);
+        Append(&inputs, sm, lambda);
+        const std::vector<int> wrt(inputs.begin() + 1, inputs.end());
+        jac->Build(sm.graph, inputs, f, wrt);
+      });
+  if (!k->jac_) return nullptr;
+  k->nq_ = L.nq;
+  k->nv_ = L.nv;
+  k->nc_ = L.nc;
+  k->np_ = model.num_parameters();
+  return k;
+}
+
+bool KktLinearization::Linearize(double t,
+                                 const double* q,
+                                 const double* v,
+                                 const Eigen::VectorXd& p,
+                                 const Eigen::VectorXd& a,
+                                 const Eigen::VectorXd& lambda) {
+  double* d = FillState(t, q, v, p, nq_, nv_, jac_->in());
+  d = std::copy_n(a.data(), nv_, d);
+  std::copy_n(lambda.data(), nc_, d);
+  if (!jac_->Run(&all_)) return false;
+  Z_ = all_.leftCols(nq_ + nv_ + np_);
+  lu_valid_ = lut_valid_ = false;
+  return true;
+}
+
+const Eigen::PartialPivLU<Eigen::MatrixXd>& KktLinearization::K() {
+  if (!lu_valid_) {
+    lu_.compute(all_.rightCols(nv_ + nc_));
+    lu_valid_ = true;
+  }
+  return lu_;
+}
+
+Eigen::MatrixXd KktLinearization::SolveTransposed(const Eigen::MatrixXd& B) {
+  if (!lut_valid_) {
+    lut_.compute(all_.rightCols(nv_ + nc_).transpose());
+    lut_valid_ = true;
+  }
+  return lut_.solve(B);
+}
+
+// ----------------------------------------------------------- integrands
+
+std::unique_ptr<BaumgarteIntegrandJacobian> BaumgarteIntegrandJacobian::Make(
+    const CompiledModel* cm, const Model& model) {
+  auto b = std::make_unique<BaumgarteIntegrandJacobian>();
+  const QuadLayout Q(model);
+  b->jac_ =
+      TryBuild(cm, model, "baumgarte_integrands",
+               [&](SymbolicModel& sm, JacobianProgram* jac) {
+                 const int nc = model.nc();
+                 const VecX<Sym> ideal = sm.NamedInputSyms("lambda_ideal", nc);
+                 const VecX<Sym> applied = sm.NamedInputSyms("lambda", nc);
+                 const VecX<Sym> jv = ConstraintRates(sm);
+                 Sym stab = 0.0;
+                 for (int i = 0; i < nc; ++i)
+                   stab += (applied[i] - ideal[i]) * jv[i];
+                 VecX<Sym> out = VecX<Sym>::Zero(Q.size());
+                 QuadratureIntegrandsAtRates(Q, sm, jv, ideal, stab, out);
+                 std::vector<int> f;
+                 for (Eigen::Index i = 0; i < out.size(); ++i)
+                   f.push_back(out[i].node());
+                 std::vector<int> inputs = StateNumbers(sm);
+                 Append(&inputs, sm, ideal);
+                 Append(&inputs, sm, applied);
+                 const std::vector<int> wrt(inputs.begin() + 1, inputs.end());
+                 jac->Build(sm.graph, inputs, f, wrt);
+               });
+  if (!b->jac_) return nullptr;
+  b->nq_ = model.nq();
+  b->nv_ = model.nv();
+  b->nc_ = model.nc();
+  b->np_ = model.num_parameters();
+  return b;
+}
+
+bool BaumgarteIntegrandJacobian::Run(double t,
+                                     const double* q,
+                                     const double* v,
+                                     const Eigen::VectorXd& p,
+                                     const Eigen::VectorXd& lambda_ideal,
+                                     const double* lambda_applied,
+                                     Eigen::MatrixXd* out) {
+  double* d = FillState(t, q, v, p, nq_, nv_, jac_->in());
+  d = std::copy_n(lambda_ideal.data(), nc_, d);
+  std::copy_n(lambda_applied, nc_, d);
+  return jac_->Run(out);
+}
+
+// ----------------------------------------------------------- functional
+
+std::unique_ptr<FunctionalGradient> FunctionalGradient::Make(
+    const CompiledModel* cm, const Model& model, const ScalarFn& g) {
+  if (!g) return nullptr;
+  auto r = std::make_unique<FunctionalGradient>();
+  // The function object's address names it: it lives in the model's data,
+  // as the compiled model does.
+  char id[32];
+  std::snprintf(id, sizeof id, "%p", static_cast<const void*>(&g));
+  r->jac_ = TryBuild(
+      cm, model, std::string("functional_gradient:") + id,
+      [&](SymbolicModel& sm, JacobianProgram* jac) {
+        const Sym value = Invoke(g, Point<Sym>{sm.q, sm.v, sm.t, sm.p});
+        const std::vector<int> inputs = StateNumbers(sm);
+        const std::vector<int> wrt(inputs.begin() + 1, inputs.end());
+        jac->Build(sm.graph, inputs, {value.node()}, wrt);
+      });
+  if (!r->jac_) return nullptr;
+  r->nq_ = model.nq();
+  r->nv_ = model.nv();
+  r->np_ = model.num_parameters();
+  return r;
+}
+
+bool FunctionalGradient::Run(double t,
+                             const double* q,
+                             const double* v,
+                             const Eigen::VectorXd& p,
+                             Eigen::VectorXd* gy,
+                             Eigen::VectorXd* gp) {
+  FillState(t, q, v, p, nq_, nv_, jac_->in());
+  if (!jac_->Run(&row_)) return false;
+  *gy = row_.row(0).head(nq_ + nv_).transpose();
+  *gp = row_.row(0).tail(np_).transpose();
+  return true;
+}
+
+// ------------------------------------------------------------------ dF/dp
+
+std::unique_ptr<DaeParameterJacobian> DaeParameterJacobian::Make(
+    const CompiledModel* cm, const Model& model, const DaeLayout& L) {
+  auto r = std::make_unique<DaeParameterJacobian>();
+  const bool ggl = L.form == Formulation::kGgl;
+  const std::string key = std::string("dae_fp:") + ToString(L.form) + ":" +
+                          Exact(L.alpha) + ":" + Exact(L.beta);
+  r->jac_ =
+      TryBuild(cm, model, key, [&](SymbolicModel& sm, JacobianProgram* jac) {
+        // The unknowns named as DaePrograms names them (dae_programs.cpp).
+        const int n = L.size();
+        VecX<Sym> Y(n), YP(n);
+        Y.segment(L.iq(), L.nq) = sm.q;
+        Y.segment(L.iv(), L.nv) = sm.v;
+        Y.segment(L.il(), L.nc) = sm.NamedInputSyms("lambda", L.nc);
+        if (ggl) Y.segment(L.im(), L.nh) = sm.NamedInputSyms("mu", L.nh);
+        YP.segment(L.iq(), L.nq) = sm.NamedInputSyms("qdot", L.nq);
+        YP.segment(L.iv(), L.nv) = sm.vdot;
+        YP.segment(L.il(), L.nc) = sm.NamedInputSyms("lambda'", L.nc);
+        if (ggl) YP.segment(L.im(), L.nh) = sm.NamedInputSyms("mu'", L.nh);
+        VecX<Sym> F = VecX<Sym>::Zero(n);
+        AssembleDae(L, sm, Y, YP, F);
+        std::vector<int> f(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) f[i] = F[i].node();
+        std::vector<int> inputs = {0};
+        Append(&inputs, sm, Y);
+        Append(&inputs, sm, YP);
+        std::vector<int> wrt;
+        for (int k = 0; k < model.num_parameters(); ++k)
+          wrt.push_back(sm.p_input(k));
+        inputs.insert(inputs.end(), wrt.begin(), wrt.end());
+        jac->Build(sm.graph, inputs, f, wrt);
+      });
+  if (!r->jac_) return nullptr;
+  r->n_ = L.size();
+  r->np_ = model.num_parameters();
+  return r;
+}
+
+bool DaeParameterJacobian::Run(double t,
+                               const double* y,
+                               const double* yp,
+                               const Eigen::VectorXd& p,
+                               Eigen::MatrixXd* Fp) {
+  double* in = jac_->in();
+  in[0] = t;
+  double* d = std::copy_n(y, n_, in + 1);
+  d = std::copy_n(yp, n_, d);
+  std::copy_n(p.data(), np_, d);
+  return jac_->Run(Fp);
+}
+
+}  // namespace daedalus::internal
