@@ -50,9 +50,9 @@ VectorXd Params(const Model& m) {
 // (Baumgarte) at rtol 1e-8, atol 1e-10, output by the integrator's dense
 // output (CV_NORMAL: the interpolating polynomial at each output time).
 std::vector<Sample> SwingSamples(const problems::Golfer3d& g,
-                        const VectorXd& prm,
-                        double t_end,
-                        double step) {
+                                 const VectorXd& prm,
+                                 double t_end,
+                                 double step) {
   const Problem& p = g.problem;
   SimulationOptions o = p.defaults;
   o.t_end = t_end;
@@ -170,8 +170,9 @@ TEST(InverseDynamicsGolfer, RoundTripRecoversTheInputs) {
       c_in = std::max(c_in, coarse.at[k]);
       f_in = std::max(f_in, fine.at[2 * k]);
     }
-    std::printf("  inside at the same times: %.3e (2 ms) %.3e (1 ms), ratio %.1f\n",
-                c_in, f_in, c_in / f_in);
+    std::printf(
+        "  inside at the same times: %.3e (2 ms) %.3e (1 ms), ratio %.1f\n",
+        c_in, f_in, c_in / f_in);
     EXPECT_GT(fine.u_max, 200.0);
     EXPECT_GT(c_in, 12.0 * f_in) << with_v;
     EXPECT_GT(coarse.ends, 6.0 * fine.ends) << with_v;
