@@ -98,6 +98,26 @@ def inertial(link):
             f'mass="{mass!r}" diaginertia="{fmt(moments)}"/>'), g, mass
 
 
+def write_mjcf(out, header, name, lines):
+    """Writes the MJCF file: the header comment, the compiler and option
+    lines both generators use (radians, inertias as given, gravity along -z,
+    RK4 at 1 ms), and the world body's lines."""
+    text = "\n".join([
+        header,
+        f'<mujoco model="{name}">',
+        '  <compiler angle="radian" inertiafromgeom="false"/>',
+        '  <option gravity="0 0 -9.81" timestep="0.001" integrator="RK4"/>',
+        "  <worldbody>",
+        *lines,
+        "  </worldbody>",
+        "</mujoco>",
+        "",
+    ])
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"wrote {out}")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     data = os.path.join(here, "..", "problems", "data")
@@ -155,20 +175,7 @@ def main():
   `mujoco_side_by_side check` compares M, the bias forces and the
   accelerations of both models at random states (1e-12 relative).
 -->"""
-    text = "\n".join([
-        header,
-        f'<mujoco model="{robot.get("name")}">',
-        '  <compiler angle="radian" inertiafromgeom="false"/>',
-        '  <option gravity="0 0 -9.81" timestep="0.001" integrator="RK4"/>',
-        "  <worldbody>",
-        *lines,
-        "  </worldbody>",
-        "</mujoco>",
-        "",
-    ])
-    with open(out, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {out}")
+    write_mjcf(out, header, robot.get("name"), lines)
 
 
 if __name__ == "__main__":

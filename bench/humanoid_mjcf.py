@@ -32,7 +32,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from arm7_mjcf import fmt, inertial, origin, quat, rpy_matrix, vec  # noqa: E402
+from arm7_mjcf import (fmt, inertial, origin, quat, rpy_matrix, vec,  # noqa: E402
+                       write_mjcf)
 
 
 def main():
@@ -111,20 +112,7 @@ def main():
   `mujoco_side_by_side check` compares M, the bias forces, the
   accelerations and the inverse dynamics of both models at random states.
 -->"""
-    text = "\n".join([
-        header,
-        f'<mujoco model="{robot.get("name")}">',
-        '  <compiler angle="radian" inertiafromgeom="false"/>',
-        '  <option gravity="0 0 -9.81" timestep="0.001" integrator="RK4"/>',
-        "  <worldbody>",
-        *lines,
-        "  </worldbody>",
-        "</mujoco>",
-        "",
-    ])
-    with open(out, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {out}")
+    write_mjcf(out, header, robot.get("name"), lines)
 
 
 if __name__ == "__main__":
