@@ -6,6 +6,24 @@
 
 namespace daedalus::internal {
 
+void DaeUnknownSyms(SymbolicModel& sm,
+                    const DaeLayout& L,
+                    VecX<Sym>* Y,
+                    VecX<Sym>* YP) {
+  const bool ggl = L.form == Formulation::kGgl;
+  const int n = L.size();
+  Y->resize(n);
+  YP->resize(n);
+  Y->segment(L.iq(), L.nq) = sm.q;
+  Y->segment(L.iv(), L.nv) = sm.v;
+  Y->segment(L.il(), L.nc) = sm.NamedInputSyms("lambda", L.nc);
+  if (ggl) Y->segment(L.im(), L.nh) = sm.NamedInputSyms("mu", L.nh);
+  YP->segment(L.iq(), L.nq) = sm.NamedInputSyms("qdot", L.nq);
+  YP->segment(L.iv(), L.nv) = sm.vdot;  // what sm.Mvdot_h is built on
+  YP->segment(L.il(), L.nc) = sm.NamedInputSyms("lambda'", L.nc);
+  if (ggl) YP->segment(L.im(), L.nh) = sm.NamedInputSyms("mu'", L.nh);
+}
+
 std::unique_ptr<DaePrograms> DaePrograms::Build(const CompiledModel& cm,
                                                 const Model& model,
                                                 const DaeLayout& L,
@@ -15,15 +33,8 @@ std::unique_ptr<DaePrograms> DaePrograms::Build(const CompiledModel& cm,
   const bool ggl = L.form == Formulation::kGgl;
   cm.WithSymbolic([&](SymbolicModel& sm) {
     const int n = L.size(), np = model.num_parameters();
-    VecX<Sym> Y(n), YP(n);
-    Y.segment(L.iq(), L.nq) = sm.q;
-    Y.segment(L.iv(), L.nv) = sm.v;
-    Y.segment(L.il(), L.nc) = sm.NamedInputSyms("lambda", L.nc);
-    if (ggl) Y.segment(L.im(), L.nh) = sm.NamedInputSyms("mu", L.nh);
-    YP.segment(L.iq(), L.nq) = sm.NamedInputSyms("qdot", L.nq);
-    YP.segment(L.iv(), L.nv) = sm.vdot;  // what sm.Mvdot_h is built on
-    YP.segment(L.il(), L.nc) = sm.NamedInputSyms("lambda'", L.nc);
-    if (ggl) YP.segment(L.im(), L.nh) = sm.NamedInputSyms("mu'", L.nh);
+    VecX<Sym> Y, YP;
+    DaeUnknownSyms(sm, L, &Y, &YP);
     const Sym cj = sm.NamedInputSyms("cj", 1)[0];
     auto number = [&](const Sym& x) {
       return static_cast<int>(sm.graph.node(x.node()).value);

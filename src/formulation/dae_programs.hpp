@@ -16,6 +16,15 @@
 
 namespace daedalus::internal {
 
+/// The DAE unknowns y and y' (n = L.size() each) as the symbols the DAE
+/// programs are recorded on: q, v and the model's vdot from `sm`; lambda,
+/// mu, qdot, lambda' and mu' as named inputs. Every program over the DAE's
+/// [t | y | yp | ...] inputs names them so.
+void DaeUnknownSyms(SymbolicModel& sm,
+                    const DaeLayout& L,
+                    VecX<Sym>* Y,
+                    VecX<Sym>* YP);
+
 /// Programs over the inputs [t | y | yp | p | cj] (the tangent programs
 /// over [t | y | yp | p | cj | dy | dyp | dp]).
 struct DaePrograms {

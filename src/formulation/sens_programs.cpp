@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "formulation/dae_programs.hpp"
+
 namespace daedalus::internal {
 
 namespace {
@@ -279,22 +281,14 @@ bool FunctionalGradient::Run(double t,
 std::unique_ptr<DaeParameterJacobian> DaeParameterJacobian::Make(
     const CompiledModel* cm, const Model& model, const DaeLayout& L) {
   auto r = std::make_unique<DaeParameterJacobian>();
-  const bool ggl = L.form == Formulation::kGgl;
   const std::string key = std::string("dae_fp:") + ToString(L.form) + ":" +
                           Exact(L.alpha) + ":" + Exact(L.beta);
   r->jac_ =
       TryBuild(cm, model, key, [&](SymbolicModel& sm, JacobianProgram* jac) {
-        // The unknowns named as DaePrograms names them (dae_programs.cpp).
+        // The unknowns named as DaePrograms names them.
         const int n = L.size();
-        VecX<Sym> Y(n), YP(n);
-        Y.segment(L.iq(), L.nq) = sm.q;
-        Y.segment(L.iv(), L.nv) = sm.v;
-        Y.segment(L.il(), L.nc) = sm.NamedInputSyms("lambda", L.nc);
-        if (ggl) Y.segment(L.im(), L.nh) = sm.NamedInputSyms("mu", L.nh);
-        YP.segment(L.iq(), L.nq) = sm.NamedInputSyms("qdot", L.nq);
-        YP.segment(L.iv(), L.nv) = sm.vdot;
-        YP.segment(L.il(), L.nc) = sm.NamedInputSyms("lambda'", L.nc);
-        if (ggl) YP.segment(L.im(), L.nh) = sm.NamedInputSyms("mu'", L.nh);
+        VecX<Sym> Y, YP;
+        DaeUnknownSyms(sm, L, &Y, &YP);
         VecX<Sym> F = VecX<Sym>::Zero(n);
         AssembleDae(L, sm, Y, YP, F);
         std::vector<int> f(static_cast<std::size_t>(n));
