@@ -124,6 +124,9 @@ struct InverseDynamicsOptions {
   /// A motion whose constraint residual (|Phi|, |J v + Phi_t| or
   /// |J vdot + b|, max over samples and rows) exceeds this gets a warning:
   /// its inverse dynamics is that of a motion the model cannot follow.
+  /// Only the levels the motion gives are judged: a differentiated level
+  /// carries the fits' truncation error, not the motion's (the residuals
+  /// are still reported).
   double constraint_warning = 1e-6;
 };
 

@@ -1,5 +1,6 @@
 #include "cli/run_inverse.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -179,13 +180,24 @@ void PrintSummary(std::ostream& os,
   os << "  actuation              " << r.actuation() << " (nv " << m.nv()
      << ", nu " << m.num_inputs() << ", nc " << m.nc() << ", dof " << r.dof
      << ")\n";
+  // Names pad to the label column (23 characters after the indent) and
+  // are always followed by a space, so a long name never runs into the
+  // figures.
+  size_t name_width = 0;
   for (int k = 0; k < m.num_inputs(); ++k)
-    os << "  input " << std::left << std::setw(17) << m.inputs()[k].name
-       << std::right << "max |u| " << r.input_max_abs[k] << ", work "
-       << r.input_work[k] << " J\n";
+    name_width = std::max(name_width, m.inputs()[k].name.size() + 6);
   for (int i = 0; i < m.nc(); ++i)
-    os << "  constraint " << std::left << std::setw(12) << m.RowName(i)
-       << std::right << "work " << r.constraint_work[i] << " J\n";
+    name_width = std::max(name_width, m.RowName(i).size() + 11);
+  const auto label = [&](const std::string& text) {
+    return text +
+           std::string(std::max(name_width, size_t{22}) + 1 - text.size(), ' ');
+  };
+  for (int k = 0; k < m.num_inputs(); ++k)
+    os << "  " << label("input " + m.inputs()[k].name) << "max |u| "
+       << r.input_max_abs[k] << ", work " << r.input_work[k] << " J\n";
+  for (int i = 0; i < m.nc(); ++i)
+    os << "  " << label("constraint " + m.RowName(i)) << "work "
+       << r.constraint_work[i] << " J\n";
   os << "  residual               max " << r.residual_max
      << " at t = " << r.t_residual_max << " s\n";
   if (m.nc() > 0)
