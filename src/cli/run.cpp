@@ -280,6 +280,9 @@ RunConfig ParseCommandLine(const Problem& problem,
     } else if (arg == "--sens-corrector") {
       o.sensitivity.corrector = SensCorrectorFromString(value);
     } else if (arg == "--functional") {
+      // Checked here, like --sens, so that a typo fails before any work
+      // (the message lists the functionals the model declares).
+      problem.model.FunctionalIndex(value);
       o.sensitivity.functional = value;
     } else if (arg == "--step") {
       o.step = internal::ParseNumber(arg, value);

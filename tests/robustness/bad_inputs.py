@@ -154,6 +154,11 @@ ROWS = [
                              "--max-steps", "1000"], 2, "--max-steps"),
     row("sens-unknown", P, ["--sens", "nosuch"], 2, "nosuch"),
     row("sens-empty-name", P, ["--sens", "m,,g"], 2, "empty name"),
+    row("functional-unknown", "slider_crank",
+        ["--sens", "k", "--sens-method", "adjoint", "--functional", "nosuch"],
+        2, "declares no functional 'nosuch'",
+        fixed_by="an unknown functional failed only after the plain run, "
+        "which wrote its files"),
     row("counterfactual-garbage", P, ["--counterfactual", "bogus"], 2,
         "bogus"),
     # --- parameters.
