@@ -528,92 +528,38 @@ class Kinematics {
 
   /// Forward kinematics of frame f: R_WF and p_WF.
   template <class S>
-  FramePose<S> Pose(FrameIndex f, const VecX<S>& q, const VecX<S>& p) const {
-    FramePose<S> pose;
-    internal::Walk<S>(*tree_, f.value, q, internal::NoVel<S>{}, false, p, &pose,
-                      nullptr);
-    return pose;
-  }
+  FramePose<S> Pose(FrameIndex f, const VecX<S>& q, const VecX<S>& p) const;
   /// w_WF and v_WF of frame f at velocities v.
   template <class S>
   FrameVelocity<S> Velocity(FrameIndex f,
                             const VecX<S>& q,
                             const VecX<S>& v,
-                            const VecX<S>& p) const {
-    FrameVelocity<S> fv;
-    internal::Walk<S>(*tree_, f.value, q, internal::VelOf<S>{&v}, true, p,
-                      nullptr, &fv);
-    return fv;
-  }
+                            const VecX<S>& p) const;
   /// Frame Jacobian (6 x nv): rows 0-2 map v to w_WF, rows 3-5 to v_WF
   /// (columns of a quaternion's velocities: the body-frame angular
   /// velocities, so w_WF = J_w v also there).
   template <class S>
-  MatX<S> Jacobian(FrameIndex f, const VecX<S>& q, const VecX<S>& p) const {
-    MatX<S> jac = MatX<S>::Zero(6, tree_->nv);
-    for (int k : tree_->bodies[tree_->frames[f.value].body].vels) {
-      FrameVelocity<S> fv;
-      internal::Walk<S>(*tree_, f.value, q, internal::UnitVel<S>{k}, true, p,
-                        nullptr, &fv);
-      jac.col(k) << fv.w, fv.v;
-    }
-    return jac;
-  }
+  MatX<S> Jacobian(FrameIndex f, const VecX<S>& q, const VecX<S>& p) const;
   /// Total mass of the moving bodies.
   template <class S>
-  S TotalMass(const VecX<S>& p) const {
-    S m = S(0.0);
-    for (size_t b = 1; b < tree_->bodies.size(); ++b)
-      m += tree_->bodies[b].spec.mass.template Eval<S>(p);
-    return m;
-  }
+  S TotalMass(const VecX<S>& p) const;
   /// Centre of mass of the moving bodies, p_WC. @pre total mass > 0.
   template <class S>
-  Vec3<S> CenterOfMass(const VecX<S>& q, const VecX<S>& p) const {
-    Vec3<S> sum = Vec3<S>::Zero();
-    for (size_t b = 1; b < tree_->bodies.size(); ++b) {
-      const int bi = static_cast<int>(b);
-      sum += tree_->bodies[b].spec.mass.template Eval<S>(p) *
-             internal::BodyCom<S>(*tree_, bi, q, p);
-    }
-    return sum / TotalMass<S>(p);
-  }
+  Vec3<S> CenterOfMass(const VecX<S>& q, const VecX<S>& p) const;
   /// Total linear momentum sum_b m_b v_WCb [kg m/s].
   template <class S>
   Vec3<S> LinearMomentum(const VecX<S>& q,
                          const VecX<S>& v,
-                         const VecX<S>& p) const {
-    Vec3<S> sum = Vec3<S>::Zero();
-    for (size_t b = 1; b < tree_->bodies.size(); ++b) {
-      Vec3<S> pc, vc;
-      ComMotion<S>(static_cast<int>(b), q, v, p, &pc, &vc, nullptr);
-      sum += tree_->bodies[b].spec.mass.template Eval<S>(p) * vc;
-    }
-    return sum;
-  }
+                         const VecX<S>& p) const;
   /// Total angular momentum about W's origin, sum_b (p_WCb x m_b v_WCb +
   /// R I_Cb R' w_b) [kg m^2/s]; planar systems: only z is nonzero.
   template <class S>
   Vec3<S> AngularMomentum(const VecX<S>& q,
                           const VecX<S>& v,
-                          const VecX<S>& p) const {
-    Vec3<S> sum = Vec3<S>::Zero();
-    for (size_t b = 1; b < tree_->bodies.size(); ++b) {
-      const BodySpec& sp = tree_->bodies[b].spec;
-      Vec3<S> pc, vc, spin;
-      ComMotion<S>(static_cast<int>(b), q, v, p, &pc, &vc, &spin);
-      sum += sp.mass.template Eval<S>(p) * internal::Cross<S>(pc, vc) + spin;
-    }
-    return sum;
-  }
+                          const VecX<S>& p) const;
   /// Kinetic energy T (the sum of the model's per-body terms).
   template <class S>
-  S KineticEnergy(const VecX<S>& q, const VecX<S>& v, const VecX<S>& p) const {
-    S sum = S(0.0);
-    for (size_t b = 1; b < tree_->bodies.size(); ++b)
-      sum += internal::BodyKinetic<S>(*tree_, static_cast<int>(b), q, v, p);
-    return sum;
-  }
+  S KineticEnergy(const VecX<S>& q, const VecX<S>& v, const VecX<S>& p) const;
 
   // Overloads taking a model function's Point x.
   template <class X>
@@ -647,24 +593,164 @@ class Kinematics {
                  const VecX<S>& p,
                  Vec3<S>* pc,
                  Vec3<S>* vc,
-                 Vec3<S>* spin) const {
-    const BodySpec& sp = tree_->bodies[b].spec;
-    FramePose<S> pose;
-    FrameVelocity<S> fv;
-    internal::Walk<S>(*tree_, tree_->bodies[b].frame, q, internal::VelOf<S>{&v},
-                      true, p, &pose, &fv);
-    const Vec3<S> r = pose.R * internal::EvalVec<S>(sp.com, p);
-    *pc = pose.p + r;
-    *vc = fv.v + internal::Cross<S>(fv.w, r);
-    if (spin) {
-      Mat3<S> inertia;
-      inertia << sp.ixx.Eval<S>(p), sp.ixy.Eval<S>(p), sp.ixz.Eval<S>(p),
-          sp.ixy.Eval<S>(p), sp.iyy.Eval<S>(p), sp.iyz.Eval<S>(p),
-          sp.ixz.Eval<S>(p), sp.iyz.Eval<S>(p), sp.izz.Eval<S>(p);
-      *spin = pose.R * (inertia * (pose.R.transpose() * fv.w));
-    }
-  }
+                 Vec3<S>* spin) const;
   std::shared_ptr<const internal::MbTree> tree_;
 };
+
+// The member templates, defined out of the class so that they are not
+// inline: a file that calls them on a scalar the library instantiates
+// (below) links the library's copy instead of compiling the walks again.
+template <class S>
+FramePose<S> Kinematics::Pose(FrameIndex f,
+                              const VecX<S>& q,
+                              const VecX<S>& p) const {
+  FramePose<S> pose;
+  internal::Walk<S>(*tree_, f.value, q, internal::NoVel<S>{}, false, p, &pose,
+                    nullptr);
+  return pose;
+}
+
+template <class S>
+FrameVelocity<S> Kinematics::Velocity(FrameIndex f,
+                                      const VecX<S>& q,
+                                      const VecX<S>& v,
+                                      const VecX<S>& p) const {
+  FrameVelocity<S> fv;
+  internal::Walk<S>(*tree_, f.value, q, internal::VelOf<S>{&v}, true, p,
+                    nullptr, &fv);
+  return fv;
+}
+
+template <class S>
+MatX<S> Kinematics::Jacobian(FrameIndex f,
+                             const VecX<S>& q,
+                             const VecX<S>& p) const {
+  MatX<S> jac = MatX<S>::Zero(6, tree_->nv);
+  for (int k : tree_->bodies[tree_->frames[f.value].body].vels) {
+    FrameVelocity<S> fv;
+    internal::Walk<S>(*tree_, f.value, q, internal::UnitVel<S>{k}, true, p,
+                      nullptr, &fv);
+    jac.col(k) << fv.w, fv.v;
+  }
+  return jac;
+}
+
+template <class S>
+S Kinematics::TotalMass(const VecX<S>& p) const {
+  S m = S(0.0);
+  for (size_t b = 1; b < tree_->bodies.size(); ++b)
+    m += tree_->bodies[b].spec.mass.template Eval<S>(p);
+  return m;
+}
+
+template <class S>
+Vec3<S> Kinematics::CenterOfMass(const VecX<S>& q, const VecX<S>& p) const {
+  Vec3<S> sum = Vec3<S>::Zero();
+  for (size_t b = 1; b < tree_->bodies.size(); ++b) {
+    const int bi = static_cast<int>(b);
+    sum += tree_->bodies[b].spec.mass.template Eval<S>(p) *
+           internal::BodyCom<S>(*tree_, bi, q, p);
+  }
+  return sum / TotalMass<S>(p);
+}
+
+template <class S>
+Vec3<S> Kinematics::LinearMomentum(const VecX<S>& q,
+                                   const VecX<S>& v,
+                                   const VecX<S>& p) const {
+  Vec3<S> sum = Vec3<S>::Zero();
+  for (size_t b = 1; b < tree_->bodies.size(); ++b) {
+    Vec3<S> pc, vc;
+    ComMotion<S>(static_cast<int>(b), q, v, p, &pc, &vc, nullptr);
+    sum += tree_->bodies[b].spec.mass.template Eval<S>(p) * vc;
+  }
+  return sum;
+}
+
+template <class S>
+Vec3<S> Kinematics::AngularMomentum(const VecX<S>& q,
+                                    const VecX<S>& v,
+                                    const VecX<S>& p) const {
+  Vec3<S> sum = Vec3<S>::Zero();
+  for (size_t b = 1; b < tree_->bodies.size(); ++b) {
+    const BodySpec& sp = tree_->bodies[b].spec;
+    Vec3<S> pc, vc, spin;
+    ComMotion<S>(static_cast<int>(b), q, v, p, &pc, &vc, &spin);
+    sum += sp.mass.template Eval<S>(p) * internal::Cross<S>(pc, vc) + spin;
+  }
+  return sum;
+}
+
+template <class S>
+S Kinematics::KineticEnergy(const VecX<S>& q,
+                            const VecX<S>& v,
+                            const VecX<S>& p) const {
+  S sum = S(0.0);
+  for (size_t b = 1; b < tree_->bodies.size(); ++b)
+    sum += internal::BodyKinetic<S>(*tree_, static_cast<int>(b), q, v, p);
+  return sum;
+}
+
+// Centre-of-mass position and velocity of body b, and (optionally) its
+// spin angular momentum R I_C R' w about C.
+template <class S>
+void Kinematics::ComMotion(int b,
+                           const VecX<S>& q,
+                           const VecX<S>& v,
+                           const VecX<S>& p,
+                           Vec3<S>* pc,
+                           Vec3<S>* vc,
+                           Vec3<S>* spin) const {
+  const BodySpec& sp = tree_->bodies[b].spec;
+  FramePose<S> pose;
+  FrameVelocity<S> fv;
+  internal::Walk<S>(*tree_, tree_->bodies[b].frame, q, internal::VelOf<S>{&v},
+                    true, p, &pose, &fv);
+  const Vec3<S> r = pose.R * internal::EvalVec<S>(sp.com, p);
+  *pc = pose.p + r;
+  *vc = fv.v + internal::Cross<S>(fv.w, r);
+  if (spin) {
+    Mat3<S> inertia;
+    inertia << sp.ixx.Eval<S>(p), sp.ixy.Eval<S>(p), sp.ixz.Eval<S>(p),
+        sp.ixy.Eval<S>(p), sp.iyy.Eval<S>(p), sp.iyz.Eval<S>(p),
+        sp.ixz.Eval<S>(p), sp.iyz.Eval<S>(p), sp.izz.Eval<S>(p);
+    *spin = pose.R * (inertia * (pose.R.transpose() * fv.w));
+  }
+}
+
+// Compiled once in src/multibody/kinematics_instances.cpp for every scalar
+// the library evaluates model functions with (the energies' and
+// constraints' types), so that a problem file that calls them in its own
+// functions (a quadrature, a functional, an output) does not instantiate
+// the walks again: that alone made slider_crank_mb.cpp, whose quadrature
+// and functional are the kinetic energy, compile 1.2x longer than the
+// hand-written slider_crank.cpp (bench/mb_build_cost.py).
+#define DAEDALUS_KINEMATICS_INSTANCES(EXTERN, S)                               \
+  EXTERN template FramePose<S> Kinematics::Pose<S>(FrameIndex, const VecX<S>&, \
+                                                   const VecX<S>&) const;      \
+  EXTERN template FrameVelocity<S> Kinematics::Velocity<S>(                    \
+      FrameIndex, const VecX<S>&, const VecX<S>&, const VecX<S>&) const;       \
+  EXTERN template MatX<S> Kinematics::Jacobian<S>(FrameIndex, const VecX<S>&,  \
+                                                  const VecX<S>&) const;       \
+  EXTERN template S Kinematics::TotalMass<S>(const VecX<S>&) const;            \
+  EXTERN template Vec3<S> Kinematics::CenterOfMass<S>(const VecX<S>&,          \
+                                                      const VecX<S>&) const;   \
+  EXTERN template Vec3<S> Kinematics::LinearMomentum<S>(                       \
+      const VecX<S>&, const VecX<S>&, const VecX<S>&) const;                   \
+  EXTERN template Vec3<S> Kinematics::AngularMomentum<S>(                      \
+      const VecX<S>&, const VecX<S>&, const VecX<S>&) const;                   \
+  EXTERN template S Kinematics::KineticEnergy<S>(                              \
+      const VecX<S>&, const VecX<S>&, const VecX<S>&) const;
+#define DAEDALUS_KINEMATICS_ALL_INSTANCES(EXTERN) \
+  DAEDALUS_KINEMATICS_INSTANCES(EXTERN, double)   \
+  DAEDALUS_KINEMATICS_INSTANCES(EXTERN, D1)       \
+  DAEDALUS_KINEMATICS_INSTANCES(EXTERN, D2)       \
+  DAEDALUS_KINEMATICS_INSTANCES(EXTERN, D3)       \
+  DAEDALUS_KINEMATICS_INSTANCES(EXTERN, M1)       \
+  DAEDALUS_KINEMATICS_INSTANCES(EXTERN, M2)       \
+  DAEDALUS_KINEMATICS_INSTANCES(EXTERN, TM1)      \
+  DAEDALUS_KINEMATICS_INSTANCES(EXTERN, TM2)      \
+  DAEDALUS_KINEMATICS_INSTANCES(EXTERN, Sym)
+DAEDALUS_KINEMATICS_ALL_INSTANCES(extern)
 
 }  // namespace daedalus::mb
