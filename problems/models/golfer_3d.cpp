@@ -25,7 +25,9 @@ using Eigen::Vector3d;
 // (males, body mass 73.0 kg, stature 1.741 m): segment mass [% of body
 // mass], length [m], centre of mass [% of length from the proximal
 // joint], radii of gyration [% of length] (sagittal, transverse,
-// longitudinal).
+// longitudinal). Masses, centres of mass and radii checked against two
+// public reproductions of the table (docs/problems.md, golfer_3d); the
+// lengths are unchecked.
 constexpr double kBodyMass = 73.0;
 struct Segment {
   double mass_pct, length, com_pct, r_sag, r_trans, r_long;
