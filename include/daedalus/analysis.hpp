@@ -125,7 +125,8 @@ struct ActuatorInfo {
   std::string channel;          ///< the applied input channel (torque)
   std::string command_channel;  ///< "<channel>_command"
   std::string coordinate;       ///< "<channel>_activation"
-  int coordinate_index = -1;    ///< its index (= original nq)
+  int coordinate_index = -1;    ///< its index in q (= original nq)
+  int velocity_index = -1;      ///< its index in v (= original nv)
   int time_constant_parameter = -1;
 };
 

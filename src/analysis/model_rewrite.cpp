@@ -102,31 +102,41 @@ struct Pick<Sym> {
   }
 };
 
-// The first n coordinates and velocities of x as a Point of the original
-// model (parameters and time unchanged: rewrites only append parameters).
+// The sizes of the original model's q and v inside a rewritten one whose
+// coordinates are appended after them (nq < 0: the same coordinates).
+struct Dims {
+  int nq = -1, nv = -1;
+  bool same() const { return nq < 0; }
+};
+constexpr Dims kSame{};
+
+// The first nq coordinates and nv velocities of x as a Point of the
+// original model (parameters and time unchanged: rewrites only append
+// parameters). Appended coordinates are scalar ones, so the original's
+// quaternion blocks keep their places in q and v.
 template <class S>
 struct Head {
   VecX<S> q, v;
-  Head(const Point<S>& x, int n) : q(x.q.head(n)), v(x.v.head(n)) {}
+  Head(const Point<S>& x, Dims d) : q(x.q.head(d.nq)), v(x.v.head(d.nv)) {}
   Point<S> At(const Point<S>& x) const { return Point<S>{q, v, x.t, x.p}; }
 };
 
-// Forwarders for an unchanged coordinate set (n < 0) or for the first n
+// Forwarders for an unchanged coordinate set or for the leading
 // coordinates of a larger one, with `extra` zero rows appended to vectors.
-auto ForwardScalar(const ScalarFn& fn, int n) {
+auto ForwardScalar(const ScalarFn& fn, Dims n) {
   return [fn, n](const auto& x) {
     using S = Scalar<decltype(x)>;
-    if (n < 0) return Pick<S>::Call(fn, x);
+    if (n.same()) return Pick<S>::Call(fn, x);
     const Head<S> h(x, n);
     return Pick<S>::Call(fn, h.At(x));
   };
 }
 
-auto ForwardVector(const VectorFn& fn, int n, int extra) {
+auto ForwardVector(const VectorFn& fn, Dims n, int extra) {
   return [fn, n, extra](const auto& x) {
     using S = Scalar<decltype(x)>;
     VecX<S> out;
-    if (n < 0) {
+    if (n.same()) {
       Pick<S>::Call(fn, x, out);
     } else {
       const Head<S> h(x, n);
@@ -146,7 +156,7 @@ void CopyParameters(const Model& m, ModelBuilder* b) {
     b->Parameter(m.parameter_names()[i], m.default_parameters()[i]);
 }
 
-void CopyConstraints(const Model& m, int n, ModelBuilder* b) {
+void CopyConstraints(const Model& m, Dims n, ModelBuilder* b) {
   for (const auto& c : m.constraints()) {
     auto f = ForwardVector(c.fn, n, 0);
     switch (c.kind) {
@@ -163,7 +173,7 @@ void CopyConstraints(const Model& m, int n, ModelBuilder* b) {
   }
 }
 
-void CopyQuadraturesAndEvents(const Model& m, int n, ModelBuilder* b) {
+void CopyQuadraturesAndEvents(const Model& m, Dims n, ModelBuilder* b) {
   for (const auto& qd : m.data().quadratures)
     b->Quadrature(qd.first, ForwardScalar(qd.second, n));
   for (const auto& ev : m.data().events)
@@ -218,19 +228,19 @@ Model RemoveInputs(const Model& model,
   CopyCoordinates(model, &b);
   CopyParameters(model, &b);
   if (d.energy_is_lagrangian) {
-    b.Lagrangian(ForwardScalar(d.lagrangian, -1));
+    b.Lagrangian(ForwardScalar(d.lagrangian, kSame));
   } else {
-    b.KineticEnergy(ForwardScalar(d.kinetic, -1));
-    if (d.potential) b.PotentialEnergy(ForwardScalar(d.potential, -1));
+    b.KineticEnergy(ForwardScalar(d.kinetic, kSame));
+    if (d.potential) b.PotentialEnergy(ForwardScalar(d.potential, kSame));
   }
   for (int k = 0; k < model.num_inputs(); ++k) {
     const auto& in = d.inputs[k];
     if (removed[k]) {
-      b.Input(in.name, ForwardVector(in.column, -1, 0),
+      b.Input(in.name, ForwardVector(in.column, kSame, 0),
               [](const auto& x) { return Scalar<decltype(x)>(0.0); });
     } else {
-      b.Input(in.name, ForwardVector(in.column, -1, 0),
-              ForwardScalar(in.value, -1));
+      b.Input(in.name, ForwardVector(in.column, kSame, 0),
+              ForwardScalar(in.value, kSame));
     }
   }
   if (d.damping) {
@@ -242,9 +252,9 @@ Model RemoveInputs(const Model& model,
       return out;
     });
   }
-  if (d.other_loads) b.OtherLoads(ForwardVector(d.other_loads, -1, 0));
-  CopyConstraints(model, -1, &b);
-  CopyQuadraturesAndEvents(model, -1, &b);
+  if (d.other_loads) b.OtherLoads(ForwardVector(d.other_loads, kSame, 0));
+  CopyConstraints(model, kSame, &b);
+  CopyQuadraturesAndEvents(model, kSame, &b);
   return std::move(b).Build();
 }
 
@@ -263,32 +273,29 @@ Model AddActuator(const Model& model,
     throw std::invalid_argument("AddActuator('" + channel +
                                 "'): the activation scale must be positive");
   }
-  if (!model.quaternions().empty()) {
-    throw std::invalid_argument(
-        "AddActuator('" + channel + "'): model '" + model.name() +
-        "' has quaternion coordinates (nq != nv), which the actuator "
-        "rewrite does not support yet");
-  }
   const auto& d = model.data();
-  const int n = model.nq();
+  // The activation is a scalar coordinate appended after the original
+  // ones: index nq in q and nv in v (a model with quaternions keeps its
+  // blocks where they were, CopyCoordinates).
+  const Dims n{model.nq(), model.nv()};
+  const int iv = n.nv;
   const double eps = options.scale;
-  std::vector<std::string> coords = model.coordinate_names();
   const std::string act = channel + "_activation";
-  for (const auto& c : coords) {
+  for (const auto& c : model.coordinate_names()) {
     if (c == act)
       throw std::invalid_argument("AddActuator: model '" + model.name() +
                                   "' already has a coordinate '" + act + "'");
   }
-  coords.push_back(act);
 
   ModelBuilder b(model.name());
-  b.Coordinates(coords);
+  CopyCoordinates(model, &b);
+  b.Coordinates({act});
   CopyParameters(model, &b);
   const Param ta = b.Parameter(channel + "_T_a", options.time_constant);
 
   // Kinetic term of the activation coordinate: eps T_a v_s^2 / 2.
-  auto activation_kinetic = [n, eps, ta](const auto& x) {
-    return 0.5 * eps * x.p[ta] * x.v[n] * x.v[n];
+  auto activation_kinetic = [iv, eps, ta](const auto& x) {
+    return 0.5 * eps * x.p[ta] * x.v[iv] * x.v[iv];
   };
   if (d.energy_is_lagrangian) {
     auto l = ForwardScalar(d.lagrangian, n);
@@ -305,16 +312,16 @@ Model AddActuator(const Model& model,
 
   // Damping: the original block plus eps on the activation coordinate.
   const MatrixFn damping = d.damping;
-  b.Damping([damping, n, eps](const auto& x) {
+  b.Damping([damping, n, iv, eps](const auto& x) {
     using S = Scalar<decltype(x)>;
-    MatX<S> out = MatX<S>::Zero(n + 1, n + 1);
+    MatX<S> out = MatX<S>::Zero(iv + 1, iv + 1);
     if (damping) {
       MatX<S> inner;
       const Head<S> h(x, n);
       Pick<S>::Call(damping, h.At(x), inner);
-      out.topLeftCorner(n, n) = inner;
+      out.topLeftCorner(iv, iv) = inner;
     }
-    out(n, n) = S(eps);
+    out(iv, iv) = S(eps);
     return out;
   });
   if (d.other_loads) b.OtherLoads(ForwardVector(d.other_loads, n, 1));
@@ -324,7 +331,7 @@ Model AddActuator(const Model& model,
     if (k == kc) {
       // The applied input is now the activation a = v_s.
       b.Input(in.name, ForwardVector(in.column, n, 1),
-              [n](const auto& x) { return x.v[n]; });
+              [iv](const auto& x) { return x.v[iv]; });
     } else {
       b.Input(in.name, ForwardVector(in.column, n, 1),
               ForwardScalar(in.value, n));
@@ -333,10 +340,10 @@ Model AddActuator(const Model& model,
   // The command drives the activation coordinate through column eps e_s.
   b.Input(
       channel + "_command",
-      [n, eps](const auto& x) {
+      [iv, eps](const auto& x) {
         using S = Scalar<decltype(x)>;
-        VecX<S> c = VecX<S>::Zero(n + 1);
-        c[n] = S(eps);
+        VecX<S> c = VecX<S>::Zero(iv + 1);
+        c[iv] = S(eps);
         return c;
       },
       ForwardScalar(d.inputs[kc].value, n));
@@ -347,7 +354,8 @@ Model AddActuator(const Model& model,
     info->channel = channel;
     info->command_channel = channel + "_command";
     info->coordinate = act;
-    info->coordinate_index = n;
+    info->coordinate_index = n.nq;
+    info->velocity_index = iv;
     info->time_constant_parameter = static_cast<int>(ta.index);
   }
   return std::move(b).Build();
@@ -355,12 +363,12 @@ Model AddActuator(const Model& model,
 
 InitialState ExtendState(const InitialState& x, double activation) {
   InitialState y;
-  const Eigen::Index n = x.q.size();
-  y.q = Eigen::VectorXd::Zero(n + 1);
-  y.v = Eigen::VectorXd::Zero(n + 1);
-  y.q.head(n) = x.q;
-  y.v.head(n) = x.v;
-  y.v[n] = activation;
+  const Eigen::Index nq = x.q.size(), nv = x.v.size();
+  y.q = Eigen::VectorXd::Zero(nq + 1);
+  y.v = Eigen::VectorXd::Zero(nv + 1);
+  y.q.head(nq) = x.q;
+  y.v.head(nv) = x.v;
+  y.v[nv] = activation;
   return y;
 }
 
