@@ -57,8 +57,13 @@ struct Golfer3d {
   Problem problem;
   mb::Kinematics kin;
 };
-Golfer3d MakeGolfer3d();
+/// M and h by automatic differentiation of the per-body energies (kEnergy,
+/// the default) or by the recursive algorithms (kRecursive: CRBA and RNEA
+/// on the tree, the loop closed by the KKT solve as in both forms).
+Golfer3d MakeGolfer3d(mb::DynamicsForm form = mb::DynamicsForm::kEnergy);
 Problem Golfer3dProblem();
+/// `golfer_3d --dynamics energy|recursive`.
+Problem Golfer3dProblemForm(mb::DynamicsForm form);
 
 namespace golfer_detail {
 

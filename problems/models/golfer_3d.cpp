@@ -280,7 +280,7 @@ Params DeclareParameters(ModelBuilder* b) {
 
 }  // namespace
 
-Golfer3d MakeGolfer3d() {
+Golfer3d MakeGolfer3d(mb::DynamicsForm form) {
   using golfer_detail::Part;
   using mb::Joint;
   using mb::PExpr;
@@ -442,7 +442,7 @@ Golfer3d MakeGolfer3d() {
   });
 
   s.AddCoincidence("trail_grip", trail_grip_hand, trail_grip_club);
-  const mb::Kinematics kin = std::move(s).AddTo(&b);
+  const mb::Kinematics kin = std::move(s).AddTo(&b, form);
 
   const mb::FrameIndex head = kin.Frame("clubhead");
   const double ball_y = g.head.y();
@@ -570,5 +570,9 @@ Golfer3d MakeGolfer3d() {
 }
 
 Problem Golfer3dProblem() { return MakeGolfer3d().problem; }
+
+Problem Golfer3dProblemForm(mb::DynamicsForm form) {
+  return MakeGolfer3d(form).problem;
+}
 
 }  // namespace daedalus::problems
