@@ -569,6 +569,21 @@ int run(const Problem& problem, int argc, char** argv) {
   }
   if (!cfg.inverse_dynamics.empty())
     return internal::RunInverseDynamics(problem, cfg, program);
+  // An adjoint needs a functional: said before the plain run writes
+  // anything (the integrators would say it only after). Not in
+  // ParseCommandLine: an ensemble's members may name it in their table.
+  if (cfg.options.sensitivity.method == SensMethod::kAdjoint &&
+      cfg.options.sensitivity.functional.empty()) {
+    std::string valid;
+    for (const auto& f : problem.model.data().functionals)
+      valid += (valid.empty() ? "" : ", ") + f.name;
+    std::cerr << program
+              << ": --sens-method adjoint needs --functional NAME; model '"
+              << problem.model.name()
+              << "' declares: " << (valid.empty() ? "(none)" : valid)
+              << "\n(see --help)\n";
+    return 2;
+  }
   // SIGINT and SIGTERM end the run with the rows so far (run_files.hpp).
   internal::StopOnSignals signals;
   return internal::RunSingle(problem, cfg, program, true).exit_code;

@@ -38,6 +38,7 @@
 #include <idas/idas.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <sunnonlinsol/sunnonlinsol_newton.h>
 
 #include <Eigen/LU>
 #include <cstdlib>
@@ -48,6 +49,7 @@
 #include "formulation/sens_programs.hpp"
 #include "integrate/adapters.hpp"
 #include "integrate/common.hpp"
+#include "integrate/idas_newton.hpp"
 #include "integrate/sundials_util.hpp"
 #include "sensitivity/forward.hpp"
 
@@ -465,17 +467,17 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
   View(yp.get()) = yp0;
   View(id.get()).head(nd).setOnes();
   View(atol.get()).setConstant(options.atol);
-  // The multipliers' Newton tolerance. GGL's plain run scales it by the
-  // step (integrate/idas.cpp, ScaledConvTest); this pass keeps IDAS's own
-  // Newton test, which with the multipliers at --atol fails at t = 0 (the
-  // support-matrix chain at atol 1e-10, the slider-crank at 1e-11), so
-  // without --multiplier-atol it takes 1: the multipliers are outside the
-  // error test either way, and the GGL forward-sensitivity tests run so.
-  const double mult_atol =
-      options.multiplier_atol > 0.0
-          ? options.multiplier_atol
-          : (options.formulation == Formulation::kGgl ? 1.0 : 0.0);
+  // The multipliers' Newton tolerance: --atol unless --multiplier-atol.
+  // The forward pass's Newton test weighs the algebraic unknowns by the
+  // step as the plain run does (ScaledConvTest below); with IDAS's own
+  // test and the multipliers at --atol, GGL failed at t = 0 (the
+  // support-matrix chain at atol 1e-10, the slider-crank at 1e-11), and
+  // this pass used to fall back to a multiplier tolerance of 1.
+  const double mult_atol = options.multiplier_atol;
   if (mult_atol > 0.0) View(atol.get()).tail(n - nd).setConstant(mult_atol);
+  // Declared before the IDAS memory, so freed after it.
+  std::unique_ptr<std::remove_pointer_t<SUNNonlinearSolver>, NlsFree> nls;
+  ScaledNewtonTest test;
   void* mem = IDACreate(ctx.get());
   if (mem == nullptr) return fail("IDACreate failed");
   struct MemGuard {
@@ -507,6 +509,23 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
     DAEDALUS_SUNDIALS_CHECK(IDASetMaxNumSteps(mem, options.max_steps));
     DAEDALUS_SUNDIALS_CHECK(IDASetLinearSolver(mem, LS.get(), A.get()));
     DAEDALUS_SUNDIALS_CHECK(IDASetJacFn(mem, Jac));
+    if (!run.form.algebraic_weights().empty()) {
+      // The plain run's Newton solver and scaled test (integrate/idas.cpp).
+      nls.reset(SUNNonlinSol_Newton(y.get(), ctx.get()));
+      DAEDALUS_SUNDIALS_CHECK(IDASetNonlinearSolver(mem, nls.get()));
+      auto* content =
+          static_cast<SUNNonlinearSolverContent_Newton>(nls->content);
+      test.mem = mem;
+      test.inner = content->CTest;
+      test.inner_data = content->ctest_data;
+      test.nq = run.form.layout().nq;
+      test.nv = run.form.layout().nv;
+      test.first_algebraic = run.form.differential();
+      test.index3 = run.form.layout().form == Formulation::kIndex3;
+      test.weights = run.form.algebraic_weights();
+      DAEDALUS_SUNDIALS_CHECK(
+          SUNNonlinSolSetConvTestFn(nls.get(), ScaledConvTest, &test));
+    }
     if (running) {
       DAEDALUS_SUNDIALS_CHECK(IDAQuadInit(mem, Quad, yq.get()));
       DAEDALUS_SUNDIALS_CHECK(

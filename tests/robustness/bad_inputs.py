@@ -159,6 +159,11 @@ ROWS = [
         2, "declares no functional 'nosuch'",
         fixed_by="an unknown functional failed only after the plain run, "
         "which wrote its files"),
+    row("adjoint-without-functional", "chain",
+        ["--sens", "length", "--sens-method", "adjoint"], 2,
+        ["needs --functional NAME", "declares: (none)"],
+        fixed_by="an adjoint without a functional failed only after the "
+        "plain run, which wrote its files"),
     row("counterfactual-garbage", P, ["--counterfactual", "bogus"], 2,
         "bogus"),
     # --- parameters.
