@@ -33,11 +33,12 @@ struct Collector : Observer {
 // trail elbow from t = 0 instead of 0.03, 0.05 and 0.1 s; the wrist holding
 // -8 N m and the trail elbow ramping to 15 N m instead of 0), so that all
 // six channels carry non-zero inputs. Each is a quintic ramp of T_rise =
-// 0.084 s from t = 0, smooth (a polynomial) on (0, 0.084): the first
-// switch after t = 0 is at 0.084 s, after the runs below, so no stencil
-// straddles a kink of an input.
+// 0.084 s (set here, whatever the default) from t = 0, smooth (a
+// polynomial) on (0, 0.084): the first switch after t = 0 is at 0.084 s,
+// after the runs below, so no stencil straddles a kink of an input.
 VectorXd Params(const Model& m) {
   VectorXd prm = m.default_parameters();
+  prm[m.ParameterIndex("T_rise")] = 0.084;
   prm[m.ParameterIndex("t_torso")] = 0.0;
   prm[m.ParameterIndex("t_shoulder")] = 0.0;
   prm[m.ParameterIndex("t_trail")] = 0.0;
