@@ -10,6 +10,8 @@
 // (docs/performance.md, "Multibody models: build and compile time").
 //
 //   build-bench/bench/mb_build_bench [--repeats N]
+//   build-bench/bench/mb_build_bench --crossover   (the steady cost of the
+//       two forms on spatial chains of 2 to 32 links)
 //
 // The tree: a base on a revolute joint to the ground, a spine of 3 bodies,
 // a neck and head (2), two arms and two legs of 6 bodies each: 30 bodies,
@@ -92,6 +94,62 @@ daedalus::Model Tree30(DynamicsForm form) {
   return std::move(b).Build();
 }
 
+// A spatial chain of n links (joints about z, y, x in turn, offset centres
+// of mass, full inertia tensors): the crossover of the two forms' steady
+// evaluation cost (--crossover).
+daedalus::Model Chain(int n, DynamicsForm form) {
+  std::string name = "chain";  // (GCC 12 warns falsely on "literal" + string)
+  name += std::to_string(n);
+  daedalus::ModelBuilder b(name);
+  mb::Multibody s(mb::Dimension::kSpatial);
+  s.SetGravity(mb::PVec(0.0, 0.0, -9.81));
+  int counter = 0;
+  AddLimb(&s, "l", n, 2, s.world(), {0.0, 0.02, 0.1}, &counter);
+  std::move(s).AddTo(&b, form);
+  return std::move(b).Build();
+}
+
+double SteadyEvaluation(const daedalus::Model& model) {
+  daedalus::Workspace ws(model);
+  ws.SetParameters(model.default_parameters());
+  Eigen::VectorXd q(model.nq()), v(model.nv());
+  for (int i = 0; i < model.nq(); ++i) q[i] = 0.3 * std::sin(1.0 + i);
+  for (int i = 0; i < model.nv(); ++i) v[i] = 0.5 * std::cos(2.0 + i);
+  ws.SetState(0.0, q, v);
+  daedalus::EvaluateAll(&ws);  // records and compiles
+  double best = 1e300;
+  for (int round = 0; round < 5; ++round) {
+    const int reps = 200;
+    const double t0 = CpuSeconds();
+    for (int r = 0; r < reps; ++r) {
+      ws.SetState(1e-3 * r, q, v);
+      daedalus::EvaluateAll(&ws);
+    }
+    best = std::min(best, (CpuSeconds() - t0) / reps);
+  }
+  return best;
+}
+
+int Crossover() {
+  std::printf(
+      "steady EvaluateAll (M, h and the rest) of a spatial chain, CPU "
+      "microseconds per call, best of 5 x 200\n");
+  std::printf("%4s %10s %10s %8s %9s\n", "n", "energy", "recursive", "ratio",
+              "compiled");
+  for (int n : {2, 3, 4, 6, 8, 12, 16, 24, 32}) {
+    const daedalus::Model e = Chain(n, DynamicsForm::kEnergy);
+    const daedalus::Model r = Chain(n, DynamicsForm::kRecursive);
+    const double te = SteadyEvaluation(e), tr = SteadyEvaluation(r);
+    std::string why;
+    const bool compiled = daedalus::IsCompiled(e, &why);
+    std::printf("%4d %10.2f %10.2f %8.2f %9s\n", n, 1e6 * te, 1e6 * tr, te / tr,
+                compiled ? "yes" : "no");
+    if (!compiled)
+      std::printf("     (the energy form on dual numbers: %s)\n", why.c_str());
+  }
+  return 0;
+}
+
 daedalus::Model Humanoid(DynamicsForm form) {
   daedalus::ModelBuilder b(
       form == DynamicsForm::kEnergy ? "humanoid_energy" : "humanoid_recursive");
@@ -165,8 +223,11 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
       repeats = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--crossover") == 0) {
+      return Crossover();
     } else {
-      std::fprintf(stderr, "usage: mb_build_bench [--repeats N]\n");
+      std::fprintf(stderr,
+                   "usage: mb_build_bench [--repeats N] [--crossover]\n");
       return 2;
     }
   }
