@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "chaplygin_sleigh.hpp"
@@ -18,6 +19,7 @@
 #include "integrate/adapters.hpp"
 #include "pendulum.hpp"
 #include "slider_crank.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -321,6 +323,138 @@ TEST(AlphaStepControl, FourBarAtTightToleranceReachesTheEnd) {
                 static_cast<long>(s.stats.steps), e);
     EXPECT_LT(e, 10 * o.rtol) << ToString(scheme);
   }
+}
+
+// A reference sampled every dt (Baumgarte on CVODES BDF at rtol 1e-12, as
+// Reference above).
+std::vector<Sample> ReferenceSamples(const Problem& p,
+                                     double t_end,
+                                     double dt) {
+  SimulationOptions o = p.defaults;
+  o.formulation = Formulation::kBaumgarte;
+  o.integrator = Integrator::kCvodesBdf;
+  o.rtol = 1e-12;
+  o.atol = 1e-14;
+  o.t_end = t_end;
+  o.output_step = dt;
+  const Eigen::VectorXd prm = p.model.default_parameters();
+  Keep keep;
+  const SimulationSummary s = Simulate(p.model, p.initial(prm), prm, o, &keep);
+  EXPECT_TRUE(s.ok) << s.error;
+  return keep.samples;
+}
+
+struct StartErrors {
+  double q = 0.0, v = 0.0, lambda = 0.0;  // max over the run
+};
+
+// Fixed steps h on [0, t_end] with the perturbed start on or off: the
+// largest errors over the run of the scheme's own lambda (every step,
+// from the trace) and of q and v (every output sample, dt apart), against
+// a reference sampled every dt (h a multiple of dt).
+StartErrors StartRun(const Problem& p,
+                     Integrator scheme,
+                     double h,
+                     double t_end,
+                     double dt,
+                     bool perturbed,
+                     const std::vector<Sample>& ref) {
+  internal::AlphaTrace trace;
+  internal::AlphaStudy study;
+  study.trace = &trace;
+  study.perturbed_start = perturbed;
+  internal::SetAlphaStudy(study);
+  SimulationOptions o = p.defaults;
+  o.formulation = Formulation::kIndex3;
+  o.integrator = scheme;
+  o.rho_inf = 0.8;
+  o.step = h;
+  o.rtol = 1e-13;
+  o.atol = 1e-15;
+  o.t_end = t_end;
+  o.output_step = h;
+  const Eigen::VectorXd prm = p.model.default_parameters();
+  Keep keep;
+  const SimulationSummary s = Simulate(p.model, p.initial(prm), prm, o, &keep);
+  internal::SetAlphaStudy(internal::AlphaStudy());
+  EXPECT_TRUE(s.ok) << s.error;
+  StartErrors e;
+  for (size_t i = 0; i < trace.t.size(); ++i) {
+    const Sample& r = ref.at(static_cast<size_t>(std::lround(trace.t[i] / dt)));
+    e.lambda = std::max(e.lambda, MaxDiff(trace.lambda[i], r.lambda));
+  }
+  for (const Sample& x : keep.samples) {
+    const Sample& r = ref.at(static_cast<size_t>(std::lround(x.t / dt)));
+    e.q = std::max(e.q, MaxDiff(x.q, r.q));
+    e.v = std::max(e.v, MaxDiff(x.v, r.v));
+  }
+  return e;
+}
+
+// Arnold and Bruls's perturbed start a_0 = vdot_0 + (alpha_m - alpha_f) h
+// q'''(0): the largest error over the run of q, v and of the scheme's own
+// multipliers falls as h^2 (slopes printed). With the consistent start
+// a_0 = vdot_0 the multipliers carry an O(h) transient at the first steps
+// (slope near 1), which the slider-crank shows (q''' large at its start).
+TEST(AlphaStart, PerturbedStartIsSecondOrderInQVAndLambda) {
+  const Problem p = problems::SliderCrankProblem();
+  const double t_end = 0.5, dt = 0.01 / 8;
+  const std::vector<Sample> ref = ReferenceSamples(p, t_end, dt);
+  for (Integrator scheme : {Integrator::kGeneralizedAlpha, Integrator::kHht})
+    for (bool perturbed : {true, false}) {
+      std::vector<StartErrors> e;
+      for (int k = 0; k < 4; ++k)
+        e.push_back(StartRun(p, scheme, 0.01 / std::pow(2.0, k), t_end, dt,
+                             perturbed, ref));
+      for (int k = 1; k < 4; ++k) {
+        const double sq = std::log2(e[k - 1].q / e[k].q);
+        const double sv = std::log2(e[k - 1].v / e[k].v);
+        const double sl = std::log2(e[k - 1].lambda / e[k].lambda);
+        std::printf(
+            "%s %s halving %d: slopes q %.3f v %.3f lambda %.3f "
+            "(errors %.2e %.2e %.2e)\n",
+            ToString(scheme), perturbed ? "perturbed" : "consistent", k, sq, sv,
+            sl, e[k].q, e[k].v, e[k].lambda);
+      }
+    }
+}
+
+// The step-size control's scaling laws on the pendulum over 1 s (rtol 1e-6
+// and 1e-8, atol = rtol / 100): held per unit step (the default), the
+// steps grow as rtol^(-1/2) and the error falls as rtol; held per step,
+// the steps grow as rtol^(-1/3), far fewer, and the error falls as
+// rtol^(2/3).
+TEST(AlphaStepControl, StepsAndErrorFollowTheControlsScalingLaws) {
+  DAEDALUS_RELEASE_BUILD_ONLY("about 60,000 steps at rtol 1e-8");
+  const Problem p = problems::PendulumProblem();
+  const SimulationSummary ref = Reference(p, 1.0, nullptr);
+  for (Integrator scheme : {Integrator::kGeneralizedAlpha, Integrator::kHht})
+    for (bool per_step : {false, true}) {
+      internal::AlphaStudy study;
+      study.per_step_error = per_step;
+      internal::SetAlphaStudy(study);
+      double steps[2], err[2];
+      for (int k = 0; k < 2; ++k) {
+        SimulationOptions o = p.defaults;
+        o.formulation = Formulation::kIndex3;
+        o.integrator = scheme;
+        o.rtol = k == 0 ? 1e-6 : 1e-8;
+        o.atol = o.rtol / 100;
+        o.t_end = 1.0;
+        o.output_step = 0.05;
+        const Eigen::VectorXd prm = p.model.default_parameters();
+        const SimulationSummary s = Simulate(p.model, p.initial(prm), prm, o);
+        ASSERT_TRUE(s.ok) << s.error;
+        steps[k] = static_cast<double>(s.stats.steps);
+        err[k] = MaxDiff(s.final.q, ref.final.q);
+      }
+      internal::SetAlphaStudy(internal::AlphaStudy());
+      std::printf(
+          "%s per %s: steps %.0f %.0f (ratio %.2f), error %.2e %.2e "
+          "(ratio %.1f)\n",
+          ToString(scheme), per_step ? "step" : "unit step", steps[0], steps[1],
+          steps[1] / steps[0], err[0], err[1], err[0] / err[1]);
+    }
 }
 
 TEST(AlphaNonholonomic, SleighAgreesWithIdas) {
