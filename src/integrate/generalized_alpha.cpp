@@ -32,8 +32,10 @@
 // solutions a_n tracks q''(t_n + Delta_alpha h) (from the a-recursion
 // above, (1 - alpha_m) d1 + alpha_m d0 = Delta_alpha h for the offsets d
 // of a from q'' in units of q'''), so the consistent a_0 = vdot_0 is O(h)
-// off; the offset decays as (-alpha_m / (1 - alpha_m))^n and through the
-// index-3 coupling leaves an O(h) transient in vdot and lambda. q'''(0) is
+// off. (Measured, it changes nothing visible: q, v and the reported
+// multipliers are second order with either start, the scheme's own
+// lambda first order with either, an O(h) offset of the normal part of a
+// that the constraints impose; docs/formulations.md.) q'''(0) is
 // the central difference of the consistent accelerations at t_0 +- h
 // along the Taylor polynomial of the motion (O(h^2) accurate: the O(h^2)
 // velocity offsets of the two points are equal and cancel). Shifting a
@@ -62,11 +64,11 @@
 // four-bar, and at equal error the work is about the same
 // (docs/formulations.md has the measurements). Either way Gustafsson's
 // (1991) PI controller sets the next step. --step H takes fixed steps
-// instead. Samples, roots
-// (located by re-stepping from the step's start), energy-balance integrands
-// (trapezoidal rule) and the drift contract go through the run's Mechanics and
-// monitor as for the other adapters; the reported multipliers are the KKT
-// reactions at the sampled (q, v), as on IDAS.
+// instead. Samples, roots (located by re-stepping from the step's start),
+// energy-balance integrands (trapezoidal rule) and the drift contract go
+// through the run's Mechanics and monitor as for the other adapters; the
+// reported multipliers are the KKT reactions at the sampled (q, v), as on
+// IDAS (second order, where the scheme's own are first).
 #include <Eigen/LU>
 #include <algorithm>
 #include <atomic>
