@@ -60,7 +60,7 @@
 // and the global error, O(h^2), is proportional to rtol. Held per step
 // instead (as IDAS and CVODES do; AlphaStudy::per_step_error), h ~
 // rtol^(1/3) with far fewer steps at a given rtol, but the global error
-// goes as rtol^(2/3), 1e3 to 1e5 times rtol on the pendulum and the
+// goes as rtol^(2/3), 1e3 to 4e5 times rtol on the pendulum and the
 // four-bar, and at equal error the work is about the same
 // (docs/formulations.md has the measurements). Either way Gustafsson's
 // (1991) PI controller sets the next step. --step H takes fixed steps
