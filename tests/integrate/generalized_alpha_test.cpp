@@ -424,13 +424,14 @@ StartErrors StartRun(const Problem& p,
 // with either start (docs/formulations.md): in the constraints' normal
 // direction the positions are exact, so the O(h^3) local error of the
 // position update, (beta - gamma/2 + 1/12) h^3 q''', lands in a and vdot
-// as a smooth offset -2 (beta - gamma/2 + 1/12) h q''' (Jay and Negrut
-// 2007 find the same first order for HHT's multipliers on index 3), and
-// the start excites the normal parasitic mode (a triple eigenvalue
-// -rho_inf, decaying as n^2 rho_inf^n), the alternating error seen in the
-// first steps. Measured (2026-12-04), slopes of the last halving: q, v and
-// reported lambda 2.000 (both schemes, both starts), the scheme's lambda
-// 1.002 (generalized-alpha) and 1.003 (HHT).
+// as a smooth offset -2 (beta - gamma/2 + 1/12) h q''', and the start
+// excites the normal parasitic mode (a triple eigenvalue -rho_inf,
+// decaying as n^2 rho_inf^n), the alternating error seen in the first
+// steps. The bounds assert this first order so that a change of it (a
+// start or a formulation that restores the second) is seen. Measured
+// (2026-12-04), slopes of the last halving: q, v and reported lambda 2.000
+// (both schemes, both starts), the scheme's lambda 1.002 (generalized-alpha)
+// and 1.003 (HHT).
 TEST(AlphaStart, QVAndReportedLambdaSecondOrderSchemeLambdaFirst) {
   const Problem p = problems::PendulumProblem();
   const Eigen::VectorXd prm = p.model.default_parameters();
