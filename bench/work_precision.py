@@ -19,8 +19,10 @@ coordinates of |q - q_ref| (the CSV's position columns). Wall time: the
 best of REPEATS runs of the executable (process start included, about
 5 ms; run with --quiet).
 
-Usage: bench/work_precision.py [BUILD_DIR] [REPEATS] [PROBLEMS]  -- prints
-Markdown; PROBLEMS is a comma-separated subset of the four.
+Usage: bench/work_precision.py [BUILD_DIR] [REPEATS] [PROBLEMS] [INTEGRATORS]
+-- prints Markdown; PROBLEMS is a comma-separated subset of the four,
+INTEGRATORS a comma-separated subset of the integrators (e.g.
+generalized-alpha,hht to refresh the alpha rows alone).
 """
 import csv
 import json
@@ -41,7 +43,9 @@ cases = {
     "pendulum": ["--t-end", "10", "--output-step", "0.05"],
     "four_bar": ["--t-end", "5", "--output-step", "0.025"],
 }
-only = sys.argv[3].split(",") if len(sys.argv) > 3 else list(cases)
+only = sys.argv[3].split(",") if len(sys.argv) > 3 and sys.argv[3] else \
+    list(cases)
+only_integ = sys.argv[4].split(",") if len(sys.argv) > 4 else None
 forms = [
     ("unstabilized", "cvodes-bdf"),
     ("baumgarte", "cvodes-bdf"),
@@ -55,10 +59,10 @@ forms = [
     ("index3", "hht"),
 ]
 tols = ["1e-4", "1e-6", "1e-8", "1e-10", "1e-12"]
-# Generalized-alpha and HHT control the error per unit step of a second-
-# order method, so their steps shrink as rtol^(1/2) (docs/formulations.md):
-# below 1e-8 they take millions of steps on these problems.
-alpha_tols = ["1e-4", "1e-6", "1e-8"]
+# Generalized-alpha and HHT: second-order methods whose local error is
+# controlled per step, so their steps shrink as rtol^(1/3)
+# (docs/formulations.md); 1e-12 would take millions of steps.
+alpha_tols = ["1e-4", "1e-6", "1e-8", "1e-10"]
 # RATTLE is fixed-step: its work parameter is the step.
 rattle_steps = ["5e-3", "2.5e-3", "1e-3", "5e-4", "1e-4"]  # divide the output steps
 
@@ -147,8 +151,11 @@ for prob in only:
     print("| formulation | integrator | rtol=atol (step) | position error | wall [s] | steps | f/res evals | status |")
     print("|---|---|---|---|---|---|---|---|")
     for form, integ in forms:
+        if only_integ is not None and integ not in only_integ:
+            continue
         for tol in (alpha_tols if integ in ("generalized-alpha", "hht")
                     else tols):
             row(prob, form, integ, tol, extra, ref, tol=tol)
-    for step in rattle_steps:
+    for step in (rattle_steps if only_integ is None or "rattle" in only_integ
+                 else []):
         row(prob, "index3", "rattle", f"(h = {step})", extra, ref, step=step)

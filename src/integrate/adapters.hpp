@@ -4,6 +4,9 @@
 // failure during the run is reported in the summary, never thrown.
 #pragma once
 
+#include <Eigen/Dense>
+#include <vector>
+
 #include "daedalus/simulate.hpp"
 #include "formulation/mechanics.hpp"
 
@@ -38,6 +41,26 @@ struct AlphaParameters {
 /// Chung and Hulbert's for kGeneralizedAlpha, Hilber, Hughes and Taylor's
 /// (alpha_m = 0) for kHht, from the spectral radius at infinity.
 AlphaParameters AlphaParametersFor(Integrator scheme, double rho_inf);
+
+/// The scheme's own state after each accepted step of IntegrateAlpha,
+/// for studies and tests: the reported multipliers are the KKT reactions
+/// at the sampled (q, v), not the scheme's lambda.
+struct AlphaTrace {
+  std::vector<double> t;
+  std::vector<Eigen::VectorXd> lambda, a;
+};
+/// Study knobs of IntegrateAlpha, per thread: `trace` (when not null)
+/// receives every accepted step; perturbed_start = false restores the
+/// consistent start a_0 = vdot_0 (to show the O(h) transient it leaves);
+/// per_step_error = true holds the local error per step instead of per
+/// unit step (generalized_alpha.cpp's head: fewer steps, error ~ rtol^2/3).
+struct AlphaStudy {
+  AlphaTrace* trace = nullptr;
+  bool perturbed_start = true;
+  bool per_step_error = false;
+};
+/// Sets the calling thread's knobs (the default: no trace, perturbed start).
+void SetAlphaStudy(const AlphaStudy& study);
 
 /// Generalized-alpha and HHT on the index-3 residual
 /// (generalized_alpha.cpp).

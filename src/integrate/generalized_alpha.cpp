@@ -27,15 +27,48 @@
 // (2007): every block stays O(1) as h -> 0, where the unscaled matrix has
 // condition O(h^-4). Nonholonomic rows are scaled by beta' h / gamma'.
 //
-// Step size: the local error of q is estimated as
-// h^2 (beta - 1/6) (vdot1 - vdot0) (Zienkiewicz and Xie 1991), projected
-// onto the manifold's tangent space, weighed by rtol |q| + atol in the RMS
-// norm and held per unit step, with capped growth; --step H takes fixed
-// steps instead. Samples, roots (located by re-stepping from the
-// step's start), energy-balance integrands (trapezoidal rule) and the
-// drift contract go through the run's Mechanics and monitor as for the
-// other adapters; the reported multipliers are the KKT reactions at the
-// sampled (q, v), as on IDAS.
+// Start: a_0 = vdot_0 + Delta_alpha h q'''(0), Delta_alpha = alpha_m -
+// alpha_f, Arnold and Bruls's perturbed starting value: on smooth
+// solutions a_n tracks q''(t_n + Delta_alpha h) (from the a-recursion
+// above, (1 - alpha_m) d1 + alpha_m d0 = Delta_alpha h for the offsets d
+// of a from q'' in units of q'''), so the consistent a_0 = vdot_0 is O(h)
+// off. (Measured, it changes nothing visible: q, v and the reported
+// multipliers are second order with either start, the scheme's own
+// lambda first order with either, an O(h) offset of the normal part of a
+// that the constraints impose; docs/formulations.md.) q'''(0) is
+// the central difference of the consistent accelerations at t_0 +- h
+// along the Taylor polynomial of the motion (O(h^2) accurate: the O(h^2)
+// velocity offsets of the two points are equal and cancel). Shifting a
+// likewise by Delta_alpha (h' - h) q''' when the step changes from h to h'
+// (q''' from the last step's (vdot1 - vdot0) / h) was tried and left out:
+// through a rough patch of the four-bar near t = 0.05 s, where index 3's
+// vdot is noisy, it raised HHT's error at t = 0.2 s twentyfold (rtol =
+// atol = 1e-8: 4.2e-7 against 5.2e-9 without it).
+//
+// Step size: the local error of q. Along smooth solutions (a as above)
+//   q1 - q0 - h v0 - h^2/2 vdot0 = h^3 (beta + Delta_alpha / 2) q''' + O(h^4)
+// against h^3/6 q''' for the exact motion (Geradin and Cardona 2001, ch. 7:
+// the estimate from the scheme's position against a Taylor predictor), so
+// the local error is h^3 (beta - gamma/2 + 1/12) q''' (gamma = 1/2 -
+// Delta_alpha; h^3/12 q''' for the trapezoidal rule, rho_inf = 1),
+// estimated with h q''' = vdot1 - vdot0. Zienkiewicz and Xie's (1991)
+// h^2 (beta - 1/6) (vdot1 - vdot0) is the same for gamma = 1/2 only (and
+// 1.6 times larger at the default rho_inf = 0.8). The estimate is
+// projected onto the manifold's tangent space and weighed by rtol |q| +
+// atol in the RMS norm. It is held per unit step by default: the error
+// over the step held to tol h / span, an O(h^2) quantity, so h ~ rtol^(1/2)
+// and the global error, O(h^2), is proportional to rtol. Held per step
+// instead (as IDAS and CVODES do; AlphaStudy::per_step_error), h ~
+// rtol^(1/3) with far fewer steps at a given rtol, but the global error
+// goes as rtol^(2/3), 1e3 to 4e5 times rtol on the pendulum and the
+// four-bar, and at equal error the work is about the same
+// (docs/formulations.md has the measurements). Either way Gustafsson's
+// (1991) PI controller sets the next step. --step H takes fixed steps
+// instead. Samples, roots (located by re-stepping from the step's start),
+// energy-balance integrands (trapezoidal rule) and the drift contract go
+// through the run's Mechanics and monitor as for the other adapters; the
+// reported multipliers are the KKT reactions at the sampled (q, v), as on
+// IDAS (second order, where the scheme's own are first).
 #include <Eigen/LU>
 #include <algorithm>
 #include <atomic>
@@ -76,15 +109,19 @@ struct AlphaState {
   Eigen::VectorXd q, v, vdot, a, lambda;
 };
 
+// The study knobs of the calling thread (adapters.hpp).
+thread_local AlphaStudy g_study;
+
 // Newton iterations allowed per step before the step is cut.
 constexpr int kMaxAlphaNewton = 10;
 // The Newton iteration stops when its correction is below this fraction
 // of the error weights (SUNDIALS's default, 0.1 of the error test,
-// tightened by ten), times h / span under step-size control: the local
-// error estimate reads vdot1, whose Newton error is the positions' divided
-// by beta' h^2, and the error per unit step holds the estimate to
-// tol h / span (without the factor the estimate sat at the Newton error
-// and the pendulum's step fell to 3e-15 s at rtol 1e-6).
+// tightened by ten). The local error estimate reads vdot1, whose Newton
+// error is the positions' divided by beta' h^2, times h^2 (beta - gamma/2
+// + 1/12): the estimate carries the positions' Newton error times an O(1)
+// factor, a hundredth of the error test. (Under the former error-per-unit-
+// step control the estimate was held to tol h / span and the Newton
+// tolerance had to shrink with h / span too.)
 constexpr double kNewtonTolerance = 0.01;
 // The Newton weights' floor, relative to the largest unknown: 1e4 units
 // of round-off. A correction below it cannot be resolved whatever the
@@ -95,6 +132,15 @@ constexpr double kRoundOffFloor = 1e4 * std::numeric_limits<double>::epsilon();
 constexpr double kStallFloors = 100.0;
 // Step-size factors: growth capped at 2 per step, cut at most to 1/5.
 constexpr double kMaxGrowth = 2.0, kMinShrink = 0.2, kSafety = 0.9;
+// Gustafsson's PI controller for an error quantity of order k in h (3 per
+// step, 2 per unit step):
+//   h' = h kSafety err_n^-(kI + kP) err_n-1^kP,
+// kI = 0.3 / k and kP = 0.4 / k (Gustafsson 1991; Hairer and Wanner,
+// Solving ODEs II, IV.2); after a rejection the plain I controller
+// err^(-1/k). The previous error is floored at 1e-4 (as DOPRI5's facold)
+// so that one tiny error does not let the next step grow unchecked.
+constexpr double kPiI = 0.3, kPiP = 0.4;
+constexpr double kPrevErrorFloor = 1e-4;
 
 class AlphaStepper {
  public:
@@ -210,11 +256,14 @@ class AlphaStepper {
     return false;
   }
 
-  /// The local error estimate of q over the step s0 -> s1 (not weighed).
+  /// The local error estimate of q over the step s0 -> s1 (not weighed):
+  /// h^3 (beta - gamma/2 + 1/12) q''' with h q''' = vdot1 - vdot0 (see the
+  /// file's head).
   Eigen::VectorXd ErrorEstimate(const AlphaState& s0,
                                 const AlphaState& s1,
                                 double h) const {
-    return (h * h * (p_.beta - 1.0 / 6.0)) * (s1.vdot - s0.vdot);
+    return (h * h * (p_.beta - 0.5 * p_.gamma + 1.0 / 12.0)) *
+           (s1.vdot - s0.vdot);
   }
 
   /// Its RMS norm in the weights rtol max(|q0|, |q1|) + atol.
@@ -291,6 +340,8 @@ class AlphaStepper {
 
 }  // namespace
 
+void SetAlphaStudy(const AlphaStudy& study) { g_study = study; }
+
 void IntegrateAlpha(Mechanics* mech,
                     const InitialState& x0,
                     const SimulationOptions& options,
@@ -329,9 +380,8 @@ void IntegrateAlpha(Mechanics* mech,
     s.v = v;
     s.vdot = yp0.segment(L.iv(), L.nv);
     s.lambda = y0.segment(L.il(), L.nc);
-    // a0 = vdot0: Arnold and Bruls's perturbed start (their section 4)
-    // would remove the O(h) transient of the multipliers; it decays as
-    // rho_inf^n (docs/formulations.md).
+    // a0 = vdot0 here; the perturbed start shifts it by Delta_alpha h0
+    // q'''(0) for the first step h0 (start_for below).
     s.a = s.vdot;
   }
   SolverStats& st = sum.stats;
@@ -366,6 +416,57 @@ void IntegrateAlpha(Mechanics* mech,
     h = m > 0.0 ? std::sqrt(0.2 / m) : options.output_step;
     h = std::min({h, options.output_step, 0.01 * span});
   }
+  // The perturbed start (see the file's head): until the first step is
+  // accepted, a step of hk starts from a0 = vdot0 + Delta_alpha hk q3,
+  // q3 the estimate of q'''(t0).
+  const AlphaStudy study = g_study;
+  const double dalpha = par.alpha_m - par.alpha_f;
+  bool shift_a = study.perturbed_start && dalpha != 0.0;
+  Eigen::VectorXd q3 = Eigen::VectorXd::Zero(s.q.size());
+  if (shift_a) {
+    // Consistent accelerations at t0 +- d along the Taylor polynomial, d
+    // the first step (the central difference's O(d^2) error enters a0 as
+    // O(h^3)).
+    const double d = h;
+    Eigen::VectorXd acc[2];
+    for (int k = 0; k < 2; ++k) {
+      const double sd = k == 0 ? d : -d;
+      const Eigen::VectorXd qd = s.q + sd * s.v + (0.5 * sd * sd) * s.vdot;
+      const Eigen::VectorXd vd = s.v + sd * s.vdot;
+      mech->Evaluate(s.t + sd, qd, vd);
+      mech->SolveKkt(mech->bias(), &r);
+      acc[k] = r.vdot;
+    }
+    q3 = (acc[0] - acc[1]) / (2.0 * d);
+    if (!q3.allFinite()) {
+      sum.error = std::string(ToString(scheme)) +
+                  ": the starting third derivative q''' (central difference "
+                  "of the consistent accelerations at t0 +- " +
+                  std::to_string(d) +
+                  " s) is not finite; the motion may be singular near t0";
+      return;
+    }
+  }
+  // The state a step of size hk starts from.
+  auto start_for = [&](const AlphaState& x, double hk) {
+    AlphaState x0s = x;
+    if (shift_a) x0s.a += (dalpha * hk) * q3;
+    return x0s;
+  };
+  // An accepted step: the start is over; the study trace.
+  auto accept = [&](const AlphaState&, const AlphaState& x1) {
+    shift_a = false;
+    if (study.trace != nullptr) {
+      study.trace->t.push_back(x1.t);
+      study.trace->lambda.push_back(x1.lambda);
+      study.trace->a.push_back(x1.a);
+    }
+  };
+  // The error held per step (order 3 in h) or per unit step (order 2).
+  const bool per_step = study.per_step_error;
+  const double order = per_step ? 3.0 : 2.0;
+  double err_prev = -1.0;  // the PI controller's previous error (none yet)
+  bool after_reject = false;
   const long n_out = NumOutputs(options);
   try {
     evaluate(s, &root_prev);
@@ -404,8 +505,10 @@ void IntegrateAlpha(Mechanics* mech,
         AlphaState s1;
         std::string why;
         const double tol_factor =
-            kNewtonTolerance * (fixed ? 1.0 : std::min(1.0, hk / span));
-        if (!stepper.Step(s, hk, tol_factor, &s1, &why)) {
+            kNewtonTolerance *
+            (fixed || per_step ? 1.0 : std::min(1.0, hk / span));
+        const AlphaState s0 = start_for(s, hk);
+        if (!stepper.Step(s0, hk, tol_factor, &s1, &why)) {
           ++st.nonlinear_conv_failures;
           if (fixed) {
             std::ostringstream os;
@@ -414,15 +517,12 @@ void IntegrateAlpha(Mechanics* mech,
             throw std::runtime_error(os.str());
           }
           h = 0.25 * hk;
+          after_reject = true;
           continue;
         }
         if (!fixed) {
-          // Error per unit step: the local error held to tol h / span, so
-          // that the sum over the run stays near the tolerance (held per
-          // step, the global error on the pendulum at rtol 1e-8 was 66
-          // times it after 2000 steps). It is O(h^2) in h.
-          //
-          // The estimate is projected onto the tangent space of the
+          // The local error held to the tolerance per step (see the file's
+          // head). The estimate is projected onto the tangent space of the
           // manifold at q1 in the mass metric (as CVODES's projected error
           // test): index 3 turns a velocity drift eps = J v0 into an
           // acceleration of order eps / h along M^-1 J', so the normal part
@@ -432,14 +532,23 @@ void IntegrateAlpha(Mechanics* mech,
           Eigen::VectorXd e = stepper.ErrorEstimate(s, s1, hk);
           Eigen::VectorXd ev = Eigen::VectorXd::Zero(e.size());
           mech->ProjectErrorEstimate(e, ev);
-          const double err = stepper.ErrorNorm(e, s, s1) * span / hk;
-          const double f =
-              err > 0.0 ? kSafety * std::pow(err, -0.5) : kMaxGrowth;
+          const double err =
+              stepper.ErrorNorm(e, s, s1) * (per_step ? 1.0 : span / hk);
+          const double f_i =
+              err > 0.0 ? kSafety * std::pow(err, -1.0 / order) : kMaxGrowth;
           if (err > 1.0) {
             ++st.error_test_failures;
-            h = hk * std::max(kMinShrink, std::min(f, 1.0));
+            h = hk * std::max(kMinShrink, std::min(f_i, 1.0));
+            after_reject = true;
             continue;
           }
+          double f = f_i;
+          if (err > 0.0 && err_prev > 0.0 && !after_reject)
+            f = kSafety * std::pow(err, -(kPiI + kPiP) / order) *
+                std::pow(err_prev, kPiP / order);
+          if (after_reject) f = std::min(f, 1.0);  // no growth right after
+          err_prev = std::max(err, kPrevErrorFloor);
+          after_reject = false;
           // The next step: from this one, unless this one was cut to land
           // on the output time (then h stands unless the error asks less).
           const double next = hk * std::clamp(f, kMinShrink, kMaxGrowth);
@@ -473,7 +582,8 @@ void IntegrateAlpha(Mechanics* mech,
                  ++it) {
               const double tm = tb - gb * (tb - ta) / (gb - ga);
               std::string ignored;
-              if (!stepper.Step(s, tm - s.t, tol_factor, &trial, &ignored))
+              if (!stepper.Step(start_for(s, tm - s.t), tm - s.t, tol_factor,
+                                &trial, &ignored))
                 break;
               evaluate(trial, &gv);
               const double gm = gv[e];
@@ -493,7 +603,8 @@ void IntegrateAlpha(Mechanics* mech,
             if (tb < t_root || first < 0) {
               t_root = tb;
               first = e;
-              if (!stepper.Step(s, tb - s.t, tol_factor, &at_root, &why))
+              if (!stepper.Step(start_for(s, tb - s.t), tb - s.t, tol_factor,
+                                &at_root, &why))
                 at_root = s1;
             }
           }
@@ -509,6 +620,7 @@ void IntegrateAlpha(Mechanics* mech,
             evaluate(s1, &root_now);
             quad += 0.5 * (s1.t - s.t) * (g_prev + g);
             g_prev = g;
+            accept(s, s1);
             s = s1;
             ++st.steps;
             recorder.Record(*mech, r.vdot, r.lambda, quad, 0.0, false);
@@ -525,6 +637,7 @@ void IntegrateAlpha(Mechanics* mech,
         quad += 0.5 * (s1.t - s.t) * (g_prev + g);
         g_prev = g;
         root_prev = root_now;
+        accept(s, s1);
         s = s1;
         ++st.steps;
         if (!s.q.allFinite() || !s.v.allFinite())
