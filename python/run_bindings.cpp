@@ -6,11 +6,13 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <exception>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -56,29 +58,60 @@ namespace py = pybind11;
 namespace daedalus::python {
 namespace {
 
-// One catalogue problem, as its executable offers it: a factory, or one
-// problem-specific option choosing among variants (--coordinates) or
-// sizing the model (--bodies).
+// One catalogue problem, as its executable offers it: a factory taking the
+// problem-specific options (--coordinates NAME, --bodies N, --dynamics
+// NAME, ...), each a word among choices or a whole number in a range.
+struct OptionSpec {
+  std::string name;                  // the flag without the dashes
+  std::vector<std::string> choices;  // words; empty: a whole number
+  int min = 0, max = 0;              // the whole number's range
+  std::string value;                 // the default, as text
+};
+using Shape = std::map<std::string, std::string>;  // every option's value
 struct Entry {
   std::string name;
-  std::function<Problem()> make;              // plain problems
-  std::function<ProblemVariants()> variants;  // --<option> NAME
-  IntOption size;                             // --<option> N (name empty: none)
-  std::function<Problem(int)> make_sized;
+  std::vector<OptionSpec> options;
+  std::function<Problem(const Shape&)> make;
 };
+
+OptionSpec Words(const ProblemVariants& v) {
+  OptionSpec o{v.option, {}, 0, 0, v.variants.front().first};
+  for (const auto& [n, f] : v.variants) o.choices.push_back(n);
+  return o;
+}
+OptionSpec Count(const IntOption& i) {
+  return {i.name, {}, i.min, i.max, std::to_string(i.value)};
+}
+// --dynamics energy|recursive of the multibody descriptions.
+const OptionSpec kDynamics{"dynamics", {"energy", "recursive"}, 0, 0, "energy"};
+mb::DynamicsForm Form(const Shape& s) {
+  return mb::DynamicsFormFromString(s.at("dynamics"));
+}
 
 const std::vector<Entry>& Catalogue() {
   using namespace daedalus::problems;  // NOLINT(google-build-using-namespace)
   static const std::vector<Entry> entries = [] {
     std::vector<Entry> e;
     auto plain = [&](const char* n, Problem (*f)()) {
-      e.push_back({n, f, {}, {}, {}});
+      e.push_back({n, {}, [f](const Shape&) { return f(); }});
     };
     auto variants = [&](const char* n, ProblemVariants (*f)()) {
-      e.push_back({n, {}, f, {}, {}});
+      const ProblemVariants v = f();
+      e.push_back({n, {Words(v)}, [f](const Shape& s) {
+                     const ProblemVariants pv = f();
+                     for (const auto& [name, make] : pv.variants)
+                       if (name == s.at(pv.option)) return make();
+                     throw std::logic_error("variant checked before");
+                   }});
     };
     auto sized = [&](const char* n, IntOption o, Problem (*f)(int)) {
-      e.push_back({n, {}, {}, std::move(o), f});
+      const std::string opt = o.name;
+      e.push_back({n, {Count(o)}, [f, opt](const Shape& s) {
+                     return f(std::stoi(s.at(opt)));
+                   }});
+    };
+    auto multibody = [&](const char* n, Problem (*f)(mb::DynamicsForm)) {
+      e.push_back({n, {kDynamics}, [f](const Shape& s) { return f(Form(s)); }});
     };
     plain("pendulum", PendulumProblem);
     plain("slider_crank", SliderCrankProblem);
@@ -95,12 +128,12 @@ const std::vector<Entry>& Catalogue() {
     plain("rolling_disk", RollingDiskProblem);
     plain("chaplygin_sleigh", ChaplyginSleighProblem);
     plain("golf_swing", GolfSwingProblem);
-    plain("four_bar_mb", FourBarMbProblem);
-    plain("slider_crank_mb", SliderCrankMbProblem);
+    multibody("four_bar_mb", FourBarMbProblemForm);
+    multibody("slider_crank_mb", SliderCrankMbProblemForm);
     plain("free_body", FreeBodyProblem);
     plain("heavy_top", HeavyTopProblem);
     plain("stiff_linkage", StiffLinkageProblem);
-    plain("golfer_3d", Golfer3dProblem);
+    multibody("golfer_3d", Golfer3dProblemForm);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).
     sized("chain", {"bodies", 10, 1, 10000, "number of links"}, ChainProblem);
     sized("chain_reduced", {"bodies", 10, 1, 200, "number of links"},
@@ -120,57 +153,64 @@ const Entry& Find(const std::string& name) {
                               "'; the catalogue:" + names);
 }
 
-// (option name, its choices or "min..max", default) of a problem; empty
-// name for none.
-py::tuple ProblemOption(const std::string& name) {
-  const Entry& e = Find(name);
-  if (e.variants) {
-    const ProblemVariants v = e.variants();
-    std::vector<std::string> choices;
-    for (const auto& [n, f] : v.variants) choices.push_back(n);
-    return py::make_tuple(v.option, choices, choices.front());
+// The problem-specific options of a problem: (name, its choices or
+// [min, max], default) each; empty for none.
+py::list ProblemOptions(const std::string& name) {
+  py::list out;
+  for (const OptionSpec& o : Find(name).options) {
+    if (o.choices.empty())
+      out.append(py::make_tuple(o.name, std::vector<int>{o.min, o.max},
+                                std::stoi(o.value)));
+    else
+      out.append(py::make_tuple(o.name, o.choices, o.value));
   }
-  if (!e.size.name.empty())
-    return py::make_tuple(e.size.name, std::vector<int>{e.size.min, e.size.max},
-                          e.size.value);
-  return py::make_tuple("", std::vector<std::string>{}, py::none());
+  return out;
 }
 
-Problem MakeCatalogueProblem(const std::string& name,
-                             const std::optional<std::string>& choice) {
+// The catalogue problem `name` with the given problem-specific options
+// (the others at their defaults), each checked as its executable checks
+// it.
+Problem MakeCatalogueProblem(const std::string& name, const Shape& given) {
   const Entry& e = Find(name);
-  if (e.make) {
-    if (choice)
-      throw std::invalid_argument("problem '" + name +
-                                  "' takes no problem-specific option");
-    return e.make();
-  }
-  if (e.variants) {
-    const ProblemVariants v = e.variants();
-    if (!choice) return v.variants.front().second();
-    std::string names;
-    for (const auto& [n, f] : v.variants) {
-      if (n == *choice) return f();
-      names += " " + n;
+  Shape shape;
+  for (const OptionSpec& o : e.options) shape[o.name] = o.value;
+  for (const auto& [key, value] : given) {
+    const auto it =
+        std::find_if(e.options.begin(), e.options.end(),
+                     [&](const OptionSpec& o) { return o.name == key; });
+    if (it == e.options.end()) {
+      std::string valid;
+      for (const OptionSpec& o : e.options) valid += " " + o.name;
+      throw std::invalid_argument(
+          "problem '" + name + "' has no option '" + key + "'" +
+          (valid.empty() ? std::string("; it takes no problem-specific option")
+                         : "; its options:" + valid));
     }
-    throw std::invalid_argument("unknown " + v.option + " '" + *choice +
-                                "' for " + name + "; valid:" + names);
-  }
-  int n = e.size.value;
-  if (choice) {
-    size_t used = 0;
-    try {
-      n = std::stoi(*choice, &used);
-    } catch (const std::exception&) {
-      used = 0;
+    const OptionSpec& o = *it;
+    if (!o.choices.empty()) {
+      if (std::find(o.choices.begin(), o.choices.end(), value) ==
+          o.choices.end()) {
+        std::string names;
+        for (const std::string& c : o.choices) names += " " + c;
+        throw std::invalid_argument("unknown " + o.name + " '" + value +
+                                    "' for " + name + "; valid:" + names);
+      }
+    } else {
+      size_t used = 0;
+      int n = 0;
+      try {
+        n = std::stoi(value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != value.size() || n < o.min || n > o.max)
+        throw std::invalid_argument(
+            o.name + " must be a whole number in [" + std::to_string(o.min) +
+            ", " + std::to_string(o.max) + "], not '" + value + "'");
     }
-    if (used == 0 || used != choice->size() || n < e.size.min || n > e.size.max)
-      throw std::invalid_argument(e.size.name + " must be a whole number in [" +
-                                  std::to_string(e.size.min) + ", " +
-                                  std::to_string(e.size.max) + "], not '" +
-                                  *choice + "'");
+    shape[key] = value;
   }
-  return e.make_sized(n);
+  return e.make(shape);
 }
 
 RunConfig Parse(const Problem& problem, const std::vector<std::string>& args) {
@@ -403,9 +443,9 @@ void BindRun(py::module_& m) {
         return names;
       },
       "The names of the catalogue's problems (docs/problems.md).");
-  m.def("_problem_option", &ProblemOption);
+  m.def("_problem_options", &ProblemOptions);
   m.def("_catalogue_problem", &MakeCatalogueProblem, py::arg("name"),
-        py::arg("choice").none(true));
+        py::arg("shape"));
   m.def(
       "usage", [](const Problem& p) { return Usage(p, "daedalus.run"); },
       "The options of the command line for this problem (its --help).");

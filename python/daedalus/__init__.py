@@ -14,11 +14,11 @@ import math as _math
 from ._daedalus import NotTraceableError, Problem, Sym, problems, usage
 from ._model import ModelBuilder
 from ._run import (BatchResult, Results, RunFailed, evaluate_batch, problem,
-                   run)
+                   problem_options, run)
 
 __all__ = ["BatchResult", "ModelBuilder", "NotTraceableError", "Problem",
            "Results", "RunFailed", "Sym", "evaluate_batch", "problem",
-           "problems", "run", "usage", "sin", "cos", "tan", "exp", "log",
+           "problem_options", "problems", "run", "usage", "sin", "cos", "tan", "exp", "log",
            "sqrt", "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2",
            "pow"]
 

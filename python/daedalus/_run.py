@@ -21,32 +21,43 @@ class RunFailed(RuntimeError):
 
 def problem(name, **shape):
     """The catalogue problem `name` (daedalus.problems() lists them). A
-    problem with a problem-specific option takes it as a keyword:
-    problem("rod_pair", coordinates="relative"), problem("chain",
-    bodies=4)."""
+    problem with problem-specific options takes them as keywords, as its
+    executable takes --NAME VALUE: problem("rod_pair",
+    coordinates="relative"), problem("chain", bodies=4),
+    problem("golfer_3d", dynamics="recursive"). problem_options(name)
+    lists them."""
     if not isinstance(name, str):
         raise TypeError("problem: the name is a string")
-    option, _, _ = _daedalus._problem_option(name)
-    choice = None
+    options = problem_options(name)
+    given = {}
     for key, value in shape.items():
-        if key != option:
+        if key not in options:
             raise TypeError(
                 f"problem '{name}' has no option '{key}'" +
-                (f"; its option is '{option}'" if option else ""))
+                (f"; its options: {', '.join(options)}" if options
+                 else "; it takes no problem-specific option"))
         if isinstance(value, bool):
             raise TypeError(f"{key}: not {value!r}")
-        choice = str(value)
-    return _daedalus._catalogue_problem(name, choice)
+        given[key] = str(value)
+    return _daedalus._catalogue_problem(name, given)
+
+
+def problem_options(name):
+    """The problem-specific options of catalogue problem `name`: a dict
+    from each option's name to (its choices, or [min, max] for a whole
+    number; its default)."""
+    return {o: (choices, default)
+            for o, choices, default in _daedalus._problem_options(name)}
 
 
 def _as_problem(p, options):
-    """A Problem from a Problem or a catalogue name (whose option, such as
-    coordinates= or bodies=, is taken out of `options`)."""
+    """A Problem from a Problem or a catalogue name (whose options, such as
+    coordinates=, bodies= or dynamics=, are taken out of `options`)."""
     if isinstance(p, Problem):
         return p
     if isinstance(p, str):
-        option, _, _ = _daedalus._problem_option(p)
-        shape = {option: options.pop(option)} if option in options else {}
+        shape = {o: options.pop(o) for o in problem_options(p)
+                 if o in options}
         return problem(p, **shape)
     raise TypeError("expected a daedalus.Problem or a catalogue name, not "
                     f"{type(p).__name__}")

@@ -70,6 +70,10 @@ class Options(unittest.TestCase):
             daedalus.problem("chain", bodies=0)
         with self.assertRaisesRegex(TypeError, "no option 'bodies'"):
             daedalus.problem("pendulum", bodies=3)
+        with self.assertRaisesRegex(TypeError, "its options: dynamics"):
+            daedalus.problem("golfer_3d", bodies=3)
+        with self.assertRaisesRegex(ValueError, "valid: energy recursive"):
+            daedalus.problem("four_bar_mb", dynamics="lagrange")
 
     def test_a_failed_run_raises_with_its_result(self):
         with self.assertRaises(daedalus.RunFailed) as cm:
