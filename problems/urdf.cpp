@@ -1,4 +1,4 @@
-// build/problems/urdf --model FILE.urdf [--dynamics energy|recursive]
+// build/problems/urdf --model FILE.urdf [--dynamics auto|energy|recursive]
 //     [--base fixed|floating] and the common command line (run.hpp).
 #include "urdf.hpp"
 
@@ -10,7 +10,7 @@
 namespace {
 
 const char* const kUsage =
-    "usage: urdf --model FILE.urdf [--dynamics energy|recursive] "
+    "usage: urdf --model FILE.urdf [--dynamics auto|energy|recursive] "
     "[--base fixed|floating] [common options; --help with --model lists "
     "them and the robot's joints]\n";
 
@@ -40,7 +40,7 @@ bool Take(std::vector<char*>* args, const char* name, std::string* value) {
 
 int main(int argc, char** argv) {
   std::vector<char*> args(argv, argv + argc);
-  std::string model, dynamics = "energy", base = "fixed";
+  std::string model, dynamics = "auto", base = "fixed";
   try {
     const bool has_model = Take(&args, "model", &model);
     Take(&args, "dynamics", &dynamics);

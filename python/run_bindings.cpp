@@ -82,8 +82,9 @@ OptionSpec Words(const ProblemVariants& v) {
 OptionSpec Count(const IntOption& i) {
   return {i.name, {}, i.min, i.max, std::to_string(i.value)};
 }
-// --dynamics energy|recursive of the multibody descriptions.
-const OptionSpec kDynamics{"dynamics", {"energy", "recursive"}, 0, 0, "energy"};
+// --dynamics auto|energy|recursive of the multibody descriptions.
+const OptionSpec kDynamics{
+    "dynamics", {"auto", "energy", "recursive"}, 0, 0, "auto"};
 mb::DynamicsForm Form(const Shape& s) {
   return mb::DynamicsFormFromString(s.at("dynamics"));
 }
@@ -131,7 +132,7 @@ const std::vector<Entry>& Catalogue() {
     multibody("four_bar_mb", FourBarMbProblemForm);
     multibody("slider_crank_mb", SliderCrankMbProblemForm);
     plain("free_body", FreeBodyProblem);
-    plain("heavy_top", HeavyTopProblem);
+    multibody("heavy_top", HeavyTopProblemForm);
     plain("stiff_linkage", StiffLinkageProblem);
     multibody("golfer_3d", Golfer3dProblemForm);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).

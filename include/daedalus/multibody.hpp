@@ -330,12 +330,19 @@ class Kinematics;  // multibody_kinematics.hpp
 ///  - kRecursive: the tree's recursive algorithms (multibody_dynamics.hpp:
 ///    CRBA for M, RNEA for the Coriolis, centrifugal and gravity forces),
 ///    plus the springs' forces; every joint type, ball and free included.
+///  - kAuto: kRecursive for a description with ball or free joints (the
+///    energy form of a model with quaternions runs on dual numbers, not on
+///    compiled programs) or with kAutoRecursiveVelocities velocities or
+///    more, kEnergy otherwise (docs/performance.md, "Multibody models:
+///    build and compile time": the recursive form is 8x cheaper per
+///    evaluation than the compiled energy form at 12 links and 15x at 24).
 /// Both give the same M and h to round-off; the energies still give the
 /// reported energy.
-enum class DynamicsForm { kEnergy, kRecursive };
+enum class DynamicsForm { kEnergy, kRecursive, kAuto };
+inline constexpr int kAutoRecursiveVelocities = 12;
 const char* ToString(DynamicsForm form);
-/// "energy" or "recursive". @throws std::invalid_argument naming the
-/// valid names.
+/// "energy", "recursive" or "auto". @throws std::invalid_argument naming
+/// the valid names.
 DynamicsForm DynamicsFormFromString(const std::string& name);
 
 /// A multibody system being declared. Bodies and frames first, then the

@@ -288,14 +288,23 @@ void RecursiveInertial(const TreeDynamics& dyn,
 }  // namespace
 
 const char* ToString(DynamicsForm form) {
-  return form == DynamicsForm::kRecursive ? "recursive" : "energy";
+  switch (form) {
+    case DynamicsForm::kEnergy:
+      return "energy";
+    case DynamicsForm::kRecursive:
+      return "recursive";
+    case DynamicsForm::kAuto:
+      return "auto";
+  }
+  return "energy";
 }
 
 DynamicsForm DynamicsFormFromString(const std::string& name) {
   if (name == "energy") return DynamicsForm::kEnergy;
   if (name == "recursive") return DynamicsForm::kRecursive;
+  if (name == "auto") return DynamicsForm::kAuto;
   throw std::invalid_argument("unknown dynamics form '" + name +
-                              "'; valid: energy, recursive");
+                              "'; valid: auto, energy, recursive");
 }
 
 Kinematics Multibody::AddTo(ModelBuilder* builder, DynamicsForm form) && {
@@ -307,6 +316,10 @@ Kinematics Multibody::AddTo(ModelBuilder* builder, DynamicsForm form) && {
           "' has no joint; connect it to the ground or another body "
           "(Joint::Weld() fixes it)");
   const std::shared_ptr<const MbTree> tree = std::move(tree_);
+  if (form == DynamicsForm::kAuto)
+    form = !tree->quaternions.empty() || tree->nv >= kAutoRecursiveVelocities
+               ? DynamicsForm::kRecursive
+               : DynamicsForm::kEnergy;
   // Scalar coordinates and quaternions in declaration order.
   size_t next = 0;
   for (int i = 0; i < tree->nq;) {

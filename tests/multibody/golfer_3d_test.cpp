@@ -425,5 +425,39 @@ TEST(Golfer3d, RecursiveFormMatchesTheEnergyForm) {
       (se.final.v - sr.final.v).cwiseAbs().maxCoeff());
 }
 
+// DynamicsForm::kAuto: a description with ball or free joints gets the
+// recursive form (its energy form would run on dual numbers), and so does
+// one with 12 or more velocities; a small one without quaternions keeps
+// the compiled energy form.
+TEST(DynamicsFormAuto, PicksByQuaternionsAndSize) {
+  std::string why;
+  const Model golfer =
+      problems::MakeGolfer3d(mb::DynamicsForm::kAuto).problem.model;
+  EXPECT_FALSE(IsCompiled(golfer, &why));
+  EXPECT_NE(why.find("recursive"), std::string::npos) << why;
+  auto chain = [](int n) {
+    ModelBuilder b("chain");
+    mb::Multibody s(mb::Dimension::kSpatial);
+    mb::FrameIndex parent = s.world();
+    for (int i = 0; i < n; ++i) {
+      std::string name = "l";  // (GCC 12 warns falsely on "l" + string)
+      name += std::to_string(i);
+      const mb::BodyIndex body = s.AddBody(
+          name,
+          mb::SpatialBody(1.0, mb::PVec(0.0, 0.0, 0.05), 0.01, 0.01, 0.002));
+      s.AddJoint(name, mb::Joint::Revolute(Vector3d::Unit(i % 3)), parent,
+                 s.BodyFrame(body));
+      parent = s.AddFrame(name + "_end", body, mb::PVec(0.0, 0.0, 0.1));
+    }
+    std::move(s).AddTo(&b, mb::DynamicsForm::kAuto);
+    return std::move(b).Build();
+  };
+  EXPECT_TRUE(IsCompiled(chain(mb::kAutoRecursiveVelocities - 1), &why)) << why;
+  EXPECT_FALSE(IsCompiled(chain(mb::kAutoRecursiveVelocities), &why));
+  EXPECT_NE(why.find("recursive"), std::string::npos) << why;
+  EXPECT_EQ(mb::DynamicsFormFromString("auto"), mb::DynamicsForm::kAuto);
+  EXPECT_STREQ(mb::ToString(mb::DynamicsForm::kAuto), "auto");
+}
+
 }  // namespace
 }  // namespace daedalus

@@ -72,7 +72,7 @@ class Options(unittest.TestCase):
             daedalus.problem("pendulum", bodies=3)
         with self.assertRaisesRegex(TypeError, "its options: dynamics"):
             daedalus.problem("golfer_3d", bodies=3)
-        with self.assertRaisesRegex(ValueError, "valid: energy recursive"):
+        with self.assertRaisesRegex(ValueError, "valid: auto energy recursive"):
             daedalus.problem("four_bar_mb", dynamics="lagrange")
 
     def test_a_failed_run_raises_with_its_result(self):
