@@ -109,12 +109,22 @@ daedalus::Model Chain(int n, DynamicsForm form) {
   return std::move(b).Build();
 }
 
+// A generic state: every coordinate and velocity nonzero (a quaternion's
+// four numbers are normalized by the library).
+void GenericState(const daedalus::Model& model,
+                  Eigen::VectorXd* q,
+                  Eigen::VectorXd* v) {
+  q->resize(model.nq());
+  v->resize(model.nv());
+  for (int i = 0; i < model.nq(); ++i) (*q)[i] = 0.3 * std::sin(1.0 + i);
+  for (int i = 0; i < model.nv(); ++i) (*v)[i] = 0.5 * std::cos(2.0 + i);
+}
+
 double SteadyEvaluation(const daedalus::Model& model) {
   daedalus::Workspace ws(model);
   ws.SetParameters(model.default_parameters());
-  Eigen::VectorXd q(model.nq()), v(model.nv());
-  for (int i = 0; i < model.nq(); ++i) q[i] = 0.3 * std::sin(1.0 + i);
-  for (int i = 0; i < model.nv(); ++i) v[i] = 0.5 * std::cos(2.0 + i);
+  Eigen::VectorXd q, v;
+  GenericState(model, &q, &v);
   ws.SetState(0.0, q, v);
   daedalus::EvaluateAll(&ws);  // records and compiles
   double best = 1e300;
@@ -176,9 +186,8 @@ void Measure(const std::function<daedalus::Model()>& make, Phases* ph) {
   ph->nv = model.nv();
   daedalus::Workspace ws(model);
   ws.SetParameters(model.default_parameters());
-  Eigen::VectorXd q(model.nq()), v(model.nv());
-  for (int i = 0; i < model.nq(); ++i) q[i] = 0.3 * std::sin(1.0 + i);
-  for (int i = 0; i < model.nv(); ++i) v[i] = 0.5 * std::cos(2.0 + i);
+  Eigen::VectorXd q, v;
+  GenericState(model, &q, &v);
   ws.SetState(0.0, q, v);
   t0 = CpuSeconds();
   daedalus::EvaluateAll(&ws);

@@ -1,16 +1,12 @@
 #include "four_bar_mb.hpp"
 
+#include "dynamics_variants.hpp"
+
 // --dynamics auto|energy|recursive: M and h by automatic differentiation of
-// the energies or by the recursive algorithms (docs/multibody.md); auto,
-// the default, picks by the description (mb::DynamicsForm::kAuto).
+// the energies or by the recursive algorithms; auto, the default, picks by
+// the description (docs/multibody.md).
 int main(int argc, char** argv) {
-  using daedalus::mb::DynamicsForm;
-  using daedalus::problems::FourBarMbProblemForm;
-  const daedalus::ProblemVariants choice{
-      "dynamics",
-      {{"auto", [] { return FourBarMbProblemForm(DynamicsForm::kAuto); }},
-       {"energy", [] { return FourBarMbProblemForm(DynamicsForm::kEnergy); }},
-       {"recursive",
-        [] { return FourBarMbProblemForm(DynamicsForm::kRecursive); }}}};
-  return daedalus::run(choice, argc, argv);
+  return daedalus::run(daedalus::problems::DynamicsVariants(
+                           daedalus::problems::FourBarMbProblemForm),
+                       argc, argv);
 }

@@ -1,17 +1,12 @@
 #include "slider_crank_mb.hpp"
 
+#include "dynamics_variants.hpp"
+
 // --dynamics auto|energy|recursive: M and h by automatic differentiation of
-// the energies or by the recursive algorithms (docs/multibody.md); auto,
-// the default, picks by the description (mb::DynamicsForm::kAuto).
+// the energies or by the recursive algorithms; auto, the default, picks by
+// the description (docs/multibody.md).
 int main(int argc, char** argv) {
-  using daedalus::mb::DynamicsForm;
-  using daedalus::problems::SliderCrankMbProblemForm;
-  const daedalus::ProblemVariants choice{
-      "dynamics",
-      {{"auto", [] { return SliderCrankMbProblemForm(DynamicsForm::kAuto); }},
-       {"energy",
-        [] { return SliderCrankMbProblemForm(DynamicsForm::kEnergy); }},
-       {"recursive",
-        [] { return SliderCrankMbProblemForm(DynamicsForm::kRecursive); }}}};
-  return daedalus::run(choice, argc, argv);
+  return daedalus::run(daedalus::problems::DynamicsVariants(
+                           daedalus::problems::SliderCrankMbProblemForm),
+                       argc, argv);
 }

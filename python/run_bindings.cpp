@@ -33,6 +33,7 @@
 #include "daedalus/output.hpp"
 #include "daedalus/symplectic.hpp"
 #include "double_pendulum.hpp"
+#include "dynamics_variants.hpp"
 #include "eval/expr_program.hpp"
 #include "formulation/support.hpp"
 #include "four_bar.hpp"
@@ -82,13 +83,6 @@ OptionSpec Words(const ProblemVariants& v) {
 OptionSpec Count(const IntOption& i) {
   return {i.name, {}, i.min, i.max, std::to_string(i.value)};
 }
-// --dynamics auto|energy|recursive of the multibody descriptions.
-const OptionSpec kDynamics{
-    "dynamics", {"auto", "energy", "recursive"}, 0, 0, "auto"};
-mb::DynamicsForm Form(const Shape& s) {
-  return mb::DynamicsFormFromString(s.at("dynamics"));
-}
-
 const std::vector<Entry>& Catalogue() {
   using namespace daedalus::problems;  // NOLINT(google-build-using-namespace)
   static const std::vector<Entry> entries = [] {
@@ -111,8 +105,11 @@ const std::vector<Entry>& Catalogue() {
                      return f(std::stoi(s.at(opt)));
                    }});
     };
+    // --dynamics auto|energy|recursive (problems/dynamics_variants.hpp).
     auto multibody = [&](const char* n, Problem (*f)(mb::DynamicsForm)) {
-      e.push_back({n, {kDynamics}, [f](const Shape& s) { return f(Form(s)); }});
+      e.push_back({n, {Words(DynamicsVariants(f))}, [f](const Shape& s) {
+                     return f(mb::DynamicsFormFromString(s.at("dynamics")));
+                   }});
     };
     plain("pendulum", PendulumProblem);
     plain("slider_crank", SliderCrankProblem);
