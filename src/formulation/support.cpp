@@ -140,7 +140,8 @@ Formulation EscalationTarget(const SimulationOptions& o, std::string* why) {
 namespace {
 
 // What a model with quaternions (nq != nv, eval/chart.hpp) does not run on
-// yet: every formulation on CVODES and IDAS with the dense evaluator does.
+// yet: every formulation on CVODES and IDAS with the dense evaluator does,
+// with forward sensitivities.
 std::string QuaternionRefusal(const SimulationOptions& o, KktPath path) {
   const std::string head =
       "the model has quaternion coordinates (nq != nv: velocities that are "
@@ -153,11 +154,17 @@ std::string QuaternionRefusal(const SimulationOptions& o, KktPath path) {
     return head + "--integrator " + Flag(o.integrator) +
            " does not support yet (its update is written for q' = v); use "
            "--integrator cvodes-bdf, cvodes-adams or idas";
-  if (o.sensitivity.method != SensMethod::kNone)
+  // Forward sensitivities map their position rows through the tangent of
+  // q' = N(q) v (CVODES: OdeForm::RateTangent; IDAS: the tangent of the
+  // residual and DaeForm::InitialSensitivity; docs/sensitivities.md,
+  // "Quaternions"); the adjoints do not yet.
+  if (o.sensitivity.method == SensMethod::kAdjoint)
     return head +
-           "the sensitivities do not support yet (their state "
-           "tangents would have to be mapped through q' = N(q) v); "
-           "run without --sens";
+           "the adjoint sensitivities do not support yet (the adjoint "
+           "equations would need the transpose of the tangent of q' = N(q) "
+           "v and terminal conditions mapped through the quaternion's "
+           "chart); use forward sensitivities (--sens-method forward), which "
+           "run on every formulation that runs the model";
   return "";
 }
 
