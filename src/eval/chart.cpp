@@ -76,6 +76,39 @@ void CoordinateRatesJacobian(const ModelData& d,
   }
 }
 
+void CoordinateRatesTangent(const ModelData& d,
+                            const Eigen::Ref<const Eigen::VectorXd>& q,
+                            const Eigen::Ref<const Eigen::VectorXd>& v,
+                            const Eigen::Ref<const Eigen::VectorXd>& dq,
+                            const Eigen::Ref<const Eigen::VectorXd>& dv,
+                            Eigen::Ref<Eigen::VectorXd> out) {
+  const Eigen::Index nq = q.size();
+  for (Eigen::Index j = 0; j < nq; ++j) {
+    const int k = d.velocity_of[j];
+    if (k >= 0) out[j] = dv[k];
+  }
+  Eigen::VectorXd a(4), w(3), r1(4), r2(4);
+  for (const QuaternionBlock& b : d.quaternions) {
+    a = dq.segment<4>(b.q);
+    w = v.segment<3>(b.v);
+    QuaternionRate(a, w, r1);
+    a = q.segment<4>(b.q);
+    w = dv.segment<3>(b.v);
+    QuaternionRate(a, w, r2);
+    out.segment<4>(b.q) = r1 + r2;
+  }
+}
+
+void ProjectQuaternionTangent(const ModelData& d,
+                              const Eigen::Ref<const Eigen::VectorXd>& q,
+                              Eigen::Ref<Eigen::VectorXd> dq) {
+  for (const QuaternionBlock& b : d.quaternions) {
+    const Eigen::Vector4d a = q.segment<4>(b.q);
+    const double n2 = a.squaredNorm();
+    if (n2 > 0.0) dq.segment<4>(b.q) -= a * (a.dot(dq.segment<4>(b.q)) / n2);
+  }
+}
+
 double NormalizeQuaternions(const ModelData& d, Eigen::Ref<Eigen::VectorXd> q) {
   double worst = 0.0;
   for (const QuaternionBlock& b : d.quaternions) {

@@ -163,6 +163,29 @@ void CoordinateRatesJacobian(const ModelData& d,
                              Eigen::Ref<Eigen::MatrixXd> fq,
                              Eigen::Ref<Eigen::MatrixXd> fv);
 
+/// The tangent of q' = N(q) v along (dq, dv), written into out (nq): dv
+/// on scalar coordinates and, on a quaternion block,
+///
+///   d(q (x) (0, w) / 2) = (dq (x) (0, w) + q (x) (0, dw)) / 2,
+///
+/// exact because q' = q (x) (0, w) / 2 is bilinear in the raw 4-vector q
+/// (not n(q): the integrators' q' uses q as it is) and w. The forward
+/// sensitivities' position rows (docs/sensitivities.md, "Quaternions").
+void CoordinateRatesTangent(const ModelData& d,
+                            const Eigen::Ref<const Eigen::VectorXd>& q,
+                            const Eigen::Ref<const Eigen::VectorXd>& v,
+                            const Eigen::Ref<const Eigen::VectorXd>& dq,
+                            const Eigen::Ref<const Eigen::VectorXd>& dv,
+                            Eigen::Ref<Eigen::VectorXd> out);
+
+/// Removes from each quaternion block of dq its component along q,
+/// dq <- (I - q q' / |q|^2) dq: the tangent to the sphere |q| = const, the
+/// part of a coordinate direction that the model's functions (which see
+/// n(q)) respond to. Scalar coordinates are left as they are.
+void ProjectQuaternionTangent(const ModelData& d,
+                              const Eigen::Ref<const Eigen::VectorXd>& q,
+                              Eigen::Ref<Eigen::VectorXd> dq);
+
 /// Normalizes each quaternion block of q in place; returns the largest
 /// | |q| - 1 | before (0 without quaternions).
 double NormalizeQuaternions(const ModelData& d, Eigen::Ref<Eigen::VectorXd> q);

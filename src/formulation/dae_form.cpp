@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "eval/chart.hpp"
 #include "formulation/roots.hpp"
 
 namespace daedalus::internal {
@@ -113,7 +114,16 @@ void DaeForm::InitialSensitivity(const KktResult& r0,
   s.segment(L_.iq(), L_.nq) = s0.dq;
   s.segment(L_.iv(), L_.nv) = s0.dv;
   s.segment(L_.il(), L_.nc) = s0.dlambda;
-  sp_dot.segment(L_.iq(), L_.nq) = s0.dv;
+  if (L_.chart != nullptr) {
+    // q' = N(q) v: s_q' is its tangent, (s_q (x) (0, w) + q (x) (0, s_w))
+    // / 2 on a quaternion (eval/chart.hpp; docs/sensitivities.md,
+    // "Quaternions"), at the start LinearizeStart evaluated. GGL's G' mu
+    // term adds nothing: mu and its sensitivity start at zero.
+    CoordinateRatesTangent(*L_.chart, mech_->q(), mech_->v(), s0.dq, s0.dv,
+                           sp_dot.segment(L_.iq(), L_.nq));
+  } else {
+    sp_dot.segment(L_.iq(), L_.nq) = s0.dv;
+  }
   sp_dot.segment(L_.iv(), L_.nv) = s0.dvdot;
 }
 

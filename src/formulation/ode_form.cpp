@@ -204,6 +204,20 @@ void OdeForm::Tangent(const double* s,
   if (dlambda_applied) *dlambda_applied = std::move(dl);
 }
 
+void OdeForm::RateTangent(const double* s, double* out) const {
+  const Eigen::Map<const Eigen::VectorXd> dq(s, nq_), dv(s + nq_, nv_);
+  Eigen::Map<Eigen::VectorXd> o(out, nq_);
+  const ModelData& d = mech_->model().data();
+  if (d.quaternions.empty()) {
+    o = dv;
+    return;
+  }
+  // q' = N(q) v is formed from the raw q (Rhs, mech_->q()), so its tangent
+  // is the exact derivative of that map; the tangent of the accelerations
+  // (Tangent) is taken through n(q), which the dual numbers differentiate.
+  CoordinateRatesTangent(d, mech_->q(), mech_->v(), dq, dv, o);
+}
+
 void OdeForm::IntegrandTangent(const Eigen::VectorXd& dlambda_applied,
                                const Eigen::VectorXd& dlambda_reported,
                                Eigen::Ref<Eigen::VectorXd> out) {

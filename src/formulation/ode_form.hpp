@@ -104,6 +104,12 @@ class OdeForm {
                Eigen::VectorXd* dvdot,
                Eigen::VectorXd* dlambda_applied,
                Eigen::VectorXd* dlambda_reported);
+  /// The tangent of q' = N(q) v along s = (dq, dv) at the state of the
+  /// last PrepareTangents, into `out` (nq): dv when nq = nv; on a
+  /// quaternion (dq (x) (0, w) + q (x) (0, dw)) / 2 (eval/chart.hpp,
+  /// CoordinateRatesTangent). The position rows of the forward
+  /// sensitivities' right-hand side.
+  void RateTangent(const double* s, double* out) const;
   /// The tangent of the integrands along the last Tangent's direction.
   void IntegrandTangent(const Eigen::VectorXd& dlambda_applied,
                         const Eigen::VectorXd& dlambda_reported,

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "daedalus/sparse_kkt.hpp"
 
@@ -140,7 +141,8 @@ Formulation EscalationTarget(const SimulationOptions& o, std::string* why) {
 namespace {
 
 // What a model with quaternions (nq != nv, eval/chart.hpp) does not run on
-// yet: every formulation on CVODES and IDAS with the dense evaluator does.
+// yet: every formulation on CVODES and IDAS with the dense evaluator does,
+// with forward sensitivities.
 std::string QuaternionRefusal(const SimulationOptions& o, KktPath path) {
   const std::string head =
       "the model has quaternion coordinates (nq != nv: velocities that are "
@@ -153,11 +155,28 @@ std::string QuaternionRefusal(const SimulationOptions& o, KktPath path) {
     return head + "--integrator " + Flag(o.integrator) +
            " does not support yet (its update is written for q' = v); use "
            "--integrator cvodes-bdf, cvodes-adams or idas";
-  if (o.sensitivity.method != SensMethod::kNone)
+  // Forward sensitivities map their position rows through the tangent of
+  // q' = N(q) v (CVODES: OdeForm::RateTangent; IDAS: the tangent of the
+  // residual and DaeForm::InitialSensitivity; docs/sensitivities.md,
+  // "Quaternions"); the adjoints do not yet.
+  if (o.sensitivity.method == SensMethod::kAdjoint)
     return head +
-           "the sensitivities do not support yet (their state "
-           "tangents would have to be mapped through q' = N(q) v); "
-           "run without --sens";
+           "the adjoint sensitivities do not support yet (the adjoint "
+           "equations would need the transpose of the tangent of q' = N(q) "
+           "v and terminal conditions mapped through the quaternion's "
+           "chart); use forward sensitivities (--sens-method forward) with "
+           "--formulation unstabilized or baumgarte on cvodes-bdf or "
+           "cvodes-adams, or unstabilized, baumgarte or ggl on idas";
+  if (o.sensitivity.method == SensMethod::kForward &&
+      o.formulation == Formulation::kIndex3)
+    return head +
+           "forward sensitivities of the index-3 form do not support: on a "
+           "top held by its tip (tests/sensitivity/"
+           "quaternion_sensitivity_test.cpp) they missed central differences "
+           "by 2e-6 relative at rtol 1e-10 and by 2e-4 at 1e-11, not "
+           "converging, while every other form agreed to 1e-7; use "
+           "--formulation ggl, unstabilized or baumgarte on --integrator "
+           "idas";
   return "";
 }
 
@@ -267,6 +286,21 @@ std::string CellRefusal(Formulation f,
       break;
   }
   return Refusal(o, path, traits);
+}
+
+std::string QuaternionCellRefusal(Formulation f,
+                                  Integrator i,
+                                  KktPath path,
+                                  Feature feature) {
+  const std::string plain = CellRefusal(f, i, path, feature);
+  if (!plain.empty()) return plain;
+  SimulationOptions o;
+  o.formulation = f;
+  o.integrator = i;
+  if (IsFixedStep(i)) o.step = o.output_step;
+  if (feature == Feature::kForward) o.sensitivity.method = SensMethod::kForward;
+  if (feature == Feature::kAdjoint) o.sensitivity.method = SensMethod::kAdjoint;
+  return QuaternionRefusal(o, path);
 }
 
 KktPath ResolveKktPath(const Model& model, const SimulationOptions& o) {
@@ -392,6 +426,62 @@ std::string SupportTableMarkdown() {
            << " runs, but " << KnownDefect(f, i)
            << " (the support-matrix test expects the failure, so that it "
               "notices the fix).\n\n";
+  // Models with quaternions: the refusals that QuaternionRefusal adds, per
+  // integrator and feature over the formulations that run the cell on a
+  // model with constraints.
+  os << "## Models with quaternions\n\n"
+     << "On a model with unit quaternions (nq != nv, "
+        "`ModelBuilder::Quaternion`; docs/conventions.md, \"Velocities\") "
+        "a combination runs when the table above says yes and this one "
+        "does not refuse it (\"as above\": refused on every model with "
+        "constraints, in the table above; \"not F\": refused with "
+        "formulation F only). Dense path:\n\n";
+  os << "| integrator |";
+  for (Feature x : features) os << " " << ToString(x) << " |";
+  os << "\n|---|";
+  for (size_t k = 0; k < std::size(features); ++k) os << "---|";
+  os << "\n";
+  for (Integrator i : integrators) {
+    os << "| " << ToString(i) << " |";
+    for (Feature x : features) {
+      int runs = 0;  // formulations that run the cell on any model
+      std::vector<Formulation> refused;
+      std::string why;
+      for (Formulation f : forms) {
+        if (!CellRefusal(f, i, KktPath::kDense, x).empty()) continue;
+        ++runs;
+        const std::string q = QuaternionCellRefusal(f, i, KktPath::kDense, x);
+        if (q.empty()) continue;
+        refused.push_back(f);
+        // One reason per cell: QuaternionRefusal reads the formulation for
+        // index 3's forward sensitivities only.
+        why = q;
+      }
+      std::string c;
+      if (runs == 0) {
+        c = "as above";
+      } else if (refused.empty()) {
+        c = "yes";
+      } else if (static_cast<int>(refused.size()) == runs) {
+        c = cell(why);
+      } else {
+        // "no (n)" becomes "not F (n)".
+        std::ostringstream nf;
+        nf << "not";
+        for (Formulation f : refused) nf << ' ' << ToString(f);
+        const std::string no = cell(why);
+        nf << ' ' << std::string_view(no).substr(3);
+        c = nf.str();
+      }
+      os << " " << c << " |";
+    }
+    os << "\n";
+  }
+  os << "\nThe sparse path refuses every combination on such a model: "
+     << cell(QuaternionCellRefusal(Formulation::kBaumgarte,
+                                   Integrator::kCvodesBdf, KktPath::kSparse,
+                                   Feature::kNone))
+     << ".\n\n";
   os << "Reasons:\n\n";
   for (size_t k = 0; k < reasons.size(); ++k)
     os << (k + 1) << ". " << reasons[k] << "\n";

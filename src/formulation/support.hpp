@@ -73,6 +73,13 @@ std::string CellRefusal(Formulation f,
                         KktPath path,
                         Feature feature);
 
+/// A cell of the same table on a model with quaternions: CellRefusal, or
+/// else what QuaternionRefusal adds (empty: runs).
+std::string QuaternionCellRefusal(Formulation f,
+                                  Integrator i,
+                                  KktPath path,
+                                  Feature feature);
+
 /// The KKT path `options` select for `model`: an explicit sparse --kkt
 /// method, or auto resolving to one for the model's declared structure (on
 /// CVODES and the fixed-step schemes; IDAS's residual Jacobian is

@@ -2,6 +2,8 @@
 
 #include <Eigen/Cholesky>
 
+#include "eval/chart.hpp"
+
 namespace daedalus::internal {
 
 void TangentKkt::Factor(const Eigen::MatrixXd& M, const Eigen::MatrixXd& J) {
@@ -60,6 +62,17 @@ InitialSensitivity LinearizeConsistentStart(
     }
   }
 
+  // Quaternions (eval/chart.hpp): the state's q is unit here (the start
+  // normalizes it), and the functions see n(q). A direction along q only
+  // changes the norm, which they do not see and the run's normalization
+  // removes: d n(q0) / d q0 = (I - n n') / |q0| at the given q0, so a q0[i]
+  // or an initial tangent is projected onto the tangent of the sphere
+  // (exact for a unit q0; for a non-unit one the run normalizes it and the
+  // sensitivity is that of the normalized start, off by the factor |q0|).
+  const ModelData& d = ws.model().data();
+  const bool chart = !d.quaternions.empty();
+  if (chart) ProjectQuaternionTangent(d, ws.q, dq0);
+
   // M^-1 J' S^-1 r by two solves with M and one with S (no inverse formed).
   Eigen::LDLT<Eigen::MatrixXd> mf(ws.M);
   const Eigen::MatrixXd MiJt = mf.solve(ws.J.transpose());
@@ -75,7 +88,16 @@ InitialSensitivity LinearizeConsistentStart(
   EvaluatePosition(tws);
   Eigen::VectorXd dphi(nc);
   for (int i = 0; i < nc; ++i) dphi[i] = tws->phi[i].d;
-  out.dq = dq0 - correct(dphi);
+  // The correction is a velocity-space (chart) direction dxi; in q it is
+  // N(q) dxi (q (x) (0, dxi) / 2 on a quaternion, tangent to the sphere).
+  const Eigen::VectorXd dxi = correct(dphi);
+  if (chart) {
+    Eigen::VectorXd dqc(nq);
+    CoordinateRates<double>(d, ws.q, dxi, dqc);
+    out.dq = dq0 - dqc;
+  } else {
+    out.dq = dq0 - dxi;
+  }
 
   // Velocity: re-linearize at the corrected position tangent.
   SeedTangent(ws, out.dq, dv0, dp, tws);

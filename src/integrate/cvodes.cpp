@@ -92,7 +92,7 @@ int SensRhsFn(int ns,
       f.Tangent(s, run->directions[i], &run->da, quads ? &run->dl : nullptr,
                 quads ? &run->dr : nullptr);
       auto out = View(ySdot[i]);
-      out.head(f.nq()) = Eigen::Map<const Eigen::VectorXd>(s + f.nq(), f.nv());
+      f.RateTangent(s, out.data());
       out.segment(f.nq(), f.nv()) = run->da;
       if (!quads) continue;
       // The quadratures carried in the state: their integrands' tangents.

@@ -75,24 +75,30 @@ JacobianMethod JacobianMethodFromString(const std::string& s) {
 
 namespace {
 
-// Index inside "q0[...]": a number, or a coordinate name.
+// Index inside "q0[...]" (a coordinate) or "v0[...]" (a velocity): a
+// number, or a name. The velocity names are the coordinate names except on
+// quaternions (ModelBuilder::Quaternion: four coordinates name.w .. name.z,
+// three velocities name.wx .. name.wz).
 int CoordinateIndex(const Model& model,
                     const std::string& full,
-                    const std::string& inner) {
-  const auto& names = model.coordinate_names();
+                    const std::string& inner,
+                    bool velocity) {
+  const auto& names =
+      velocity ? model.velocity_names() : model.coordinate_names();
   for (size_t i = 0; i < names.size(); ++i)
     if (names[i] == inner) return static_cast<int>(i);
-  if (!inner.empty() &&
+  if (!inner.empty() && inner.size() < 9 &&
       inner.find_first_not_of("0123456789") == std::string::npos) {
     const int i = std::stoi(inner);
-    if (i < model.nq()) return i;
+    if (i < static_cast<int>(names.size())) return i;
   }
   std::string valid;
   for (size_t i = 0; i < names.size(); ++i)
     valid += (i ? ", " : "") + std::to_string(i) + " or " + names[i];
-  throw std::invalid_argument("sensitivity parameter '" + full +
-                              "': no coordinate '" + inner + "' in model '" +
-                              model.name() + "'; valid indices: " + valid);
+  throw std::invalid_argument("sensitivity parameter '" + full + "': no " +
+                              (velocity ? "velocity" : "coordinate") + " '" +
+                              inner + "' in model '" + model.name() +
+                              "'; valid indices: " + valid);
 }
 
 }  // namespace
@@ -109,7 +115,7 @@ std::vector<SensParameter> ResolveSensParameters(
     if ((q0 || v0) && n.back() == ']') {
       p.kind =
           q0 ? SensParameter::Kind::kInitialQ : SensParameter::Kind::kInitialV;
-      p.index = CoordinateIndex(model, n, n.substr(3, n.size() - 4));
+      p.index = CoordinateIndex(model, n, n.substr(3, n.size() - 4), v0);
     } else {
       const auto& pn = model.parameter_names();
       int found = -1;
@@ -155,7 +161,7 @@ void StartForwardResult(const Model& model,
   sr->method = SensMethod::kForward;
   for (const auto& p : sens) sr->parameters.push_back(p.name);
   for (const auto& n : model.coordinate_names()) sr->components.push_back(n);
-  for (const auto& n : model.coordinate_names())
+  for (const auto& n : model.velocity_names())
     sr->components.push_back("v_" + n);
   for (int i = 0; i < model.nc(); ++i)
     sr->components.push_back("lambda_" + model.RowName(i));
