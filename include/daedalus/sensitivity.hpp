@@ -9,7 +9,8 @@
 // selects SUNDIALS's own DQ instead, for comparison.
 //
 // Parameters are the model's named parameters and initial conditions,
-// written q0[i] / v0[i] (i an index or a coordinate name). Initial-condition
+// written q0[i] / v0[i] (i an index, or a coordinate name for q0 and a
+// velocity name for v0: v0[R.wz] for a quaternion R). Initial-condition
 // sensitivities pass through the consistent-initialization projection: at a
 // consistent start, dq0/dq0_i is the mass-metric projector applied to e_i
 // and the velocity is re-projected to first order.
