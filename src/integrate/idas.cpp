@@ -179,7 +179,8 @@ int SensResFn(int ns,
   });
 }
 
-// Quadrature sensitivities: the tangent of the integrands along (s_i, e_i).
+// Quadrature sensitivities: the tangent of the model's own integrands along
+// (s_i, e_i), the only ones reported (the energy-balance entries zero).
 int QuadSensFn(int ns,
                realtype t,
                N_Vector y,
@@ -196,8 +197,8 @@ int QuadSensFn(int ns,
   return run->Trap([&] {
     const double* yv = N_VGetArrayPointer(y);
     for (int i = 0; i < ns; ++i)
-      run->form->QuadSens(t, yv, N_VGetArrayPointer(yS[i]), run->directions[i],
-                          N_VGetArrayPointer(rqS[i]));
+      run->form->UserQuadSens(t, yv, N_VGetArrayPointer(yS[i]),
+                              run->directions[i], N_VGetArrayPointer(rqS[i]));
   });
 }
 
@@ -416,6 +417,7 @@ void IntegrateIdas(Mechanics* mech,
   std::vector<int> plist;
   Eigen::MatrixXd sens_now;
   const int ny = mech->nq() + mech->nv() + mech->nc();
+  const bool has_quad_sens = fsa && form->quad_layout().nuq > 0;
   if (fsa) {
     std::vector<SensParameter> sens;
     try {
@@ -492,10 +494,17 @@ void IntegrateIdas(Mechanics* mech,
     // for the quadratures' sensitivities evaluates the integrands into a
     // work vector of the state's length (IDAQuadSensRhs1InternalDQ, its
     // tmpQS), past its end when there are more quadratures than states.
-    DAEDALUS_SUNDIALS_CHECK(IDAQuadSensInit(mem, QuadSensFn, qS.get()));
-    DAEDALUS_SUNDIALS_CHECK(IDAQuadSensEEtolerances(mem));
-    DAEDALUS_SUNDIALS_CHECK(
-        IDASetQuadSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
+    // Only the model's own quadratures' sensitivities are reported
+    // (UserQuadSens): none without them. The energy-balance integrands'
+    // tangents were computed here for nothing before, Baumgarte's with a
+    // KKT linearization per step: half the fixed overhead of one
+    // parameter on bench/sensitivity_bench (docs/performance.md).
+    if (has_quad_sens) {
+      DAEDALUS_SUNDIALS_CHECK(IDAQuadSensInit(mem, QuadSensFn, qS.get()));
+      DAEDALUS_SUNDIALS_CHECK(IDAQuadSensEEtolerances(mem));
+      DAEDALUS_SUNDIALS_CHECK(
+          IDASetQuadSensErrCon(mem, so.error_control ? SUNTRUE : SUNFALSE));
+    }
     sens_now.resize(ny, ns);
     recorder.AttachSensitivities(&sens_now);
     StartForwardResult(model, sens, &sum.sensitivities);
@@ -640,7 +649,8 @@ void IntegrateIdas(Mechanics* mech,
     SensitivityResult& sr = sum.sensitivities;
     sr.final = sens_now;
     double tq = sum.t_reached;
-    DAEDALUS_SUNDIALS_CHECK(IDAGetQuadSens(seg->mem, &tq, qS.get()));
+    if (has_quad_sens)
+      DAEDALUS_SUNDIALS_CHECK(IDAGetQuadSens(seg->mem, &tq, qS.get()));
     const QuadLayout& L = form->quad_layout();
     for (int k = 0; k < L.nuq; ++k) {
       Eigen::VectorXd g(ns);
