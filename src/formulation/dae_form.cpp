@@ -485,6 +485,8 @@ IdasTangentProbe ProbeIdasTangent(const Model& model,
                        r.residual.data());
   r.quadratures.resize(p.form->quad_layout().size());
   p.form->QuadSens(t, y.data(), dy.data(), dp, r.quadratures.data());
+  r.user_quadratures.resize(r.quadratures.size());
+  p.form->UserQuadSens(t, y.data(), dy.data(), dp, r.user_quadratures.data());
   return r;
 }
 

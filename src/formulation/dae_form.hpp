@@ -241,6 +241,9 @@ struct IdasTangentProbe {
   bool compiled = false;
   Eigen::VectorXd residual;
   Eigen::VectorXd quadratures;
+  /// DaeForm::UserQuadSens: the model's own quadratures' tangent (the
+  /// energy-balance entries zero), what the IDAS forward run integrates.
+  Eigen::VectorXd user_quadratures;
 };
 IdasTangentProbe ProbeIdasTangent(const Model& model,
                                   const SimulationOptions& options,
