@@ -7,6 +7,8 @@
 // Run through bench/sensitivity_cost.py, which prints the ratios.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -91,14 +93,66 @@ std::vector<std::string> FirstParameters(const Model& m, int n) {
   return out;
 }
 
-void Run(benchmark::State& state, const SimulationOptions& o) {
+const Model& TheModel() {
   static const Model model = Carts();
+  return model;
+}
+
+SimulationSummary Run(benchmark::State& state, const SimulationOptions& o) {
+  const Model& model = TheModel();
+  SimulationSummary s;
   for (auto _ : state) {
-    const SimulationSummary s =
-        Simulate(model, Start(), model.default_parameters(), o);
+    s = Simulate(model, Start(), model.default_parameters(), o);
     if (!s.ok) state.SkipWithError(s.error.c_str());
     benchmark::DoNotOptimize(s.final.q.data());
   }
+  return s;
+}
+
+// The forward sensitivities of the final positions against central
+// differences of plain runs (outside the timed loop), so that a faster
+// path cannot pass with wrong sensitivities. Step 1e-3 relative: the
+// truncation error is ~1e-6 |d3x/dp3| p^2 / 6; the differenced runs are at
+// rtol 1e-11, whose error (~1e-11 |x|, |x| <= 9) divided by 2h stays near
+// 1e-7 of the columns' largest entries (0.02 to 0.1). At step 1e-4 that
+// noise alone reached 1.1e-5 for c1 (1.3e-6 at 1e-3). Measured worst over
+// the 20 parameters: 2.4e-6; the bound is 1e-5 of the column's largest
+// entry.
+void CheckForward(benchmark::State& state,
+                  const SimulationOptions& o,
+                  const SimulationSummary& s) {
+  if (!s.ok) return;
+  const Model& model = TheModel();
+  const int nq = model.nq();
+  SimulationOptions od = o;
+  od.sensitivity = SensitivityOptions();
+  od.rtol = 1e-11;
+  od.atol = 1e-12;
+  const Eigen::VectorXd p = model.default_parameters();
+  double worst = 0.0;
+  for (std::size_t i = 0; i < o.sensitivity.parameters.size(); ++i) {
+    const int k = model.ParameterIndex(o.sensitivity.parameters[i]);
+    const double h = 1e-3 * std::abs(p[k]);
+    Eigen::VectorXd pp = p, pm = p;
+    pp[k] += h;
+    pm[k] -= h;
+    const SimulationSummary a = Simulate(model, Start(), pp, od);
+    const SimulationSummary b = Simulate(model, Start(), pm, od);
+    if (!a.ok || !b.ok) {
+      state.SkipWithError("central differences: a run failed");
+      return;
+    }
+    const Eigen::VectorXd fd = (a.final.q - b.final.q) / (2.0 * h);
+    const Eigen::VectorXd fwd =
+        s.sensitivities.final.col(static_cast<Eigen::Index>(i)).head(nq);
+    const double e =
+        (fwd - fd).cwiseAbs().maxCoeff() / fd.cwiseAbs().maxCoeff();
+    worst = std::max(worst, e);
+  }
+  state.counters["fd_rel_err"] = worst;
+  if (!(worst < 1e-5))
+    state.SkipWithError(
+        "forward sensitivities disagree with central differences");
 }
 
 void BM_PlainIdas(benchmark::State& state) {
@@ -109,7 +163,7 @@ void BM_ForwardIdas(benchmark::State& state) {
   o.sensitivity.method = SensMethod::kForward;
   o.sensitivity.parameters =
       FirstParameters(Carts(), static_cast<int>(state.range(0)));
-  Run(state, o);
+  CheckForward(state, o, Run(state, o));
 }
 void BM_PlainCvodes(benchmark::State& state) {
   Run(state, Options(Integrator::kCvodesBdf));

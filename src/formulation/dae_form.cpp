@@ -26,6 +26,15 @@ DaeForm::DaeForm(Mechanics* mech,
                                      Formulation::kUnstabilized);
     qs_integrands_ = BaumgarteIntegrandJacobian::Make(cm, mech->model());
   }
+  if (options.sensitivity.method == SensMethod::kForward) {
+    for (const auto& [name, g] : mech->model().data().quadratures) {
+      uq_grad_.push_back(FunctionalGradient::Make(cm, mech->model(), g));
+      if (!uq_grad_.back()) {
+        uq_grad_.clear();  // the tangent path for all of them
+        break;
+      }
+    }
+  }
   try {
     prog_ = DaePrograms::Build(*cm, mech->model(), L_, Q_, options);
     if (evaluator && *evaluator == "compiled (native kernels)" &&
@@ -311,6 +320,49 @@ void DaeForm::NoteReported(double t, const double* y) {
   reported_p_ = mech_->parameters();
 }
 
+void DaeForm::UserQuadSens(double t,
+                           const double* y,
+                           const double* dy,
+                           const Eigen::VectorXd& dp,
+                           double* out) {
+  const int nuq = Q_.nuq;
+  const Eigen::VectorXd& p = CurrentParameters();
+  if (nuq == 0) {
+    std::fill_n(out, Q_.size(), 0.0);
+    return;
+  }
+  if (static_cast<int>(uq_grad_.size()) != nuq || dp.size() != p.size()) {
+    QuadSens(t, y, dy, dp, out);
+    return;
+  }
+  const int nqv = L_.nq + L_.nv;
+  const Eigen::Map<const Eigen::VectorXd> Y(y, nqv);
+  if (!(uq_valid_ && t == uq_t_ && Y == uq_y_ && p == uq_p_)) {
+    uq_valid_ = false;
+    uq_gy_.resize(nuq, nqv);
+    uq_gp_.resize(nuq, p.size());
+    for (int k = 0; k < nuq; ++k) {
+      if (!uq_grad_[static_cast<std::size_t>(k)]->Run(
+              t, y + L_.iq(), y + L_.iv(), p, &uq_row_y_, &uq_row_p_)) {
+        // Not finite: the tangent path names the function at fault.
+        QuadSens(t, y, dy, dp, out);
+        return;
+      }
+      uq_gy_.row(k) = uq_row_y_.transpose();
+      uq_gp_.row(k) = uq_row_p_.transpose();
+    }
+    uq_t_ = t;
+    uq_y_ = Y;
+    uq_p_ = p;
+    uq_valid_ = true;
+  }
+  Eigen::Map<Eigen::VectorXd> o(out, Q_.size());
+  o.head(Q_.user()).setZero();
+  o.tail(nuq).noalias() =
+      uq_gy_ * Eigen::Map<const Eigen::VectorXd>(dy + L_.iq(), nqv);
+  o.tail(nuq).noalias() += uq_gp_ * dp;
+}
+
 bool DaeForm::BaumgarteQuadSens(double t,
                                 const double* y,
                                 const double* dy,
@@ -443,6 +495,8 @@ IdasTangentProbe ProbeIdasTangent(const Model& model,
                        r.residual.data());
   r.quadratures.resize(p.form->quad_layout().size());
   p.form->QuadSens(t, y.data(), dy.data(), dp, r.quadratures.data());
+  r.user_quadratures.resize(r.quadratures.size());
+  p.form->UserQuadSens(t, y.data(), dy.data(), dp, r.user_quadratures.data());
   return r;
 }
 

@@ -119,6 +119,18 @@ class DaeForm {
                 const double* dy,
                 const Eigen::VectorXd& dp,
                 double* out);
+  /// The tangent of the model's own quadratures (quad_layout().user()
+  /// on) along (dy, dp), the other (energy-balance) entries zero: what the
+  /// forward sensitivities report. The user integrands g(t, q, v, p) read
+  /// no multiplier, so on the compiled path this is one gradient program
+  /// per quadrature and state and a dot product per direction, where
+  /// QuadSens needs Baumgarte's ideal-multiplier tangent (a KKT
+  /// linearization) per state.
+  void UserQuadSens(double t,
+                    const double* y,
+                    const double* dy,
+                    const Eigen::VectorXd& dp,
+                    double* out);
 
   /// Evaluates at (t, y) and solves for the reported multipliers: the
   /// ideal constraint reactions at (q, v) (IDAS's own interpolated lambda
@@ -177,6 +189,14 @@ class DaeForm {
   double qs_t_ = 0.0;
   Eigen::VectorXd qs_y_, qs_p_, qs_z_;
   Eigen::MatrixXd qs_dlambda_, qs_jac_;  // -(K^-1 Z)'s multiplier rows
+  // UserQuadSens: d g_k / d(q, v) (rows of uq_gy_) and d g_k / dp (of
+  // uq_gp_) at (uq_t_, uq_y_, uq_p_), one FunctionalGradient per user
+  // quadrature (empty when not compiled).
+  std::vector<std::unique_ptr<FunctionalGradient>> uq_grad_;
+  bool uq_valid_ = false;
+  double uq_t_ = 0.0;
+  Eigen::VectorXd uq_y_, uq_p_, uq_row_y_, uq_row_p_;
+  Eigen::MatrixXd uq_gy_, uq_gp_;
 
   Mechanics* mech_;
   SimulationOptions opt_;
@@ -221,6 +241,9 @@ struct IdasTangentProbe {
   bool compiled = false;
   Eigen::VectorXd residual;
   Eigen::VectorXd quadratures;
+  /// DaeForm::UserQuadSens: the model's own quadratures' tangent (the
+  /// energy-balance entries zero), what the IDAS forward run integrates.
+  Eigen::VectorXd user_quadratures;
 };
 IdasTangentProbe ProbeIdasTangent(const Model& model,
                                   const SimulationOptions& options,

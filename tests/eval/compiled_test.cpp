@@ -469,6 +469,15 @@ TEST(CompiledIdas, SensitivityResidualsMatchTheDualNumberPath) {
       ASSERT_FALSE(b.compiled) << at;
       ASSERT_GT(a.residual.norm(), 0.0) << at;
       ExpectSame(a.residual, b.residual, at + " sensitivity residual");
+      // What the IDAS run integrates: the model's own quadratures' tangent
+      // by their gradient programs (no multipliers), against the
+      // dual-number tangent of all the integrands; the energy-balance
+      // entries are not integrated (zero).
+      const int nuq = m.num_quadratures();
+      const Eigen::Index nz = a.quadratures.size() - nuq;
+      ExpectSame(a.user_quadratures.tail(nuq), b.quadratures.tail(nuq),
+                 at + " user quadrature tangent");
+      EXPECT_EQ(a.user_quadratures.head(nz).cwiseAbs().maxCoeff(), 0.0) << at;
       if (f != Formulation::kBaumgarte) {
         ExpectSame(a.quadratures, b.quadratures, at + " quadrature tangent");
         continue;
