@@ -4,6 +4,7 @@
 // J, the bias and all tangents come from the existing AD and recording
 // machinery exactly as for a hand-written model.
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
 #include "daedalus/multibody.hpp"
@@ -251,21 +252,11 @@ void DeclareConstraints(const std::shared_ptr<const MbTree>& tree,
   }
 }
 
-// M and the inertial forces by the recursive algorithms: CRBA for M, RNEA
-// at vdot = 0 for the Coriolis, centrifugal and gravity forces, plus the
-// gradients of the springs' potentials (which the energy form gets from
-// the potential energy terms).
+// The springs' and spring-dampers' stiffness forces (the gradients of
+// their potentials) added to *out (nv).
 template <class S>
-void RecursiveInertial(const TreeDynamics& dyn,
-                       const MbTree& t,
-                       const Point<S>& x,
-                       MatX<S>* m,
-                       VecX<S>* inertial) {
-  TreeData<S> data = dyn.MakeData<S>();
-  dyn.SetParameters<S>(x.p, &data);
-  *m = dyn.MassMatrix<S>(x.q, &data);
-  const VecX<S> zero = VecX<S>::Zero(t.nv);
-  *inertial = dyn.InverseDynamics<S>(x.q, x.v, zero, &data);
+void SpringForces(const MbTree& t, const Point<S>& x, VecX<S>* out) {
+  VecX<S>* inertial = out;
   for (const auto& s : t.springs) {
     // The spring's velocity index: its position index less one for each
     // quaternion before it (a spring sits on a scalar coordinate).
@@ -283,6 +274,54 @@ void RecursiveInertial(const TreeDynamics& dyn,
     const VecX<S> g = LengthGradient<S>(t, sd.a, sd.b, x.q, x.p);
     *inertial += (sd.k.Eval<S>(x.p) * stretch) * g;
   }
+}
+
+// vdot = M^-1 (force - inertial) by the ABA: the springs' forces (part of
+// the inertial forces above) moved to the right-hand side. The scratch is
+// kept per thread for the last tree (`key`, one per AddTo) and parameter
+// vector evaluated there, so a run reuses it call after call.
+void RecursiveForward(const TreeDynamics& dyn,
+                      const MbTree& t,
+                      const std::shared_ptr<const char>& key,
+                      const Point<double>& x,
+                      const VecX<double>& force,
+                      VecX<double>* vdot,
+                      double* kinetic) {
+  thread_local std::weak_ptr<const char> owner;
+  thread_local Eigen::VectorXd last_p;
+  thread_local TreeData<double> data;
+  if (owner.lock() != key || last_p.size() != x.p.size() || last_p != x.p) {
+    data = dyn.MakeData<double>();
+    dyn.SetParameters<double>(x.p, &data);
+    owner = key;
+    last_p = x.p;
+  }
+  if (t.springs.empty() && t.spring_dampers.empty()) {
+    *vdot = dyn.ForwardDynamics<double>(x.q, x.v, force, &data);
+  } else {
+    VecX<double> springs = VecX<double>::Zero(t.nv);
+    SpringForces<double>(t, x, &springs);
+    *vdot = dyn.ForwardDynamics<double>(x.q, x.v, force - springs, &data);
+  }
+  *kinetic = data.kinetic;
+}
+
+// M and the inertial forces by the recursive algorithms: CRBA for M, RNEA
+// at vdot = 0 for the Coriolis, centrifugal and gravity forces, plus the
+// gradients of the springs' potentials (which the energy form gets from
+// the potential energy terms).
+template <class S>
+void RecursiveInertial(const TreeDynamics& dyn,
+                       const MbTree& t,
+                       const Point<S>& x,
+                       MatX<S>* m,
+                       VecX<S>* inertial) {
+  TreeData<S> data = dyn.MakeData<S>();
+  dyn.SetParameters<S>(x.p, &data);
+  *m = dyn.MassMatrix<S>(x.q, &data);
+  const VecX<S> zero = VecX<S>::Zero(t.nv);
+  *inertial = dyn.InverseDynamics<S>(x.q, x.v, zero, &data);
+  SpringForces<S>(t, x, inertial);
 }
 
 }  // namespace
@@ -324,13 +363,19 @@ Kinematics Multibody::AddTo(ModelBuilder* builder, DynamicsForm form) && {
   if (form == DynamicsForm::kRecursive) {
     const TreeDynamics dyn(kin);
     daedalus::internal::InertialFn fn;
-    fn.what = "recursive multibody dynamics (CRBA, RNEA)";
+    fn.what = "recursive multibody dynamics (CRBA, RNEA, ABA)";
     fn.f0 = [dyn, tree](const Point<double>& x, MatX<double>& m,
                         VecX<double>& in) {
       RecursiveInertial<double>(dyn, *tree, x, &m, &in);
     };
     fn.f1 = [dyn, tree](const Point<D1>& x, MatX<D1>& m, VecX<D1>& in) {
       RecursiveInertial<D1>(dyn, *tree, x, &m, &in);
+    };
+    const auto key = std::make_shared<const char>('k');
+    fn.forward = [dyn, tree, key](const Point<double>& x,
+                                  const VecX<double>& force, VecX<double>& vdot,
+                                  double& kinetic) {
+      RecursiveForward(dyn, *tree, key, x, force, &vdot, &kinetic);
     };
     builder->InertialDynamics(std::move(fn));
   }

@@ -1,6 +1,7 @@
 // TreeDynamics: the multibody tree (multibody.hpp) as links of one degree
 // of freedom (revolute, prismatic) or three (ball) for the recursive
 // algorithms of multibody_dynamics.hpp.
+#include <cmath>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -79,6 +80,30 @@ void Absolute(const internal::MbTree& t,
   link->offset = offset;
   for (const auto& [k, c] : coef)
     if (c != 0.0) link->minus.emplace_back(k, c);
+}
+
+// A link that moves in the world's x-y plane when its parent does: its
+// joint frame rotated about z only and not offset along z, a revolute
+// axis along z or a prismatic axis in the plane.
+bool PlanarLink(const RbLink& l) {
+  const Eigen::Matrix3d& r = l.pre.R;
+  if (r(2, 0) != 0.0 || r(2, 1) != 0.0 || r(0, 2) != 0.0 || r(1, 2) != 0.0 ||
+      r(2, 2) != 1.0)
+    return false;
+  for (const internal::PTerm& t : l.pre.p) {
+    const PExpr* r[3] = {&t.r.x, &t.r.y, &t.r.z};
+    for (int k = 0; k < 3; ++k)
+      if (t.c(2, k) != 0.0 && !r[k]->IsZero()) return false;
+  }
+  switch (l.kind) {
+    case LinkKind::kRevolute:
+      return l.axis[0] == 0.0 && l.axis[1] == 0.0 && std::abs(l.axis[2]) == 1.0;
+    case LinkKind::kPrismatic:
+      return l.axis[2] == 0.0;
+    case LinkKind::kBall:
+      return false;
+  }
+  return false;
 }
 
 }  // namespace
@@ -166,6 +191,8 @@ TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
         {t.bodies[b].spec, in_anchor[b], t.bodies[b].name});
   }
   for (const RbLink& l : *links) absolute_ = absolute_ || l.absolute;
+  planar_ = !links->empty();
+  for (const RbLink& l : *links) planar_ = planar_ && PlanarLink(l);
   nq_ = t.nq;
   nv_ = t.nv;
   links_ = std::move(links);
