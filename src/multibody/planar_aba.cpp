@@ -101,16 +101,36 @@ void TreeDynamics::ForwardPlanar(const VecX<S>& q,
     if (!(Value(d->D[i]) > 0.0)) NotPositive(l, Value(d->D[i]));
     const int par = l.parent;
     if (par < 0) continue;
-    const Mat3<S> ia = d->pI[i] - d->pU[i] * (d->pU[i].transpose() / d->D[i]);
-    const Vec3<S> pa =
-        d->pa[i] + ia * d->pc[i] + d->pU[i] * (d->u[i] / d->D[i]);
     // X = [1 0 0; a c s; b -s c] with (a, b) = E (e_z x r).
     const S c = d->pcos[i], s = d->psin[i];
     const Vec3<S>& r = d->pr[i];
-    Mat3<S> x;
-    x << S(1.0), S(0.0), S(0.0), -c * r[1] + s * r[0], c, s,
-        s * r[1] + c * r[0], -s, c;
-    d->pI[par].noalias() += x.transpose() * (ia * x);
+    const S xa = -c * r[1] + s * r[0], xb = s * r[1] + c * r[0];
+    Vec3<S> pa;
+    if (l.kind == internal::LinkKind::kRevolute) {
+      // S = +-e_1: IA - U U'/D has a zero first row and column, leaving
+      // the 2 x 2 block k (the articulated inertia a point mass would
+      // have); with the rows b1 = (a, c, s), b2 = (b, -s, c) of X,
+      // X' Ia X = b1' (k00 b1 + k01 b2) + b2' (k01 b1 + k11 b2).
+      const Mat3<S>& m = d->pI[i];
+      const S k00 = m(1, 1) - m(1, 0) * m(1, 0) / d->D[i];
+      const S k01 = m(1, 2) - m(1, 0) * m(2, 0) / d->D[i];
+      const S k11 = m(2, 2) - m(2, 0) * m(2, 0) / d->D[i];
+      const Vec3<S>& cc = d->pc[i];
+      pa = d->pa[i] + d->pU[i] * (d->u[i] / d->D[i]);
+      pa[1] += k00 * cc[1] + k01 * cc[2];
+      pa[2] += k01 * cc[1] + k11 * cc[2];
+      const Vec3<S> b1(xa, c, s), b2(xb, -s, c);
+      const Vec3<S> r1 = k00 * b1 + k01 * b2, r2 = k01 * b1 + k11 * b2;
+      Mat3<S>& ip = d->pI[par];
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) ip(a, b) += b1[a] * r1[b] + b2[a] * r2[b];
+    } else {
+      const Mat3<S> ia = d->pI[i] - d->pU[i] * (d->pU[i].transpose() / d->D[i]);
+      pa = d->pa[i] + ia * d->pc[i] + d->pU[i] * (d->u[i] / d->D[i]);
+      Mat3<S> x;
+      x << S(1.0), S(0.0), S(0.0), xa, c, s, xb, -s, c;
+      d->pI[par].noalias() += x.transpose() * (ia * x);
+    }
     d->pa[par] += force_to_parent(i, pa);
   }
   // Pass 3, outward: a' = X a_p + c, qdd = (u - U'a')/D, a = a' + S qdd.
