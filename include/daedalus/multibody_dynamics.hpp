@@ -358,6 +358,11 @@ class TreeDynamics {
                           const VecX<S>& tau,
                           TreeData<S>* data) const;
 
+  /// The potential energy of gravity, sum_i -m_i g . c_i over the links'
+  /// centres of mass, from the links' world poses composed outward: O(nv).
+  /// Values only (src/multibody/recursive.cpp).
+  double GravityPotential(const VecX<double>& q, TreeData<double>* data) const;
+
   // Convenience forms that allocate their own scratch.
   template <class S>
   VecX<S> InverseDynamics(const VecX<S>& q,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 
 #include "daedalus/multibody.hpp"
 #include "daedalus/multibody_dynamics.hpp"
@@ -69,9 +70,34 @@ VecX<S> LengthGradient(
   return g;
 }
 
+// The scratch of the recursive algorithms on double, kept per thread for
+// the last tree (`key`, one per AddTo) and parameter vector evaluated
+// there, so that a run reuses it call after call.
+TreeData<double>& CachedData(const TreeDynamics& dyn,
+                             const std::shared_ptr<const char>& key,
+                             const Eigen::VectorXd& p) {
+  thread_local std::weak_ptr<const char> owner;
+  thread_local Eigen::VectorXd last_p;
+  thread_local TreeData<double> data;
+  if (owner.lock() != key || last_p.size() != p.size() || last_p != p) {
+    data = dyn.MakeData<double>();
+    dyn.SetParameters<double>(p, &data);
+    owner = key;
+    last_p = p;
+  }
+  return data;
+}
+
+// `recursive` (a TreeDynamics, for DynamicsForm::kRecursive): gravity's
+// potential as one term over all coordinates, evaluated on double by
+// TreeDynamics::GravityPotential in O(n) instead of one O(depth) term per
+// body (O(n^2) on a chain); other scalars sum the per-body terms.
 void DeclareEnergies(const std::shared_ptr<const MbTree>& tree,
-                     ModelBuilder* builder) {
+                     ModelBuilder* builder,
+                     const TreeDynamics* recursive = nullptr,
+                     const std::shared_ptr<const char>& key = nullptr) {
   const MbTree& t = *tree;
+  std::vector<int> gravity_bodies;
   for (size_t bi = 1; bi < t.bodies.size(); ++bi) {
     const internal::MbBody& body = t.bodies[bi];
     const BodySpec& sp = body.spec;
@@ -87,13 +113,32 @@ void DeclareEnergies(const std::shared_ptr<const MbTree>& tree,
             return internal::BodyKinetic<S>(*tree, b, x.q, x.v, x.p);
           });
     }
-    if (!t.gravity.IsZero() && !sp.mass.IsZero()) {
+    if (!t.gravity.IsZero() && !sp.mass.IsZero() && recursive != nullptr) {
+      gravity_bodies.push_back(b);
+    } else if (!t.gravity.IsZero() && !sp.mass.IsZero()) {
       builder->PotentialEnergyTerm(
           Touches{body.coords}, [tree, b](const auto& x) {
             using S = Scalar<decltype(x)>;
             return internal::BodyGravity<S>(*tree, b, x.q, x.p);
           });
     }
+  }
+  if (!gravity_bodies.empty()) {
+    std::vector<int> all(static_cast<size_t>(t.nq));
+    for (int i = 0; i < t.nq; ++i) all[static_cast<size_t>(i)] = i;
+    const TreeDynamics dyn = *recursive;
+    builder->PotentialEnergyTerm(
+        Touches{all}, [tree, dyn, key, gravity_bodies](const auto& x) {
+          using S = Scalar<decltype(x)>;
+          if constexpr (std::is_same_v<S, double>) {
+            return dyn.GravityPotential(x.q, &CachedData(dyn, key, x.p));
+          } else {
+            S v = S(0.0);
+            for (int b : gravity_bodies)
+              v = v + internal::BodyGravity<S>(*tree, b, x.q, x.p);
+            return v;
+          }
+        });
   }
   for (size_t i = 0; i < t.springs.size(); ++i) {
     const internal::MbSpring s = t.springs[i];
@@ -277,9 +322,7 @@ void SpringForces(const MbTree& t, const Point<S>& x, VecX<S>* out) {
 }
 
 // vdot = M^-1 (force - inertial) by the ABA: the springs' forces (part of
-// the inertial forces above) moved to the right-hand side. The scratch is
-// kept per thread for the last tree (`key`, one per AddTo) and parameter
-// vector evaluated there, so a run reuses it call after call.
+// the inertial forces above) moved to the right-hand side.
 void RecursiveForward(const TreeDynamics& dyn,
                       const MbTree& t,
                       const std::shared_ptr<const char>& key,
@@ -287,15 +330,7 @@ void RecursiveForward(const TreeDynamics& dyn,
                       const VecX<double>& force,
                       VecX<double>* vdot,
                       double* kinetic) {
-  thread_local std::weak_ptr<const char> owner;
-  thread_local Eigen::VectorXd last_p;
-  thread_local TreeData<double> data;
-  if (owner.lock() != key || last_p.size() != x.p.size() || last_p != x.p) {
-    data = dyn.MakeData<double>();
-    dyn.SetParameters<double>(x.p, &data);
-    owner = key;
-    last_p = x.p;
-  }
+  TreeData<double>& data = CachedData(dyn, key, x.p);
   if (t.springs.empty() && t.spring_dampers.empty()) {
     *vdot = dyn.ForwardDynamics<double>(x.q, x.v, force, &data);
   } else {
@@ -358,10 +393,13 @@ Kinematics Multibody::AddTo(ModelBuilder* builder, DynamicsForm form) && {
       ++i;
     }
   }
-  DeclareEnergies(tree, builder);
   Kinematics kin(tree);
+  if (form != DynamicsForm::kRecursive) DeclareEnergies(tree, builder);
   if (form == DynamicsForm::kRecursive) {
     const TreeDynamics dyn(kin);
+    // One scratch key for the forward dynamics and the gravity potential.
+    const auto key = std::make_shared<const char>('k');
+    DeclareEnergies(tree, builder, &dyn, key);
     daedalus::internal::InertialFn fn;
     fn.what = "recursive multibody dynamics (CRBA, RNEA, ABA)";
     fn.f0 = [dyn, tree](const Point<double>& x, MatX<double>& m,
@@ -371,7 +409,6 @@ Kinematics Multibody::AddTo(ModelBuilder* builder, DynamicsForm form) && {
     fn.f1 = [dyn, tree](const Point<D1>& x, MatX<D1>& m, VecX<D1>& in) {
       RecursiveInertial<D1>(dyn, *tree, x, &m, &in);
     };
-    const auto key = std::make_shared<const char>('k');
     fn.forward = [dyn, tree, key](const Point<double>& x,
                                   const VecX<double>& force, VecX<double>& vdot,
                                   double& kinetic) {

@@ -99,6 +99,9 @@ void TreeDynamics::ForwardPlanar(const VecX<S>& q,
     d->D[i] = sj.dot(d->pU[i]);
     d->u[i] = tau[l.vi] - sj.dot(d->pa[i]);
     if (!(Value(d->D[i]) > 0.0)) NotPositive(l, Value(d->D[i]));
+    // From here D holds 1/D: one division per link on the inward and
+    // outward chains, which are latency-bound.
+    d->D[i] = 1.0 / d->D[i];
     const int par = l.parent;
     if (par < 0) continue;
     // X = [1 0 0; a c s; b -s c] with (a, b) = E (e_z x r).
@@ -112,11 +115,13 @@ void TreeDynamics::ForwardPlanar(const VecX<S>& q,
       // have); with the rows b1 = (a, c, s), b2 = (b, -s, c) of X,
       // X' Ia X = b1' (k00 b1 + k01 b2) + b2' (k01 b1 + k11 b2).
       const Mat3<S>& m = d->pI[i];
-      const S k00 = m(1, 1) - m(1, 0) * m(1, 0) / d->D[i];
-      const S k01 = m(1, 2) - m(1, 0) * m(2, 0) / d->D[i];
-      const S k11 = m(2, 2) - m(2, 0) * m(2, 0) / d->D[i];
+      const S inv = d->D[i];
+      const S w1 = m(1, 0) * inv, w2 = m(2, 0) * inv;
+      const S k00 = m(1, 1) - m(1, 0) * w1;
+      const S k01 = m(1, 2) - m(1, 0) * w2;
+      const S k11 = m(2, 2) - m(2, 0) * w2;
       const Vec3<S>& cc = d->pc[i];
-      pa = d->pa[i] + d->pU[i] * (d->u[i] / d->D[i]);
+      pa = d->pa[i] + d->pU[i] * (d->u[i] * inv);
       pa[1] += k00 * cc[1] + k01 * cc[2];
       pa[2] += k01 * cc[1] + k11 * cc[2];
       const Vec3<S> b1(xa, c, s), b2(xb, -s, c);
@@ -125,8 +130,8 @@ void TreeDynamics::ForwardPlanar(const VecX<S>& q,
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) ip(a, b) += b1[a] * r1[b] + b2[a] * r2[b];
     } else {
-      const Mat3<S> ia = d->pI[i] - d->pU[i] * (d->pU[i].transpose() / d->D[i]);
-      pa = d->pa[i] + ia * d->pc[i] + d->pU[i] * (d->u[i] / d->D[i]);
+      const Mat3<S> ia = d->pI[i] - d->pU[i] * (d->pU[i].transpose() * d->D[i]);
+      pa = d->pa[i] + ia * d->pc[i] + d->pU[i] * (d->u[i] * d->D[i]);
       Mat3<S> x;
       x << S(1.0), S(0.0), S(0.0), xa, c, s, xb, -s, c;
       d->pI[par].noalias() += x.transpose() * (ia * x);
@@ -138,7 +143,7 @@ void TreeDynamics::ForwardPlanar(const VecX<S>& q,
     const internal::RbLink& l = links[i];
     const int par = l.parent;
     const Vec3<S> ap = motion(i, par < 0 ? a0 : d->pv[par]) + d->pc[i];
-    const S acc = (d->u[i] - d->pU[i].dot(ap)) / d->D[i];
+    const S acc = (d->u[i] - d->pU[i].dot(ap)) * d->D[i];  // D: 1/D
     (*qdd)[l.vi] = acc;
     // pv[i] is no longer needed as a velocity: it holds a_i from here.
     d->pv[i] = ap + d->pp[i] * acc;

@@ -199,6 +199,34 @@ TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
   gravity_ = t.gravity;
 }
 
+double TreeDynamics::GravityPotential(const VecX<double>& q_in,
+                                      TreeData<double>* d) const {
+  Check(nq_, static_cast<int>(q_in.size()), "q", d->ready);
+  const auto& links = *links_;
+  Transforms<double>(Relative<double>(q_in, true, &d->qr), d);
+  // R_WL = R_WP R_PL (R_PL = E'), p_WL = p_WP + R_WP p_PL; -g = a_0's
+  // linear part; V = sum_i (-g) . (m_i p_WL + R_WL h_i).
+  const size_t n = links.size();
+  std::vector<Eigen::Matrix3d> rot(n);
+  std::vector<Eigen::Vector3d> pos(n);
+  const Eigen::Vector3d minus_g = d->a0.tail<3>();
+  double v = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    const int par = links[i].parent;
+    const internal::Xform<double>& x = d->X[i];
+    if (par < 0) {
+      rot[i] = x.E.transpose();
+      pos[i] = x.r;
+    } else {
+      rot[i] = rot[par] * x.E.transpose();
+      pos[i] = pos[par] + rot[par] * x.r;
+    }
+    const internal::RbInertia<double>& in = d->I[i];
+    v += minus_g.dot(in.m * pos[i] + rot[i] * in.h);
+  }
+  return v;
+}
+
 void TreeDynamics::NotPositive(const RbLink& l, double d) const {
   if (l.kind == internal::LinkKind::kBall)
     throw std::runtime_error(
