@@ -278,7 +278,8 @@ struct TreeData {
   // The planar ABA (planar trees): motions (w_z, v_x, v_y), forces (n_z,
   // f_x, f_y), 3 x 3 articulated inertias, the link rotation's cosine and
   // sine and the translation of its origin in the parent.
-  std::vector<Vec3<S>> pv, pc, pa, pp, pU, pr;
+  std::vector<Vec3<S>> pv, pc, pa, pp, pU, pr, pw;
+  std::vector<S> pb;
   std::vector<Mat3<S>> pI;
   std::vector<S> pcos, psin;
   /// The kinetic energy sum v_i' I_i v_i / 2 of the last ForwardDynamics.

@@ -102,12 +102,21 @@ void TreeDynamics::ForwardPlanar(const VecX<S>& q,
     // From here D holds 1/D: one division per link on the inward and
     // outward chains, which are latency-bound.
     d->D[i] = 1.0 / d->D[i];
-    const int par = l.parent;
-    if (par < 0) continue;
     // X = [1 0 0; a c s; b -s c] with (a, b) = E (e_z x r).
     const S c = d->pcos[i], s = d->psin[i];
     const Vec3<S>& r = d->pr[i];
     const S xa = -c * r[1] + s * r[0], xb = s * r[1] + c * r[0];
+    // For pass 3: qdd = (u - U'(X a_p + c)) / D = b - w' a_p with
+    // b = (u - U'c) / D and w = X'U / D, so that the outward chain carries
+    // one dot product per link instead of a transform, a dot product and
+    // a product (into pb and pw; U and u are not needed past here).
+    const Vec3<S> uu = d->pU[i];
+    d->pb[i] = (d->u[i] - uu.dot(d->pc[i])) * d->D[i];
+    d->pw[i] = Vec3<S>(uu[0] + uu[1] * xa + uu[2] * xb, uu[1] * c - uu[2] * s,
+                       uu[1] * s + uu[2] * c) *
+               d->D[i];
+    const int par = l.parent;
+    if (par < 0) continue;
     Vec3<S> pa;
     if (l.kind == internal::LinkKind::kRevolute) {
       // S = +-e_1: IA - U U'/D has a zero first row and column, leaving
@@ -142,8 +151,9 @@ void TreeDynamics::ForwardPlanar(const VecX<S>& q,
   for (int i = 0; i < n; ++i) {
     const internal::RbLink& l = links[i];
     const int par = l.parent;
-    const Vec3<S> ap = motion(i, par < 0 ? a0 : d->pv[par]) + d->pc[i];
-    const S acc = (d->u[i] - d->pU[i].dot(ap)) * d->D[i];  // D: 1/D
+    const Vec3<S>& apar = par < 0 ? a0 : d->pv[par];
+    const Vec3<S> ap = motion(i, apar) + d->pc[i];
+    const S acc = d->pb[i] - d->pw[i].dot(apar);
     (*qdd)[l.vi] = acc;
     // pv[i] is no longer needed as a velocity: it holds a_i from here.
     d->pv[i] = ap + d->pp[i] * acc;
