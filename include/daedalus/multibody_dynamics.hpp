@@ -323,7 +323,9 @@ class TreeDynamics {
     d.U3.resize(n);
     d.L3.resize(n);
     d.u3.resize(n);
-    for (auto* vec : {&d.pv, &d.pc, &d.pa, &d.pp, &d.pU, &d.pr}) vec->resize(n);
+    for (auto* vec : {&d.pv, &d.pc, &d.pa, &d.pp, &d.pU, &d.pr, &d.pw})
+      vec->resize(n);
+    d.pb.resize(n);
     d.pI.resize(n);
     d.pcos.resize(n);
     d.psin.resize(n);
