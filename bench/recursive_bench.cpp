@@ -10,6 +10,14 @@
 // each link 1 kg with its centre of mass 0.05 m along the link and a full
 // inertia tensor. After the runs it prints the times and the ratios
 // t(N) / t(10) for N = 100 and 1000 (linear cost: 10 and 100).
+//
+// PlanarAba and SpatialAbaOnPlanar: chain_reduced's planar chain of N
+// uniform links (total 1 m, 1 kg) by the planar ABA (3-vectors,
+// TreeDynamics::planar()), and the same chain with its joint frames moved
+// off the plane along z, which makes it go through the 6D ABA (the same
+// in-plane accelerations). ForwardRoute: the whole right-hand side of a
+// chain_reduced run (EvaluateForward: forces, the ABA through the model's
+// InertialFn, no energies).
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Cholesky>
@@ -57,6 +65,33 @@ Chain MakeChain(int n) {
   return {std::move(b).Build(), mb::TreeDynamics(kin)};
 }
 
+// chain_reduced's chain (problems/models/chain_reduced.cpp) as a spatial
+// description; z != 0 lifts the joint frames off the plane.
+Chain MakePlanarChain(int n, double z) {
+  namespace mb = daedalus::mb;
+  std::string model_name = "planar_chain";
+  model_name += std::to_string(n);
+  daedalus::ModelBuilder b(model_name);
+  mb::Multibody s(mb::Dimension::kSpatial);
+  s.SetGravity(mb::PVec(0.0, -9.81, 0.0));
+  const double l = 1.0 / n, m = 1.0 / n;
+  mb::FrameIndex parent = s.world();
+  for (int i = 0; i < n; ++i) {
+    std::string name = "l";
+    name += std::to_string(i);
+    const mb::BodyIndex body = s.AddBody(
+        name, mb::SpatialBody(m, mb::PVec(0.0, -l / 2.0, 0.0), m * l * l / 12.0,
+                              1e-9, m * l * l / 12.0, 0.0, 0.0, 0.0));
+    s.AddJoint(name, mb::Joint::Revolute(Eigen::Vector3d::UnitZ()), parent,
+               s.BodyFrame(body));
+    std::string tip = name;
+    tip += "_tip";
+    parent = s.AddFrame(tip, body, mb::PVec(0.0, -l, z));
+  }
+  const mb::Kinematics kin = std::move(s).AddTo(&b, DynamicsForm::kRecursive);
+  return {std::move(b).Build(), mb::TreeDynamics(kin)};
+}
+
 struct State {
   Eigen::VectorXd q, v, tau;
 };
@@ -89,6 +124,41 @@ void Aba(benchmark::State& state) {
     benchmark::DoNotOptimize(vdot.data());
   }
   Record(state, "aba", n);
+}
+
+void PlanarAbaOn(benchmark::State& state, double z, const char* what) {
+  const int n = static_cast<int>(state.range(0));
+  const Chain c = MakePlanarChain(n, z);
+  if (c.dyn.planar() != (z == 0.0)) state.SkipWithError("planar() unexpected");
+  const State x = RandomState(n);
+  auto data = c.dyn.MakeData<double>();
+  c.dyn.SetParameters<double>(c.model.default_parameters(), &data);
+  for (auto _ : state) {
+    Eigen::VectorXd vdot =
+        c.dyn.ForwardDynamics<double>(x.q, x.v, x.tau, &data);
+    benchmark::DoNotOptimize(vdot.data());
+  }
+  Record(state, what, n);
+}
+void PlanarAba(benchmark::State& state) { PlanarAbaOn(state, 0.0, "planar"); }
+void SpatialAbaOnPlanar(benchmark::State& state) {
+  PlanarAbaOn(state, 0.01, "spatial");
+}
+
+void ForwardRoute(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const Chain c = MakePlanarChain(n, 0.0);
+  const State x = RandomState(n);
+  daedalus::Workspace ws(c.model);
+  ws.use_compiled = false;
+  ws.SetParameters(c.model.default_parameters());
+  Eigen::VectorXd vdot(n);
+  for (auto _ : state) {
+    ws.SetState(0.0, x.q, x.v);
+    daedalus::EvaluateForward(&ws, false, &vdot);
+    benchmark::DoNotOptimize(vdot.data());
+  }
+  Record(state, "forward", n);
 }
 
 void CrbaCholesky(benchmark::State& state) {
@@ -125,6 +195,18 @@ void EnergyAd(benchmark::State& state) {
 }
 
 BENCHMARK(Aba)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(PlanarAba)->Arg(10)->Arg(100)->Arg(1000)->Unit(
+    benchmark::kMicrosecond);
+BENCHMARK(SpatialAbaOnPlanar)
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(ForwardRoute)
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(CrbaCholesky)
     ->Arg(10)
     ->Arg(100)

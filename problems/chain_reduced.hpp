@@ -7,6 +7,14 @@
 //   y_i = -(sum_{j<i} l cos theta_j + l/2 cos theta_i).
 // Same links, gravity, and release state (straight at 0.3 rad, at rest),
 // so that both formulations of one system can be compared.
+//
+// Two forms of the same equations (`chain_reduced --dynamics`): `energy`
+// writes the kinetic and potential energies by hand (M and h by automatic
+// differentiation, O(N^3) per evaluation, so at most 200 links);
+// `recursive` (the default) builds the chain with the multibody
+// description (revolute joints in the plane) and takes the recursive
+// algorithms: the right-hand side is the planar articulated-body
+// algorithm, O(N) (docs/performance.md), up to 2000 links.
 #pragma once
 
 #include <Eigen/Core>
@@ -15,11 +23,21 @@
 
 #include "chain.hpp"
 #include "daedalus/model.hpp"
+#include "daedalus/multibody.hpp"
 #include "daedalus/run.hpp"
 
 namespace daedalus::problems {
 
+/// The largest chains each form accepts (see above).
+inline constexpr int kChainReducedEnergyMax = 200;
+inline constexpr int kChainReducedMax = 2000;
+
+/// The energy form (hand-written energies).
 Problem ChainReducedProblem(int n);
+/// Either form. @throws std::invalid_argument for n < 1, n above the
+/// form's limit (the message names --dynamics recursive for the energy
+/// form).
+Problem ChainReducedProblem(int n, mb::DynamicsForm form);
 
 /// Tip of the reduced chain from its joint angles.
 inline Eigen::Vector2d ChainReducedTip(const Eigen::VectorXd& q,

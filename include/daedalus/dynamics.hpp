@@ -177,6 +177,20 @@ void EvaluateDynamics(BasicWorkspace<S>* ws, const EvalRequest& req = {});
 template <class S>
 void EvaluateAll(BasicWorkspace<S>* ws, const EvalRequest& req = {});
 
+/// Whether the model has an O(nv) forward route (InertialFn::forward) that
+/// EvaluateForward can use: no constraints, recursive multibody dynamics.
+bool HasForwardDynamics(const Model& model);
+/// The accelerations at the state set in `ws` without forming M: stages 1
+/// and 2 (without the bias), the forces (B u, D v, Q_r) and vdot = M^-1
+/// (B u - h) by the model's forward route into *vdot (nv). With `energies`
+/// also the kinetic and potential energy and `energy` (the kinetic energy
+/// from the body velocities, the potential by the model's potential
+/// terms); else they are NaN. h, inertial and the momenta are left NaN, M
+/// is not updated, and the workspace is at Stage::kVelocity (a KKT solve
+/// refuses it).
+/// @throws std::logic_error without a forward route (HasForwardDynamics).
+void EvaluateForward(Workspace* ws, bool energies, Eigen::VectorXd* vdot);
+
 /// Seeds a tangent workspace at the value state (t, q, v, p) of `ws` with
 /// tangents (dq, dv) and parameter tangent dp (np; empty for zero), dt = 0.
 void SeedTangent(const Workspace& ws,

@@ -262,6 +262,16 @@ MatrixFn MakeMatrixFn(F f) {
 struct InertialFn {
   std::function<void(const Point<double>&, MatX<double>&, VecX<double>&)> f0;
   std::function<void(const Point<D1>&, MatX<D1>&, VecX<D1>&)> f1;
+  /// Optional forward dynamics in O(nv) (a tree's articulated-body
+  /// algorithm): at x with the generalized force `force` (nv: B u - D v +
+  /// Q_r, everything but the inertial forces) it writes vdot solving
+  /// M vdot = force - inertial and the kinetic energy. The ODE forms use it
+  /// for a model without constraints instead of forming and factoring M.
+  std::function<void(const Point<double>&,
+                     const VecX<double>& force,
+                     VecX<double>& vdot,
+                     double& kinetic)>
+      forward;
   /// What computes it, for messages ("recursive multibody dynamics").
   std::string what;
   /// Energy terms declared when it was set: Build() refuses a model that

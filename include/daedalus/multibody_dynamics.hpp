@@ -31,6 +31,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "daedalus/multibody.hpp"
@@ -274,6 +275,15 @@ struct TreeData {
   std::vector<Mat3<S>> L3;
   std::vector<Vec3<S>> u3;
   VecX<S> qr, vr, ar;  // relative coordinates (absolute-angle joints)
+  // The planar ABA (planar trees): motions (w_z, v_x, v_y), forces (n_z,
+  // f_x, f_y), 3 x 3 articulated inertias, the link rotation's cosine and
+  // sine and the translation of its origin in the parent.
+  std::vector<Vec3<S>> pv, pc, pa, pp, pU, pr, pw;
+  std::vector<S> pb;
+  std::vector<Mat3<S>> pI;
+  std::vector<S> pcos, psin;
+  /// The kinetic energy sum v_i' I_i v_i / 2 of the last ForwardDynamics.
+  S kinetic = S(0.0);
 };
 
 /// The recursive algorithms of a frozen multibody tree. Cheap to copy.
@@ -291,6 +301,11 @@ class TreeDynamics {
   int nq() const { return nq_; }
   int nv() const { return nv_; }
   const std::vector<internal::RbLink>& links() const { return *links_; }
+  /// True when every link is a revolute joint about the world's z axis or
+  /// a prismatic joint along the x-y plane, and no joint frame is offset
+  /// along z: ForwardDynamics on double and D1 then runs the planar ABA
+  /// (3-vectors, Featherstone 2008 section 2.15), about ten times cheaper.
+  bool planar() const { return planar_; }
 
   template <class S>
   TreeData<S> MakeData() const {
@@ -308,6 +323,12 @@ class TreeDynamics {
     d.U3.resize(n);
     d.L3.resize(n);
     d.u3.resize(n);
+    for (auto* vec : {&d.pv, &d.pc, &d.pa, &d.pp, &d.pU, &d.pr, &d.pw})
+      vec->resize(n);
+    d.pb.resize(n);
+    d.pI.resize(n);
+    d.pcos.resize(n);
+    d.psin.resize(n);
     d.qr.resize(nq_);
     d.vr.resize(nv_);
     d.ar.resize(nv_);
@@ -330,7 +351,8 @@ class TreeDynamics {
   /// CRBA: the mass matrix M(q) (nv x nv).
   template <class S>
   MatX<S> MassMatrix(const VecX<S>& q, TreeData<S>* data) const;
-  /// ABA: vdot solving M(q) vdot = tau - c(q, v) - g(q) (nv).
+  /// ABA: vdot solving M(q) vdot = tau - c(q, v) - g(q) (nv); also sets
+  /// data->kinetic, the kinetic energy at (q, v). O(nv).
   /// @throws std::runtime_error when an articulated inertia is not
   /// positive along its joint (a massless end of the tree), naming it.
   template <class S>
@@ -338,6 +360,11 @@ class TreeDynamics {
                           const VecX<S>& v,
                           const VecX<S>& tau,
                           TreeData<S>* data) const;
+
+  /// The potential energy of gravity, sum_i -m_i g . c_i over the links'
+  /// centres of mass, from the links' world poses composed outward: O(nv).
+  /// Values only (src/multibody/recursive.cpp).
+  double GravityPotential(const VecX<double>& q, TreeData<double>* data) const;
 
   // Convenience forms that allocate their own scratch.
   template <class S>
@@ -384,7 +411,16 @@ class TreeDynamics {
   void TransposeSolve(VecX<S>* tau) const;
   template <class S>
   void Solve(VecX<S>* x) const;
+  // The planar ABA (src/multibody/planar_aba.cpp), on relative joint
+  // coordinates; double and D1 only.
+  template <class S>
+  void ForwardPlanar(const VecX<S>& q,
+                     const VecX<S>& v,
+                     const VecX<S>& tau,
+                     TreeData<S>* d,
+                     VecX<S>* qdd) const;
   bool absolute_ = false;  // some link is an absolute-angle joint
+  bool planar_ = false;    // see planar()
   int nq_ = 0, nv_ = 0;
 
   std::shared_ptr<const std::vector<internal::RbLink>> links_;
@@ -654,7 +690,16 @@ VecX<S> TreeDynamics::ForwardDynamics(const VecX<S>& q_in,
     tau_p = &d->ar;
   }
   const VecX<S>& tau = *tau_p;
+  if constexpr (std::is_same_v<S, double> || std::is_same_v<S, D1>) {
+    if (planar_) {
+      VecX<S> qdd(nv_);
+      ForwardPlanar<S>(q, v, tau, d, &qdd);
+      Solve<S>(&qdd);  // vdot = T^-1 vdot_rel
+      return qdd;
+    }
+  }
   Transforms<S>(q, d);
+  d->kinetic = S(0.0);
   // Pass 1 (Table 7.1): velocities, bias accelerations c_i = v_i x S_i qd_i
   // (every S_i is constant in L: c_J = 0), IA_i = I_i,
   // pA_i = v_i x* I_i v_i.
@@ -664,7 +709,9 @@ VecX<S> TreeDynamics::ForwardDynamics(const VecX<S>& q_in,
     d->v[i] = par < 0 ? vj : Vec6<S>(d->X[i].Motion(d->v[par]) + vj);
     d->c[i] = internal::CrossMotion<S>(d->v[i], vj);
     d->IA[i] = d->I[i].Matrix();
-    d->pA[i] = internal::CrossForce<S>(d->v[i], d->I[i].Apply(d->v[i]));
+    const Vec6<S> iv = d->I[i].Apply(d->v[i]);
+    d->kinetic += 0.5 * d->v[i].dot(iv);
+    d->pA[i] = internal::CrossForce<S>(d->v[i], iv);
   }
   // Pass 2, inward: U_i = IA_i S_i, D_i = S_i' U_i, u_i = tau_i - S_i' pA_i;
   // the parent gets X' (IA_i - U_i D_i^-1 U_i') X and

@@ -296,32 +296,12 @@ void InertialByFunction(BasicWorkspace<S>* ws) {
     ThrowNonFinite(*ws, d.inertial_dynamics.what);
 }
 
+// The forces at the base scalar: B u, D v, Q_r.
 template <class S>
-void EvaluateDynamics(BasicWorkspace<S>* ws, const EvalRequest& req) {
-  ws->Require(Stage::kVelocity, "EvaluateDynamics");
+void EvaluateForces(BasicWorkspace<S>* ws, const Point<S>& x0) {
   const Model& model = ws->model();
   const auto& d = model.data();
   const int nv = model.nv();
-  const Point<S> x0{ws->user_q(), ws->v, ws->t, ws->p};
-
-  using Dyn = EvalRequest::Dynamics;
-  if (req.dynamics == Dyn::kResidual && req.vdot == nullptr)
-    throw std::logic_error("EvaluateDynamics: kResidual needs vdot");
-  if (!std::is_same_v<S, double> && req.dynamics != Dyn::kFull)
-    throw std::logic_error(
-        "EvaluateDynamics: partial requests are for the value workspace");
-  bool swept = false;
-  if (d.inertial_dynamics) {
-    InertialByFunction(ws);
-  } else if (!ws->single_direction && HasSweeps<S>(d)) {
-    EnergyDerivativesBySweeps(ws, req);
-    swept = true;
-  }
-  // The single-direction path computes everything; a partial request then
-  // gets the full set (and Mvdot_h from M).
-  if (!swept && !d.inertial_dynamics) EnergyDerivatives(ws);
-
-  // Forces at the base scalar.
   ws->Bu.setZero();
   for (int k = 0; k < model.num_inputs(); ++k) {
     const auto& in = d.inputs[k];
@@ -366,6 +346,34 @@ void EvaluateDynamics(BasicWorkspace<S>* ws, const EvalRequest& req) {
   } else {
     ws->Qr.setZero();
   }
+}
+
+template <class S>
+void EvaluateDynamics(BasicWorkspace<S>* ws, const EvalRequest& req) {
+  ws->Require(Stage::kVelocity, "EvaluateDynamics");
+  const Model& model = ws->model();
+  const auto& d = model.data();
+  const int nv = model.nv();
+  const Point<S> x0{ws->user_q(), ws->v, ws->t, ws->p};
+
+  using Dyn = EvalRequest::Dynamics;
+  if (req.dynamics == Dyn::kResidual && req.vdot == nullptr)
+    throw std::logic_error("EvaluateDynamics: kResidual needs vdot");
+  if (!std::is_same_v<S, double> && req.dynamics != Dyn::kFull)
+    throw std::logic_error(
+        "EvaluateDynamics: partial requests are for the value workspace");
+  bool swept = false;
+  if (d.inertial_dynamics) {
+    InertialByFunction(ws);
+  } else if (!ws->single_direction && HasSweeps<S>(d)) {
+    EnergyDerivativesBySweeps(ws, req);
+    swept = true;
+  }
+  // The single-direction path computes everything; a partial request then
+  // gets the full set (and Mvdot_h from M).
+  if (!swept && !d.inertial_dynamics) EnergyDerivatives(ws);
+
+  EvaluateForces(ws, x0);
 
   const char* what = d.energy_is_lagrangian
                          ? "the Lagrangian (its derivatives)"
@@ -401,6 +409,47 @@ void EvaluateDynamics(BasicWorkspace<S>* ws, const EvalRequest& req) {
     }
   }
   ws->MarkStage(Stage::kDynamics);
+}
+
+bool HasForwardDynamics(const Model& model) {
+  return model.nc() == 0 && model.data().inertial_dynamics &&
+         static_cast<bool>(model.data().inertial_dynamics.forward);
+}
+
+void EvaluateForward(Workspace* ws, bool energies, Eigen::VectorXd* vdot) {
+  const Model& model = ws->model();
+  const auto& d = model.data();
+  if (!HasForwardDynamics(model))
+    throw std::logic_error("EvaluateForward: model '" + model.name() +
+                           "' has no forward dynamics route");
+  EvalRequest req;
+  req.bias = false;
+  EvaluatePosition(ws);
+  EvaluateVelocity(ws, req);
+  const Point<double> x0{ws->user_q(), ws->v, ws->t, ws->p};
+  EvaluateForces(ws, x0);
+  // B u - D v + Q_r: everything but the inertial forces.
+  ws->out0 = ws->Bu - ws->Dv + ws->Qr;
+  double kinetic = 0.0;
+  d.inertial_dynamics.forward(x0, ws->out0, *vdot, kinetic);
+  if (!AllFinite(*vdot)) ThrowNonFinite(*ws, d.inertial_dynamics.what);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  ws->L_t = 0.0;  // the energies of an InertialFn model do not depend on t
+  if (energies) {
+    ws->kinetic = kinetic;
+    ws->potential = d.potential ? Call(d.potential, x0) : 0.0;
+    ws->lagrangian = ws->kinetic - ws->potential;
+    ws->energy = ws->kinetic + ws->potential;
+    if (!Finite(ws->energy)) ThrowNonFinite(*ws, "the energies");
+  } else {
+    ws->kinetic = ws->potential = ws->lagrangian = ws->energy = nan;
+  }
+  // M (nv^2 entries) is not touched: writing it would cost more than the
+  // forward dynamics; the stage mark keeps the KKT solve off it.
+  ws->momentum.setConstant(nan);
+  ws->inertial.setConstant(nan);
+  ws->h.setConstant(nan);
+  ws->MarkStage(Stage::kVelocity);
 }
 
 template <class S>

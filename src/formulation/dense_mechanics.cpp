@@ -41,6 +41,17 @@ class DenseMechanics final : public Mechanics {
     EvaluateAll(&ws_, req);
   }
 
+  bool Forward(double t,
+               const double* q,
+               const double* v,
+               bool energies,
+               Eigen::VectorXd* vdot) override {
+    if (!HasForwardDynamics(model())) return false;
+    SetState(t, q, v);
+    EvaluateForward(&ws_, energies, vdot);
+    return true;
+  }
+
   void EvaluatePosition(double t,
                         const Eigen::VectorXd& q,
                         const Eigen::VectorXd& v) override {

@@ -104,6 +104,23 @@ class Mechanics {
                 const EvalRequest& req = {}) {
     Evaluate(t, q.data(), v.data(), req);
   }
+  /// For a model without constraints that has an O(nv) forward route
+  /// (HasForwardDynamics, dynamics.hpp): sets (t, q, v), evaluates the
+  /// forces and vdot without forming M (EvaluateForward; energies as
+  /// asked) and returns true; false when the evaluator has no such route
+  /// (then nothing is evaluated).
+  virtual bool Forward(double t,
+                       const double* q,
+                       const double* v,
+                       bool energies,
+                       Eigen::VectorXd* vdot) {
+    (void)t;
+    (void)q;
+    (void)v;
+    (void)energies;
+    (void)vdot;
+    return false;
+  }
   /// Sets (t, q, v) and evaluates the position stage only (Phi, J, Phi_t).
   virtual void EvaluatePosition(double t,
                                 const Eigen::VectorXd& q,

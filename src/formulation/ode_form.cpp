@@ -22,6 +22,11 @@ OdeForm::OdeForm(Mechanics* mech, const SimulationOptions& options)
     throw std::logic_error(std::string("OdeForm: ") + ToString(kind_) +
                            " is not an ODE form");
   split_ = kind_ == Formulation::kBaumgarte && nc_ > 0;
+  // The O(nv) forward dynamics for the right-hand side: no constraints (so
+  // no KKT system), no sensitivities (their tangents need M) and the dense
+  // evaluator (Mechanics::Forward).
+  forward_ = HasForwardDynamics(mech->model()) &&
+             options.sensitivity.method == SensMethod::kNone && !mech->sparse();
   // The sparse evaluator's Newton systems (BDF, and Adams with
   // sensitivities) are solved by GMRES with this preconditioner.
   if (mech->sparse()) {
@@ -32,7 +37,19 @@ OdeForm::OdeForm(Mechanics* mech, const SimulationOptions& options)
   }
 }
 
-void OdeForm::Accelerations(double t, const double* y) {
+void OdeForm::Accelerations(double t, const double* y, bool energies) {
+  if (forward_) {
+    if (!mech_->Forward(t, y, y + nq_, energies, &r_.vdot))
+      throw std::logic_error("OdeForm: the forward route went away");
+    r_.lambda.resize(0);
+    applied_bias_.resize(0);
+    ideal_valid_ = false;
+    return;
+  }
+  KktAccelerations(t, y);
+}
+
+void OdeForm::KktAccelerations(double t, const double* y) {
   if (dq_params_) mech_->SetParameters(*dq_params_);
   mech_->Evaluate(t, y, y + nq_);
   applied_bias_ =
@@ -51,7 +68,7 @@ const Eigen::VectorXd& OdeForm::Reported() {
 }
 
 void OdeForm::Rhs(double t, const double* y, double* ydot) {
-  Accelerations(t, y);
+  Accelerations(t, y, /*energies=*/false);
   Eigen::Map<Eigen::VectorXd> yd(ydot, nq_ + nv_);
   if (nq_ == nv_ && mech_->model().quaternions().empty()) {
     yd.head(nq_) = mech_->v();
@@ -86,7 +103,9 @@ std::vector<int> OdeForm::LiveQuadratures() const {
         (i == layout_.other() && !d.other_loads) ||
         (i >= layout_.ideal() && i < layout_.ideal() + layout_.nc &&
          rows.stationary[i - layout_.ideal()]) ||
-        (i == layout_.stabilization() && !split_);
+        (i == layout_.stabilization() && !split_) ||
+        // The energies of an InertialFn model do not depend on t.
+        (i == layout_.time() && static_cast<bool>(d.inertial_dynamics));
     if (!dead) live.push_back(i);
   }
   return live;
@@ -168,7 +187,7 @@ bool OdeForm::EscalateToProjection(double t,
 }
 
 void OdeForm::PrepareTangents(double t, const double* y) {
-  Accelerations(t, y);
+  KktAccelerations(t, y);
   mech_->FactorTangentKkt();
   if (split_) {
     // The tangents need the ideal accelerations too: the whole system.
@@ -235,7 +254,7 @@ void OdeForm::IntegrandTangent(const Eigen::VectorXd& dlambda_applied,
 }
 
 void OdeForm::StateJacobian(double t, const double* y, Eigen::MatrixXd* fy) {
-  Accelerations(t, y);
+  KktAccelerations(t, y);
   mech_->FactorTangentKkt();
   const int n = nq_ + nv_;
   fy->setZero(n, n);
@@ -257,7 +276,7 @@ void OdeForm::PreconditionerSetup(double t,
                                   bool jok,
                                   double gamma) {
   if (!jok) {
-    Accelerations(t, y);
+    KktAccelerations(t, y);
     const Eigen::Map<const Eigen::VectorXd> Y(y, nq_ + nv_);
     newton_->Update(t, Y.head(nq_), Y.tail(nv_), r_.vdot, r_.lambda);
   }

@@ -38,7 +38,14 @@ class OdeForm {
   // ---- the right-hand side
   /// Evaluates at (t, y) and solves the KKT system with the formulation's
   /// constraint right-hand side (b, plus the Baumgarte terms).
-  void Accelerations(double t, const double* y);
+  /// On the forward route (forward()) without M: the energies only when
+  /// `energies` (the quadratures' integrands do not need them).
+  void Accelerations(double t, const double* y, bool energies = true);
+  /// Whether the right-hand side takes the model's O(nv) forward dynamics
+  /// (no constraints, recursive multibody dynamics, no sensitivities)
+  /// instead of forming and factoring M; the tangents and Jacobians still
+  /// take the KKT path.
+  bool forward() const { return forward_; }
   /// The KKT solution of the last Accelerations (applied multipliers).
   const KktResult& applied() const { return r_; }
   /// The multipliers reported at the state of the last Accelerations: the
@@ -139,7 +146,10 @@ class OdeForm {
   // CVODES redoes a step).
   std::vector<std::pair<double, double>> jumps_;
   std::unique_ptr<NewtonPreconditioner> newton_;
-  bool split_ = false;  // reported multipliers differ from applied ones
+  bool split_ = false;    // reported multipliers differ from applied ones
+  bool forward_ = false;  // see forward()
+  // Accelerations by the KKT path (M formed): for tangents and Jacobians.
+  void KktAccelerations(double t, const double* y);
 };
 
 }  // namespace daedalus::internal

@@ -260,12 +260,17 @@ void IntegrateCvodes(Mechanics* mech,
   // Adams on the sparse evaluator iterates to a fixed point (its steps are
   // set by accuracy, not stiffness); with sensitivities, whose corrector
   // CVODES runs by Newton, it takes the Krylov path as BDF does.
-  const bool fixed_point = mech->sparse() && adams && !fsa;
+  // So does Adams on the forward route (OdeForm::forward(): no M is
+  // formed, so no Newton matrix either).
+  const bool fixed_point = (mech->sparse() || form.forward()) && adams && !fsa;
   const bool krylov = form.newton() != nullptr && !fixed_point;
   // The sparse evaluator integrates its quadratures in the state (see the
   // file comment); with sensitivities they stay CVODES quadratures, whose
   // own sensitivities CVODES integrates.
-  const bool in_state = (mech->sparse() && !fsa) || (adams && fsa);
+  // So does the forward route: its integrands then come from the
+  // right-hand side's evaluation too.
+  const bool in_state =
+      (mech->sparse() && !fsa) || (adams && fsa) || form.forward();
   if (in_state) run.live = form.LiveQuadratures();
   const int nlive = static_cast<int>(run.live.size());
   run.integrands = Eigen::VectorXd::Zero(form.layout().size());

@@ -4,7 +4,9 @@
 // J, the bias and all tangents come from the existing AD and recording
 // machinery exactly as for a hand-written model.
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
+#include <type_traits>
 
 #include "daedalus/multibody.hpp"
 #include "daedalus/multibody_dynamics.hpp"
@@ -68,9 +70,34 @@ VecX<S> LengthGradient(
   return g;
 }
 
+// The scratch of the recursive algorithms on double, kept per thread for
+// the last tree (`key`, one per AddTo) and parameter vector evaluated
+// there, so that a run reuses it call after call.
+TreeData<double>& CachedData(const TreeDynamics& dyn,
+                             const std::shared_ptr<const char>& key,
+                             const Eigen::VectorXd& p) {
+  thread_local std::weak_ptr<const char> owner;
+  thread_local Eigen::VectorXd last_p;
+  thread_local TreeData<double> data;
+  if (owner.lock() != key || last_p.size() != p.size() || last_p != p) {
+    data = dyn.MakeData<double>();
+    dyn.SetParameters<double>(p, &data);
+    owner = key;
+    last_p = p;
+  }
+  return data;
+}
+
+// `recursive` (a TreeDynamics, for DynamicsForm::kRecursive): gravity's
+// potential as one term over all coordinates, evaluated on double by
+// TreeDynamics::GravityPotential in O(n) instead of one O(depth) term per
+// body (O(n^2) on a chain); other scalars sum the per-body terms.
 void DeclareEnergies(const std::shared_ptr<const MbTree>& tree,
-                     ModelBuilder* builder) {
+                     ModelBuilder* builder,
+                     const TreeDynamics* recursive = nullptr,
+                     const std::shared_ptr<const char>& key = nullptr) {
   const MbTree& t = *tree;
+  std::vector<int> gravity_bodies;
   for (size_t bi = 1; bi < t.bodies.size(); ++bi) {
     const internal::MbBody& body = t.bodies[bi];
     const BodySpec& sp = body.spec;
@@ -86,13 +113,32 @@ void DeclareEnergies(const std::shared_ptr<const MbTree>& tree,
             return internal::BodyKinetic<S>(*tree, b, x.q, x.v, x.p);
           });
     }
-    if (!t.gravity.IsZero() && !sp.mass.IsZero()) {
+    if (!t.gravity.IsZero() && !sp.mass.IsZero() && recursive != nullptr) {
+      gravity_bodies.push_back(b);
+    } else if (!t.gravity.IsZero() && !sp.mass.IsZero()) {
       builder->PotentialEnergyTerm(
           Touches{body.coords}, [tree, b](const auto& x) {
             using S = Scalar<decltype(x)>;
             return internal::BodyGravity<S>(*tree, b, x.q, x.p);
           });
     }
+  }
+  if (!gravity_bodies.empty()) {
+    std::vector<int> all(static_cast<size_t>(t.nq));
+    for (int i = 0; i < t.nq; ++i) all[static_cast<size_t>(i)] = i;
+    const TreeDynamics dyn = *recursive;
+    builder->PotentialEnergyTerm(
+        Touches{all}, [tree, dyn, key, gravity_bodies](const auto& x) {
+          using S = Scalar<decltype(x)>;
+          if constexpr (std::is_same_v<S, double>) {
+            return dyn.GravityPotential(x.q, &CachedData(dyn, key, x.p));
+          } else {
+            S v = S(0.0);
+            for (int b : gravity_bodies)
+              v = v + internal::BodyGravity<S>(*tree, b, x.q, x.p);
+            return v;
+          }
+        });
   }
   for (size_t i = 0; i < t.springs.size(); ++i) {
     const internal::MbSpring s = t.springs[i];
@@ -251,21 +297,11 @@ void DeclareConstraints(const std::shared_ptr<const MbTree>& tree,
   }
 }
 
-// M and the inertial forces by the recursive algorithms: CRBA for M, RNEA
-// at vdot = 0 for the Coriolis, centrifugal and gravity forces, plus the
-// gradients of the springs' potentials (which the energy form gets from
-// the potential energy terms).
+// The springs' and spring-dampers' stiffness forces (the gradients of
+// their potentials) added to *out (nv).
 template <class S>
-void RecursiveInertial(const TreeDynamics& dyn,
-                       const MbTree& t,
-                       const Point<S>& x,
-                       MatX<S>* m,
-                       VecX<S>* inertial) {
-  TreeData<S> data = dyn.MakeData<S>();
-  dyn.SetParameters<S>(x.p, &data);
-  *m = dyn.MassMatrix<S>(x.q, &data);
-  const VecX<S> zero = VecX<S>::Zero(t.nv);
-  *inertial = dyn.InverseDynamics<S>(x.q, x.v, zero, &data);
+void SpringForces(const MbTree& t, const Point<S>& x, VecX<S>* out) {
+  VecX<S>* inertial = out;
   for (const auto& s : t.springs) {
     // The spring's velocity index: its position index less one for each
     // quaternion before it (a spring sits on a scalar coordinate).
@@ -283,6 +319,44 @@ void RecursiveInertial(const TreeDynamics& dyn,
     const VecX<S> g = LengthGradient<S>(t, sd.a, sd.b, x.q, x.p);
     *inertial += (sd.k.Eval<S>(x.p) * stretch) * g;
   }
+}
+
+// vdot = M^-1 (force - inertial) by the ABA: the springs' forces (part of
+// the inertial forces above) moved to the right-hand side.
+void RecursiveForward(const TreeDynamics& dyn,
+                      const MbTree& t,
+                      const std::shared_ptr<const char>& key,
+                      const Point<double>& x,
+                      const VecX<double>& force,
+                      VecX<double>* vdot,
+                      double* kinetic) {
+  TreeData<double>& data = CachedData(dyn, key, x.p);
+  if (t.springs.empty() && t.spring_dampers.empty()) {
+    *vdot = dyn.ForwardDynamics<double>(x.q, x.v, force, &data);
+  } else {
+    VecX<double> springs = VecX<double>::Zero(t.nv);
+    SpringForces<double>(t, x, &springs);
+    *vdot = dyn.ForwardDynamics<double>(x.q, x.v, force - springs, &data);
+  }
+  *kinetic = data.kinetic;
+}
+
+// M and the inertial forces by the recursive algorithms: CRBA for M, RNEA
+// at vdot = 0 for the Coriolis, centrifugal and gravity forces, plus the
+// gradients of the springs' potentials (which the energy form gets from
+// the potential energy terms).
+template <class S>
+void RecursiveInertial(const TreeDynamics& dyn,
+                       const MbTree& t,
+                       const Point<S>& x,
+                       MatX<S>* m,
+                       VecX<S>* inertial) {
+  TreeData<S> data = dyn.MakeData<S>();
+  dyn.SetParameters<S>(x.p, &data);
+  *m = dyn.MassMatrix<S>(x.q, &data);
+  const VecX<S> zero = VecX<S>::Zero(t.nv);
+  *inertial = dyn.InverseDynamics<S>(x.q, x.v, zero, &data);
+  SpringForces<S>(t, x, inertial);
 }
 
 }  // namespace
@@ -332,18 +406,26 @@ Kinematics Multibody::AddTo(ModelBuilder* builder, DynamicsForm form) && {
       ++i;
     }
   }
-  DeclareEnergies(tree, builder);
   Kinematics kin(tree);
+  if (form != DynamicsForm::kRecursive) DeclareEnergies(tree, builder);
   if (form == DynamicsForm::kRecursive) {
     const TreeDynamics dyn(kin);
+    // One scratch key for the forward dynamics and the gravity potential.
+    const auto key = std::make_shared<const char>('k');
+    DeclareEnergies(tree, builder, &dyn, key);
     daedalus::internal::InertialFn fn;
-    fn.what = "recursive multibody dynamics (CRBA, RNEA)";
+    fn.what = "recursive multibody dynamics (CRBA, RNEA, ABA)";
     fn.f0 = [dyn, tree](const Point<double>& x, MatX<double>& m,
                         VecX<double>& in) {
       RecursiveInertial<double>(dyn, *tree, x, &m, &in);
     };
     fn.f1 = [dyn, tree](const Point<D1>& x, MatX<D1>& m, VecX<D1>& in) {
       RecursiveInertial<D1>(dyn, *tree, x, &m, &in);
+    };
+    fn.forward = [dyn, tree, key](const Point<double>& x,
+                                  const VecX<double>& force, VecX<double>& vdot,
+                                  double& kinetic) {
+      RecursiveForward(dyn, *tree, key, x, force, &vdot, &kinetic);
     };
     builder->InertialDynamics(std::move(fn));
   }

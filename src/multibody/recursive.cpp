@@ -1,6 +1,7 @@
 // TreeDynamics: the multibody tree (multibody.hpp) as links of one degree
 // of freedom (revolute, prismatic) or three (ball) for the recursive
 // algorithms of multibody_dynamics.hpp.
+#include <cmath>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -79,6 +80,30 @@ void Absolute(const internal::MbTree& t,
   link->offset = offset;
   for (const auto& [k, c] : coef)
     if (c != 0.0) link->minus.emplace_back(k, c);
+}
+
+// A link that moves in the world's x-y plane when its parent does: its
+// joint frame rotated about z only and not offset along z, a revolute
+// axis along z or a prismatic axis in the plane.
+bool PlanarLink(const RbLink& l) {
+  const Eigen::Matrix3d& r = l.pre.R;
+  if (r(2, 0) != 0.0 || r(2, 1) != 0.0 || r(0, 2) != 0.0 || r(1, 2) != 0.0 ||
+      r(2, 2) != 1.0)
+    return false;
+  for (const internal::PTerm& t : l.pre.p) {
+    const PExpr* r[3] = {&t.r.x, &t.r.y, &t.r.z};
+    for (int k = 0; k < 3; ++k)
+      if (t.c(2, k) != 0.0 && !r[k]->IsZero()) return false;
+  }
+  switch (l.kind) {
+    case LinkKind::kRevolute:
+      return l.axis[0] == 0.0 && l.axis[1] == 0.0 && std::abs(l.axis[2]) == 1.0;
+    case LinkKind::kPrismatic:
+      return l.axis[2] == 0.0;
+    case LinkKind::kBall:
+      return false;
+  }
+  return false;
 }
 
 }  // namespace
@@ -166,10 +191,40 @@ TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
         {t.bodies[b].spec, in_anchor[b], t.bodies[b].name});
   }
   for (const RbLink& l : *links) absolute_ = absolute_ || l.absolute;
+  planar_ = !links->empty();
+  for (const RbLink& l : *links) planar_ = planar_ && PlanarLink(l);
   nq_ = t.nq;
   nv_ = t.nv;
   links_ = std::move(links);
   gravity_ = t.gravity;
+}
+
+double TreeDynamics::GravityPotential(const VecX<double>& q_in,
+                                      TreeData<double>* d) const {
+  Check(nq_, static_cast<int>(q_in.size()), "q", d->ready);
+  const auto& links = *links_;
+  Transforms<double>(Relative<double>(q_in, true, &d->qr), d);
+  // R_WL = R_WP R_PL (R_PL = E'), p_WL = p_WP + R_WP p_PL; -g = a_0's
+  // linear part; V = sum_i (-g) . (m_i p_WL + R_WL h_i).
+  const size_t n = links.size();
+  std::vector<Eigen::Matrix3d> rot(n);
+  std::vector<Eigen::Vector3d> pos(n);
+  const Eigen::Vector3d minus_g = d->a0.tail<3>();
+  double v = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    const int par = links[i].parent;
+    const internal::Xform<double>& x = d->X[i];
+    if (par < 0) {
+      rot[i] = x.E.transpose();
+      pos[i] = x.r;
+    } else {
+      rot[i] = rot[par] * x.E.transpose();
+      pos[i] = pos[par] + rot[par] * x.r;
+    }
+    const internal::RbInertia<double>& in = d->I[i];
+    v += minus_g.dot(in.m * pos[i] + rot[i] * in.h);
+  }
+  return v;
 }
 
 void TreeDynamics::NotPositive(const RbLink& l, double d) const {
