@@ -1,4 +1,4 @@
-// build/problems/chain_reduced [--bodies N] [--dynamics recursive|energy]
+// build/problems/chain_reduced [--bodies N] [--dynamics recursive|energy|auto]
 // and the common command line (run.hpp). See chain_reduced.hpp.
 #include "chain_reduced.hpp"
 
@@ -9,14 +9,19 @@
 int main(int argc, char** argv) {
   std::vector<char*> args(argv, argv + argc);
   std::string dynamics = "recursive";
+  // The build's kernel pass (--emit-kernels) records the energy form: the
+  // recursive form has no compiled programs to emit.
+  for (size_t i = 1; i < args.size(); ++i)
+    if (std::string(args[i]).rfind("--emit-kernels", 0) == 0)
+      dynamics = "energy";
   // --dynamics NAME or --dynamics=NAME, taken out before the common
   // options are parsed.
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string a = args[i];
     if (a == "--dynamics") {
       if (i + 1 >= args.size()) {
-        std::cerr << "chain_reduced: --dynamics needs a value (recursive or "
-                     "energy)\n";
+        std::cerr << "chain_reduced: --dynamics needs a value (recursive, "
+                     "energy or auto)\n";
         return 2;
       }
       dynamics = args[i + 1];
@@ -30,11 +35,13 @@ int main(int argc, char** argv) {
       break;
     }
     if (a == "--help")
-      std::cout << "chain_reduced: --dynamics recursive|energy (default "
+      std::cout << "chain_reduced: --dynamics recursive|energy|auto (default "
                    "recursive: the multibody chain, ABA, up to "
                 << daedalus::problems::kChainReducedMax
                 << " links; energy: hand-written energies, up to "
-                << daedalus::problems::kChainReducedEnergyMax << " links)\n";
+                << daedalus::problems::kChainReducedEnergyMax
+                << " links; auto: recursive from "
+                << daedalus::mb::kAutoRecursiveVelocities << " links)\n";
   }
   daedalus::mb::DynamicsForm form;
   try {

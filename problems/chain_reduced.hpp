@@ -34,7 +34,8 @@ inline constexpr int kChainReducedMax = 2000;
 
 /// The energy form (hand-written energies).
 Problem ChainReducedProblem(int n);
-/// Either form. @throws std::invalid_argument for n < 1, n above the
+/// Either form (kAuto: the recursive one from mb::kAutoRecursiveVelocities
+/// links). @throws std::invalid_argument for n < 1, n above the
 /// form's limit (the message names --dynamics recursive for the energy
 /// form).
 Problem ChainReducedProblem(int n, mb::DynamicsForm form);

@@ -134,8 +134,18 @@ const std::vector<Entry>& Catalogue() {
     multibody("golfer_3d", Golfer3dProblemForm);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).
     sized("chain", {"bodies", 10, 1, 10000, "number of links"}, ChainProblem);
-    sized("chain_reduced", {"bodies", 10, 1, 200, "number of links"},
-          ChainReducedProblem);
+    // chain_reduced: --bodies N and --dynamics recursive|energy|auto, as
+    // problems/chain_reduced.cpp (the energy form's limit, 200 links, is
+    // checked by ChainReducedProblem).
+    e.push_back(
+        {"chain_reduced",
+         {Count({"bodies", 10, 1, kChainReducedMax, ""}),
+          {"dynamics", {"recursive", "energy", "auto"}, 0, 0, "recursive"}},
+         [](const Shape& s) {
+           return ChainReducedProblem(
+               std::stoi(s.at("bodies")),
+               mb::DynamicsFormFromString(s.at("dynamics")));
+         }});
     return e;
   }();
   return entries;

@@ -82,6 +82,11 @@ Problem RecursiveChain(int n) {
 }  // namespace
 
 Problem ChainReducedProblem(int n, mb::DynamicsForm form) {
+  // kAuto as for a multibody description (multibody.hpp): the recursive
+  // form from kAutoRecursiveVelocities links.
+  if (form == mb::DynamicsForm::kAuto)
+    form = n >= mb::kAutoRecursiveVelocities ? mb::DynamicsForm::kRecursive
+                                             : mb::DynamicsForm::kEnergy;
   CheckBodies(n, form);
   if (form == mb::DynamicsForm::kRecursive) return RecursiveChain(n);
   return ChainReducedProblem(n);

@@ -74,6 +74,8 @@ class Options(unittest.TestCase):
             daedalus.problem("golfer_3d", bodies=3)
         with self.assertRaisesRegex(ValueError, "valid: auto energy recursive"):
             daedalus.problem("four_bar_mb", dynamics="lagrange")
+        with self.assertRaisesRegex(ValueError, "--dynamics recursive"):
+            daedalus.problem("chain_reduced", bodies=300, dynamics="energy")
 
     def test_a_failed_run_raises_with_its_result(self):
         with self.assertRaises(daedalus.RunFailed) as cm:

@@ -77,6 +77,11 @@ class Catalogue(unittest.TestCase):
         np.testing.assert_allclose(f.q[-1], e.q[-1], rtol=0, atol=1e-8)
         self.assertIn("recursive", f.summary["evaluator"])
         self.assertEqual(daedalus.problem_options("pendulum"), {})
+        # chain_reduced takes two options, as its executable does.
+        self.assertEqual(daedalus.problem("chain_reduced", bodies=300).nq, 300)
+        self.assertEqual(
+            daedalus.problem("chain_reduced", bodies=3, dynamics="energy").nq,
+            3)
 
 
     def test_fixed_step_schemes_and_counterfactuals(self):
