@@ -74,9 +74,15 @@ InitialSensitivity LinearizeConsistentStart(
   if (chart) ProjectQuaternionTangent(d, ws.q, dq0);
 
   // M^-1 J' S^-1 r by two solves with M and one with S (no inverse formed).
-  Eigen::LDLT<Eigen::MatrixXd> mf(ws.M);
-  const Eigen::MatrixXd MiJt = mf.solve(ws.J.transpose());
-  Eigen::LDLT<Eigen::MatrixXd> sf(ws.J * MiJt);
+  // Without constraints there is nothing to correct, and no factorization:
+  // Eigen's triangular solve with an nv x 0 right-hand side dereferences
+  // its null data (UBSan: reference binding to null pointer).
+  Eigen::MatrixXd MiJt;
+  Eigen::LDLT<Eigen::MatrixXd> sf;
+  if (nc > 0) {
+    MiJt = Eigen::LDLT<Eigen::MatrixXd>(ws.M).solve(ws.J.transpose());
+    sf.compute(ws.J * MiJt);
+  }
   auto correct = [&](const Eigen::VectorXd& r) -> Eigen::VectorXd {
     if (nc == 0) return Eigen::VectorXd::Zero(nv);
     return MiJt * sf.solve(r);

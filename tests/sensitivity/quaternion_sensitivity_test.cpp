@@ -296,12 +296,25 @@ TEST_P(QuaternionConstrainedTopForward, AgreesWithCentralDifferences) {
   // the perturbed runs' initial projection does the same to x0 +- h e_k.
   const std::vector<Perturbation> what = {
       {0, -1, -1}, {1, -1, -1}, {3, -1, -1}, {-1, -1, 3}};
+  // Under the sanitizers (-O0) the sixteen reference runs at rtol 1e-12
+  // took 28 to 46 s per case; there the sensitivity run itself (the code
+  // under test) and its tangency are checked, and the release build
+  // compares with the central differences.
+#ifdef DAEDALUS_SANITIZER_BUILD
+  constexpr bool kCompare = false;
+#else
+  constexpr bool kCompare = true;
+#endif
   for (size_t i = 0; i < what.size(); ++i) {
-    const Eigen::VectorXd fd = CentralDifference(model, start, o, what[i]);
-    // Measured 4e-9 to 1.1e-7 on every case (the largest, v0[R.wx] and
-    // l, the same on all: the quotient's own error); bound as above.
-    EXPECT_TRUE(
-        NearRel(r.final.col(static_cast<Eigen::Index>(i)).head(13), fd, 1e-6))
+    if (kCompare) {
+      const Eigen::VectorXd fd = CentralDifference(model, start, o, what[i]);
+      // Measured 4e-9 to 1.1e-7 on every case (the largest, v0[R.wx] and
+      // l, the same on all: the quotient's own error); bound as above.
+      EXPECT_TRUE(
+          NearRel(r.final.col(static_cast<Eigen::Index>(i)).head(13), fd, 1e-6))
+          << r.parameters[i];
+    }
+    EXPECT_TRUE(r.final.col(static_cast<Eigen::Index>(i)).allFinite())
         << r.parameters[i];
     EXPECT_LT(NormalComponent(model, s.final.q,
                               r.final.col(static_cast<Eigen::Index>(i))),
