@@ -53,9 +53,10 @@ int ForwardPlanarRevolute(const std::vector<RbLink>& links,
   // the world; pr: (p_x, p_y, sigma), p = e_z x r; pv: the velocity (w,
   // v_x, v_y) of the joint point (pass 3: the acceleration); pc: (qd,
   // c_x, c_y), c = v x S qd (its angular part is 0); pa: the bias force;
-  // pI: IA = [A b'; b K] in its lower triangle; D: 1/A; pb, pw: pass 3's
-  // qdd = pb - pw . a_parent.
+  // pI: IA = [A b'; b K] in its lower triangle (with the part from the
+  // children at branch points); pb, pw: pass 3's qdd = pb - pw . a_parent.
   S kinetic = S(0.0);
+  S prev_c(1.0), prev_s(0.0), prev_w(0.0), prev_vx(0.0), prev_vy(0.0);
   for (int i = 0; i < n; ++i) {
     const RbLink& l = links[i];
     if (l.kind != LinkKind::kRevolute) return -2;
@@ -66,17 +67,28 @@ int ForwardPlanarRevolute(const std::vector<RbLink>& links,
     // The relative rotation R_PL = pre.R Rz(sigma q), then the world's.
     const S c = rp(0, 0) * cq + rp(0, 1) * sq;
     const S s = rp(1, 0) * cq + rp(1, 1) * sq;
-    S cp(1.0), sp(0.0), wp(0.0), vpx(0.0), vpy(0.0);
-    if (par >= 0) {
+    // The parent's rotation and velocity: link i - 1's from registers on a
+    // chain (no store-to-load forwarding on the dependent chain).
+    S cp, sp, wp, vpx, vpy;
+    if (par == i - 1 && par >= 0) {
+      cp = prev_c;
+      sp = prev_s;
+      wp = prev_w;
+      vpx = prev_vx;
+      vpy = prev_vy;
+    } else if (par >= 0) {
       cp = d->pcos[par];
       sp = d->psin[par];
       wp = d->pv[par][0];
       vpx = d->pv[par][1];
       vpy = d->pv[par][2];
+    } else {
+      cp = S(1.0);
+      sp = wp = vpx = vpy = S(0.0);
     }
     const S cw = cp * c - sp * s, sw = sp * c + cp * s;
-    d->pcos[i] = cw;
-    d->psin[i] = sw;
+    d->pcos[i] = prev_c = cw;
+    d->psin[i] = prev_s = sw;
     const Vec3<S>& pre = d->p_pre[i];
     const S rx = cp * pre[0] - sp * pre[1], ry = sp * pre[0] + cp * pre[1];
     d->pr[i] = Vec3<S>(-ry, rx, S(sigma));
@@ -84,6 +96,9 @@ int ForwardPlanarRevolute(const std::vector<RbLink>& links,
     const S w = wp + sigma * qd;
     const S vx = vpx - wp * ry, vy = vpy + wp * rx;
     d->pv[i] = Vec3<S>(w, vx, vy);
+    prev_w = w;
+    prev_vx = vx;
+    prev_vy = vy;
     d->pc[i] = Vec3<S>(qd, sigma * qd * vy, -(sigma * qd) * vx);
     // The link inertia about the joint, world axes: [J, -h_y, h_x; -h_y,
     // m, 0; h_x, 0, m].
@@ -104,73 +119,111 @@ int ForwardPlanarRevolute(const std::vector<RbLink>& links,
     ia(2, 2) = m;
   }
   d->kinetic = kinetic;
-  // Pass 2, inward.
+  // Pass 2, inward. On a chain (parent i - 1) the parent's completed
+  // articulated inertia and bias force go to the next iteration in
+  // registers; other parents (branch points) accumulate in pI and pa.
+  bool carried = false;
+  S a, b0, b1, k00, k01, k11, f0, f1, f2;
   for (int i = n - 1; i >= 0; --i) {
     const RbLink& l = links[i];
-    const Mat3<S>& ia = d->pI[i];
-    const S a = ia(0, 0);
+    if (!carried) {
+      const Mat3<S>& ia = d->pI[i];
+      a = ia(0, 0);
+      b0 = ia(1, 0);
+      b1 = ia(2, 0);
+      k00 = ia(1, 1);
+      k01 = ia(2, 1);
+      k11 = ia(2, 2);
+      f0 = d->pa[i][0];
+      f1 = d->pa[i][1];
+      f2 = d->pa[i][2];
+    }
     if (!(Value(a) > 0.0)) {
       d->D[i] = a;
       return i;
     }
     const S inv = 1.0 / a;
-    d->D[i] = inv;
     const Vec3<S>& pr = d->pr[i];
     const S px = pr[0], py = pr[1];
     const double sigma = Value(pr[2]);
-    const S b0 = ia(1, 0), b1 = ia(2, 0);
-    const S k00 = ia(1, 1), k01 = ia(2, 1), k11 = ia(2, 2);
     const Vec3<S>& cc = d->pc[i];
-    Vec3<S>& pa = d->pa[i];
-    const S u = tau[l.vi] - sigma * pa[0];
+    const S t = tau[l.vi];
+    const S u = t - sigma * f0;
     const S w0 = b0 * inv, w1 = b1 * inv;
     // qdd = (u - U'(X a_p + c)) / D = pb - pw . a_p, U = sigma (A, b).
     d->pb[i] = (u - sigma * (b0 * cc[1] + b1 * cc[2])) * inv;
     d->pw[i] =
         Vec3<S>(sigma * (1.0 + (px * w0 + py * w1)), sigma * w0, sigma * w1);
     const int par = l.parent;
+    carried = false;
     if (par < 0) continue;
     // Before the division's result is needed: K p, p'K p, p . b.
     const S kpx = k00 * px + k01 * py, kpy = k01 * px + k11 * py;
     const S pkp = px * kpx + py * kpy;
     const S pb = px * b0 + py * b1;
     const S pbi = pb * inv;
-    Mat3<S>& ip = d->pI[par];
-    ip(0, 0) = (ip(0, 0) + pkp) - pb * pbi;
-    ip(1, 0) = (ip(1, 0) + kpx) - b0 * pbi;
-    ip(2, 0) = (ip(2, 0) + kpy) - b1 * pbi;
     // k = K - b w'.
     const S n00 = k00 - b0 * w0, n01 = k01 - b0 * w1, n11 = k11 - b1 * w1;
-    ip(1, 1) += n00;
-    ip(2, 1) += n01;
-    ip(2, 2) += n11;
     // f = pA + Ia c + U u / D: (sigma tau, pA_xy + k c_xy + sigma u w).
     const S su = sigma * u;
-    const S fx = pa[1] + (n00 * cc[1] + n01 * cc[2]) + su * w0;
-    const S fy = pa[2] + (n01 * cc[1] + n11 * cc[2]) + su * w1;
-    Vec3<S>& pp = d->pa[par];
-    pp[0] += sigma * tau[l.vi] + (px * fx + py * fy);
-    pp[1] += fx;
-    pp[2] += fy;
+    const S fx = f1 + (n00 * cc[1] + n01 * cc[2]) + su * w0;
+    const S fy = f2 + (n01 * cc[1] + n11 * cc[2]) + su * w1;
+    const S fn = sigma * t + (px * fx + py * fy);
+    Mat3<S>& ip = d->pI[par];
+    Vec3<S>& fp = d->pa[par];
+    if (par == i - 1) {
+      a = (ip(0, 0) + pkp) - pb * pbi;
+      b0 = (ip(1, 0) + kpx) - b0 * pbi;
+      b1 = (ip(2, 0) + kpy) - b1 * pbi;
+      k00 = ip(1, 1) + n00;
+      k01 = ip(2, 1) + n01;
+      k11 = ip(2, 2) + n11;
+      f0 = fp[0] + fn;
+      f1 = fp[1] + fx;
+      f2 = fp[2] + fy;
+      carried = true;
+    } else {
+      ip(0, 0) = (ip(0, 0) + pkp) - pb * pbi;
+      ip(1, 0) = (ip(1, 0) + kpx) - b0 * pbi;
+      ip(2, 0) = (ip(2, 0) + kpy) - b1 * pbi;
+      ip(1, 1) += n00;
+      ip(2, 1) += n01;
+      ip(2, 2) += n11;
+      fp[0] += fn;
+      fp[1] += fx;
+      fp[2] += fy;
+    }
   }
-  // Pass 3, outward: qdd = pb - pw . a_p, a = X a_p + c + S qdd.
+  // Pass 3, outward: qdd = pb - pw . a_p, a = X a_p + c + S qdd; link
+  // i - 1's acceleration from registers.
   const S gx = d->a0[3], gy = d->a0[4];
+  S prev0(0.0), prevx(0.0), prevy(0.0);
   for (int i = 0; i < n; ++i) {
     const RbLink& l = links[i];
     const int par = l.parent;
-    S a0(0.0), ax = gx, ay = gy;
-    if (par >= 0) {
+    S a0, ax, ay;
+    if (par == i - 1 && par >= 0) {
+      a0 = prev0;
+      ax = prevx;
+      ay = prevy;
+    } else if (par >= 0) {
       a0 = d->pv[par][0];
       ax = d->pv[par][1];
       ay = d->pv[par][2];
+    } else {
+      a0 = S(0.0);
+      ax = gx;
+      ay = gy;
     }
     const Vec3<S>& pw = d->pw[i];
     const Vec3<S>& pr = d->pr[i];
     const Vec3<S>& cc = d->pc[i];
     const S acc = (d->pb[i] - (pw[1] * ax + pw[2] * ay)) - pw[0] * a0;
     (*qdd)[l.vi] = acc;
-    d->pv[i] = Vec3<S>(a0 + pr[2] * acc, ax + a0 * pr[0] + cc[1],
-                       ay + a0 * pr[1] + cc[2]);
+    prev0 = a0 + pr[2] * acc;
+    prevx = ax + a0 * pr[0] + cc[1];
+    prevy = ay + a0 * pr[1] + cc[2];
+    d->pv[i] = Vec3<S>(prev0, prevx, prevy);
   }
   return -1;
 }
