@@ -21,8 +21,10 @@
 // p'k p and k p are written as p'K p - (p.b)^2 / A and K p - b (p.b) / A,
 // so that on a chain the link-to-link dependency through A is one fused
 // multiply-add after the division (the passes are latency-bound).
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <type_traits>
 
 #include "multibody/planar_aba.hpp"
 
@@ -30,6 +32,72 @@ namespace daedalus::mb::internal {
 
 namespace {
 std::atomic<bool> g_use_revolute{true};
+
+// sin and cos of x[0..n) into s and c, branch-free so that the loop
+// vectorizes (the joint angles' sincos was a sixth of chain_reduced's run
+// as libm calls). x = k pi/2 + r with k the nearest integer to 2x/pi and r
+// by Cody and Waite's reduction (pi/2 in three parts, the first two with
+// 33 significant bits, so k P1 and k P2 are exact for |k| < 2^20; these
+// are fdlibm's pio2_1, pio2_2, pio2_2t), |r| <= pi/4 (a little more by
+// rounding); sin r and cos r by their Taylor series to r^17 and r^18
+// (truncation below 1e-19 relative at pi/4); then sin x = S cos(k pi/2) +
+// C sin(k pi/2), both factors exact in {-1, 0, 1}. Round-off a few units
+// in the last place, as libm's. Returns false (nothing usable written)
+// when some |x| > 1e5 or is not finite: the caller takes std::sin and
+// std::cos.
+bool SinCosArray(const double* x, int n, double* s, double* c) {
+  double big = 0.0;
+  for (int i = 0; i < n; ++i) big = std::max(big, std::abs(x[i]));
+  if (!(big <= 1e5)) return false;
+  constexpr double kTwoOverPi = 0.6366197723675814;
+  constexpr double kP1 = 1.5707963267341256, kP2 = 6.077100506303966e-11,
+                   kP3 = 2.0222662487959506e-21;
+  // Adding and subtracting 1.5 2^52 rounds to the nearest integer.
+  constexpr double kRound = 6755399441055744.0;
+  for (int i = 0; i < n; ++i) {
+    const double k = (x[i] * kTwoOverPi + kRound) - kRound;
+    const double r = ((x[i] - k * kP1) - k * kP2) - k * kP3;
+    // m = k mod 4 in {-2, ..., 2}; cos(m pi/2) = (u - 1)(u - 6)/6 and
+    // sin(m pi/2) = m (4 - u)/3 with u = m^2, exact for these m.
+    const double m = k - 4.0 * ((0.25 * k + kRound) - kRound);
+    const double u = m * m;
+    const double ck = (u - 1.0) * (u - 6.0) / 6.0, sk = m * (4.0 - u) / 3.0;
+    const double r2 = r * r;
+    const double sr =
+        r +
+        r * r2 *
+            (-1.0 / 6.0 +
+             r2 * (1.0 / 120.0 +
+                   r2 * (-1.0 / 5040.0 +
+                         r2 * (1.0 / 362880.0 +
+                               r2 * (-1.0 / 39916800.0 +
+                                     r2 * (1.0 / 6227020800.0 +
+                                           r2 * (-1.0 / 1307674368000.0 +
+                                                 r2 / 355687428096000.0)))))));
+    const double cr =
+        1.0 +
+        r2 *
+            (-0.5 +
+             r2 *
+                 (1.0 / 24.0 +
+                  r2 *
+                      (-1.0 / 720.0 +
+                       r2 *
+                           (1.0 / 40320.0 +
+                            r2 *
+                                (-1.0 / 3628800.0 +
+                                 r2 *
+                                     (1.0 / 479001600.0 +
+                                      r2 *
+                                          (-1.0 / 87178291200.0 +
+                                           r2 *
+                                               (1.0 / 20922789888000.0 -
+                                                r2 / 6402373705728000.0))))))));
+    s[i] = sr * ck + cr * sk;
+    c[i] = cr * ck - sr * sk;
+  }
+  return true;
+}
 }  // namespace
 
 void UseRevolutePlanarAba(bool on) {
@@ -55,6 +123,12 @@ int ForwardPlanarRevolute(const std::vector<RbLink>& links,
   // c_x, c_y), c = v x S qd (its angular part is 0); pa: the bias force;
   // pI: IA = [A b'; b K] in its lower triangle (with the part from the
   // children at branch points); pb, pw: pass 3's qdd = pb - pw . a_parent.
+  // The joint angles' cosines and sines (double: in d->D and d->u, free
+  // until pass 2).
+  bool tabled = false;
+  if constexpr (std::is_same_v<S, double>)
+    tabled =
+        q.size() == n && SinCosArray(q.data(), n, d->u.data(), d->D.data());
   S kinetic = S(0.0);
   S prev_c(1.0), prev_s(0.0), prev_w(0.0), prev_vx(0.0), prev_vy(0.0);
   for (int i = 0; i < n; ++i) {
@@ -63,7 +137,14 @@ int ForwardPlanarRevolute(const std::vector<RbLink>& links,
     const int par = l.parent;
     const double sigma = l.axis[2];
     const Eigen::Matrix3d& rp = l.pre.R;
-    const S cq = cos(q[l.qi]), sq = sigma * sin(q[l.qi]);
+    S cq, sq;
+    if (tabled) {
+      cq = d->D[l.qi];
+      sq = sigma * d->u[l.qi];
+    } else {
+      cq = cos(q[l.qi]);
+      sq = sigma * sin(q[l.qi]);
+    }
     // The relative rotation R_PL = pre.R Rz(sigma q), then the world's.
     const S c = rp(0, 0) * cq + rp(0, 1) * sq;
     const S s = rp(1, 0) * cq + rp(1, 1) * sq;
