@@ -286,6 +286,26 @@ TEST(PlanarAba, RevoluteOnlyRouteMatchesTheKktRoute) {
   ExpectForwardMatchesKkt(PlanarTree(0.0, true), 20);
 }
 
+TEST(PlanarAba, RevoluteOnlyNamesAMasslessEnd) {
+  // A massless link at the end of a planar revolute chain: its articulated
+  // inertia about the joint is 0, and the revolute ABA names the
+  // coordinate as the generic ABAs do.
+  ModelBuilder c("massless");
+  Multibody t(Dimension::kPlanar);
+  const BodyIndex heavy =
+      t.AddBody("heavy", mb::PlanarBody(2.0, PVec(0.1, -0.3), 0.1));
+  const BodyIndex ghost = t.AddBody("ghost", mb::PlanarBody(0.0, PVec(), 0.0));
+  t.AddJoint("a", Joint::Revolute(), t.world(), t.BodyFrame(heavy));
+  t.AddJoint("b", Joint::Revolute(), t.AddFrame("tip", heavy, PVec(0.0, -0.6)),
+             t.BodyFrame(ghost));
+  const mb::TreeDynamics dyn(std::move(t).AddTo(&c));
+  ASSERT_TRUE(dyn.planar());
+  const Eigen::VectorXd z = Eigen::VectorXd::Zero(2);
+  EXPECT_THAT([&] { dyn.ForwardDynamics<double>(z, z, z, Eigen::VectorXd()); },
+              ::testing::ThrowsMessage<std::runtime_error>(
+                  HasSubstr("coordinate 'b_angle'")));
+}
+
 TEST(PlanarAba, IsChosenForPlanarTreesOnly) {
   // TreeDynamics::planar() through a description: the chain_reduced chain
   // (planar description) and PlanarTree(0) are planar, with z offsets or a
