@@ -13,9 +13,10 @@
 //
 // PlanarAba and SpatialAbaOnPlanar: chain_reduced's planar chain of N
 // uniform links (total 1 m, 1 kg) by the planar ABA (3-vectors,
-// TreeDynamics::planar()), and the same chain with its joint frames moved
-// off the plane along z, which makes it go through the 6D ABA (the same
-// in-plane accelerations). ForwardRoute: the whole right-hand side of a
+// TreeDynamics::planar(); all joints revolute: the specialized recurrences
+// of src/multibody/planar_aba_revolute.cpp), and the same chain with its joint
+// frames moved off the plane along z, which makes it go through the 6D ABA (the
+// same in-plane accelerations). ForwardRoute: the whole right-hand side of a
 // chain_reduced run (EvaluateForward: forces, the ABA through the model's
 // InertialFn, no energies).
 #include <benchmark/benchmark.h>

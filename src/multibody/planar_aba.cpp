@@ -6,6 +6,8 @@
 // frame; inertias are 3 x 3. Out-of-plane forces (gravity along z, the
 // reactions that keep the bodies in the plane) do no work on the in-plane
 // coordinates, so the planar equations are exactly those of the 6D ABA.
+#include "multibody/planar_aba.hpp"
+
 #include <cmath>
 
 #include "daedalus/multibody_dynamics.hpp"
@@ -39,6 +41,12 @@ void TreeDynamics::ForwardPlanar(const VecX<S>& q,
   using std::sin;
   const auto& links = *links_;
   const int n = static_cast<int>(links.size());
+  // Revolute joints only: the specialized recurrences.
+  if (internal::RevolutePlanarAbaInUse()) {
+    const int r = internal::ForwardPlanarRevolute<S>(links, q, v, tau, d, qdd);
+    if (r == -1) return;
+    if (r >= 0) NotPositive(links[r], Value(d->D[r]));
+  }
   // X_i (parent -> link) of a rotation (cos, sin) = R_PL and an origin r:
   // X m = [w; E (v + w e_z x r)], E = R_PL'.
   auto motion = [&](int i, const Vec3<S>& m) {

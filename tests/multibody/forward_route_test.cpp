@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "daedalus/dynamics.hpp"
 #include "daedalus/multibody_dynamics.hpp"
 #include "daedalus/simulate.hpp"
+#include "multibody/planar_aba.hpp"
 #include "support/test_support.hpp"
 
 namespace daedalus {
@@ -78,8 +80,11 @@ Model SpatialTree() {
 // A planar tree of revolute joints about z and one prismatic joint in the
 // plane, as a spatial description; z_offset moves every joint frame off the
 // plane, which leaves the in-plane dynamics as they are but makes the tree
-// non-planar for TreeDynamics (the 6D ABA).
-Model PlanarTree(double z_offset) {
+// non-planar for TreeDynamics (the 6D ABA). Without the prismatic joint
+// (revolute = true: that link revolute too, and the joint frames turned
+// about z) the planar tree takes the revolute-only planar ABA
+// (src/multibody/planar_aba_revolute.cpp).
+Model PlanarTree(double z_offset, bool revolute = false) {
   ModelBuilder b("planar_tree");
   Multibody s(Dimension::kSpatial);
   s.SetGravity(PVec(0.0, -9.81, 0.0));
@@ -92,7 +97,7 @@ Model PlanarTree(double z_offset) {
     const BodyIndex l = s.AddBody(
         name, mb::SpatialBody(0.2 + 0.1 * i, PVec(0.01, -0.1, 0.03), 0.01,
                               0.012, 0.004 + 0.001 * i, 1e-4, -2e-4, 3e-4));
-    if (i == 3) {
+    if (i == 3 && !revolute) {
       s.AddJoint(name, Joint::Prismatic(Eigen::Vector3d(0.6, 0.8, 0.0)), parent,
                  s.BodyFrame(l));
     } else {
@@ -101,7 +106,8 @@ Model PlanarTree(double z_offset) {
                                         : Eigen::Vector3d::UnitZ()),
                  parent, s.BodyFrame(l));
     }
-    parent = s.AddFrame(name + "_tip", l, PVec(0.02, -0.2, z_offset));
+    parent = s.AddFrame(name + "_tip", l, PVec(0.02, -0.2, z_offset),
+                        mb::RotationZ(revolute ? 0.4 - 0.3 * i : 0.0));
     if (i == 1) mid = l;
   }
   // A branch off link 1.
@@ -219,6 +225,85 @@ TEST(PlanarAba, EqualsTheSpatialAba) {
     EXPECT_LT(RelDiff(ap, al), 1e-13) << "state " << k;
     EXPECT_NEAR(wp.kinetic, wl.kinetic, 1e-14 * (1.0 + wl.kinetic));
   }
+}
+
+// The revolute-only planar ABA against the 6D ABA (the same tree lifted off
+// the plane) and against the generic planar ABA (switched off), at random
+// states: round-off apart (brief: 1e-13 relative). The accelerations of
+// these trees come from solves whose condition is a few hundred at most,
+// so 1e-13 leaves a factor of ten or more over the round-off seen.
+void ExpectRevoluteAbaMatches(const Model& planar, const Model* lifted) {
+  Workspace wp(planar);
+  wp.use_compiled = false;
+  wp.SetParameters(planar.default_parameters());
+  std::unique_ptr<Workspace> wl;
+  if (lifted) {
+    wl = std::make_unique<Workspace>(*lifted);
+    wl->use_compiled = false;
+    wl->SetParameters(lifted->default_parameters());
+  }
+  RandomStates rs;
+  for (int k = 0; k < 22; ++k) {
+    Eigen::VectorXd q, v, ar, ag, al;
+    rs.Fill(planar, &q, &v);
+    // Angles of many turns (the revolute ABA's own sin and cos reduce them
+    // by multiples of pi/2), and one beyond its range (libm's then).
+    if (k >= 10) q *= 40.0;
+    if (k == 21) q[0] = 2e5;
+    wp.SetState(0.0, q, v);
+    ASSERT_TRUE(mb::internal::RevolutePlanarAbaInUse());
+    EvaluateForward(&wp, true, &ar);
+    const double kr = wp.kinetic;
+    mb::internal::UseRevolutePlanarAba(false);
+    EvaluateForward(&wp, true, &ag);
+    mb::internal::UseRevolutePlanarAba(true);
+    EXPECT_LT(RelDiff(ar, ag), 1e-13) << "state " << k;
+    EXPECT_NEAR(kr, wp.kinetic, 1e-14 * (1.0 + wp.kinetic));
+    if (wl) {
+      wl->SetState(0.0, q, v);
+      EvaluateForward(wl.get(), true, &al);
+      EXPECT_LT(RelDiff(ar, al), 1e-13) << "state " << k;
+      EXPECT_NEAR(kr, wl->kinetic, 1e-14 * (1.0 + wl->kinetic));
+    }
+  }
+}
+
+TEST(PlanarAba, RevoluteOnlyEqualsTheSpatialAndTheGenericPlanarAba) {
+  // Joint frames turned about z, an axis along -z, a branch.
+  const Model planar = PlanarTree(0.0, true), lifted = PlanarTree(0.07, true);
+  ExpectRevoluteAbaMatches(planar, &lifted);
+}
+
+TEST(PlanarAba, RevoluteOnlyOnChainReducedsChain) {
+  // chain_reduced's chain (planar description, 40 links) against the
+  // generic planar ABA, and its forward route against the KKT route.
+  const Model chain =
+      problems::ChainReducedProblem(40, DynamicsForm::kRecursive).model;
+  ExpectRevoluteAbaMatches(chain, nullptr);
+}
+
+TEST(PlanarAba, RevoluteOnlyRouteMatchesTheKktRoute) {
+  ExpectForwardMatchesKkt(PlanarTree(0.0, true), 20);
+}
+
+TEST(PlanarAba, RevoluteOnlyNamesAMasslessEnd) {
+  // A massless link at the end of a planar revolute chain: its articulated
+  // inertia about the joint is 0, and the revolute ABA names the
+  // coordinate as the generic ABAs do.
+  ModelBuilder c("massless");
+  Multibody t(Dimension::kPlanar);
+  const BodyIndex heavy =
+      t.AddBody("heavy", mb::PlanarBody(2.0, PVec(0.1, -0.3), 0.1));
+  const BodyIndex ghost = t.AddBody("ghost", mb::PlanarBody(0.0, PVec(), 0.0));
+  t.AddJoint("a", Joint::Revolute(), t.world(), t.BodyFrame(heavy));
+  t.AddJoint("b", Joint::Revolute(), t.AddFrame("tip", heavy, PVec(0.0, -0.6)),
+             t.BodyFrame(ghost));
+  const mb::TreeDynamics dyn(std::move(t).AddTo(&c));
+  ASSERT_TRUE(dyn.planar());
+  const Eigen::VectorXd z = Eigen::VectorXd::Zero(2);
+  EXPECT_THAT([&] { dyn.ForwardDynamics<double>(z, z, z, Eigen::VectorXd()); },
+              ::testing::ThrowsMessage<std::runtime_error>(
+                  HasSubstr("coordinate 'b_angle'")));
 }
 
 TEST(PlanarAba, IsChosenForPlanarTreesOnly) {

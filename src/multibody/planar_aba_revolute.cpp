@@ -1,0 +1,325 @@
+// The planar ABA specialized to revolute joints about +-z (chains and trees
+// of pendulum links, chain_reduced's chain), as Pinocchio and RBDL
+// specialize the ABA per joint type. Featherstone, Rigid Body Dynamics
+// Algorithms (Springer 2008), Table 7.1, in planar spatial vectors
+// (section 2.15: motions (w_z, v_x, v_y), forces (n_z, f_x, f_y)), with
+// two choices that make every step a few scalar recurrences:
+//
+// - Each link's quantities are expressed at its joint point with the
+//   world's axes (not the link's). The transform between a parent's and a
+//   child's frame is then a pure translation, X = [1 0; p 1] with
+//   p = e_z x r (r: the child's joint from the parent's, world axes):
+//   no rotation of articulated inertias or forces from link to link; only
+//   each link's own first moment h = m c is rotated, once.
+// - S = sigma e_1 (sigma = +-1, the axis' sign) in every such frame, so
+//   U = sigma IA e_1, D = IA_00, and IA - U U'/D keeps only its 2 x 2
+//   block k = K - b b'/A of the articulated inertia IA = [A b'; b K].
+//   The parent gets X' [0 0; 0 k] X = [p'k p, (k p)'; k p, k] and the
+//   force X' f = (f_0 + p . f_xy, f_xy), whose moment f_0 = sigma tau is the
+//   joint torque.
+//
+// p'k p and k p are written as p'K p - (p.b)^2 / A and K p - b (p.b) / A,
+// so that on a chain the link-to-link dependency through A is one fused
+// multiply-add after the division (the passes are latency-bound).
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <type_traits>
+
+#include "multibody/planar_aba.hpp"
+
+namespace daedalus::mb::internal {
+
+namespace {
+std::atomic<bool> g_use_revolute{true};
+
+// sin and cos of x[0..n) into s and c, branch-free so that the loop
+// vectorizes (the joint angles' sincos was a sixth of chain_reduced's run
+// as libm calls). x = k pi/2 + r with k the nearest integer to 2x/pi and r
+// by Cody and Waite's reduction (pi/2 in three parts, the first two with
+// 33 significant bits, so k P1 and k P2 are exact for |k| < 2^20; these
+// are fdlibm's pio2_1, pio2_2, pio2_2t), |r| <= pi/4 (a little more by
+// rounding); sin r and cos r by their Taylor series to r^17 and r^18
+// (truncation below 1e-19 relative at pi/4); then sin x = S cos(k pi/2) +
+// C sin(k pi/2), both factors exact in {-1, 0, 1}. Round-off a few units
+// in the last place, as libm's. Returns false (nothing usable written)
+// when some |x| > 1e5 or is not finite: the caller takes std::sin and
+// std::cos.
+bool SinCosArray(const double* x, int n, double* s, double* c) {
+  double big = 0.0;
+  for (int i = 0; i < n; ++i) big = std::max(big, std::abs(x[i]));
+  if (!(big <= 1e5)) return false;
+  constexpr double kTwoOverPi = 0.6366197723675814;
+  constexpr double kP1 = 1.5707963267341256, kP2 = 6.077100506303966e-11,
+                   kP3 = 2.0222662487959506e-21;
+  // Adding and subtracting 1.5 2^52 rounds to the nearest integer.
+  constexpr double kRound = 6755399441055744.0;
+  for (int i = 0; i < n; ++i) {
+    const double k = (x[i] * kTwoOverPi + kRound) - kRound;
+    const double r = ((x[i] - k * kP1) - k * kP2) - k * kP3;
+    // m = k mod 4 in {-2, ..., 2}; cos(m pi/2) = (u - 1)(u - 6)/6 and
+    // sin(m pi/2) = m (4 - u)/3 with u = m^2, exact for these m.
+    const double m = k - 4.0 * ((0.25 * k + kRound) - kRound);
+    const double u = m * m;
+    const double ck = (u - 1.0) * (u - 6.0) / 6.0, sk = m * (4.0 - u) / 3.0;
+    const double r2 = r * r;
+    const double sr =
+        r +
+        r * r2 *
+            (-1.0 / 6.0 +
+             r2 * (1.0 / 120.0 +
+                   r2 * (-1.0 / 5040.0 +
+                         r2 * (1.0 / 362880.0 +
+                               r2 * (-1.0 / 39916800.0 +
+                                     r2 * (1.0 / 6227020800.0 +
+                                           r2 * (-1.0 / 1307674368000.0 +
+                                                 r2 / 355687428096000.0)))))));
+    const double cr =
+        1.0 +
+        r2 *
+            (-0.5 +
+             r2 *
+                 (1.0 / 24.0 +
+                  r2 *
+                      (-1.0 / 720.0 +
+                       r2 *
+                           (1.0 / 40320.0 +
+                            r2 *
+                                (-1.0 / 3628800.0 +
+                                 r2 *
+                                     (1.0 / 479001600.0 +
+                                      r2 *
+                                          (-1.0 / 87178291200.0 +
+                                           r2 *
+                                               (1.0 / 20922789888000.0 -
+                                                r2 / 6402373705728000.0))))))));
+    s[i] = sr * ck + cr * sk;
+    c[i] = cr * ck - sr * sk;
+  }
+  return true;
+}
+}  // namespace
+
+void UseRevolutePlanarAba(bool on) {
+  g_use_revolute.store(on, std::memory_order_relaxed);
+}
+bool RevolutePlanarAbaInUse() {
+  return g_use_revolute.load(std::memory_order_relaxed);
+}
+
+template <class S>
+int ForwardPlanarRevolute(const std::vector<RbLink>& links,
+                          const VecX<S>& q,
+                          const VecX<S>& v,
+                          const VecX<S>& tau,
+                          TreeData<S>* d,
+                          VecX<S>* qdd) {
+  using std::cos;
+  using std::sin;
+  const int n = static_cast<int>(links.size());
+  // Scratch (TreeData's planar vectors): pcos, psin: the link's rotation in
+  // the world; pr: (p_x, p_y, sigma), p = e_z x r; pv: the velocity (w,
+  // v_x, v_y) of the joint point (pass 3: the acceleration); pc: (qd,
+  // c_x, c_y), c = v x S qd (its angular part is 0); pa: the bias force;
+  // pI: IA = [A b'; b K] in its lower triangle (with the part from the
+  // children at branch points); pb, pw: pass 3's qdd = pb - pw . a_parent.
+  // The joint angles' cosines and sines (double: in d->D and d->u, free
+  // until pass 2).
+  bool tabled = false;
+  if constexpr (std::is_same_v<S, double>)
+    tabled =
+        q.size() == n && SinCosArray(q.data(), n, d->u.data(), d->D.data());
+  S kinetic = S(0.0);
+  S prev_c(1.0), prev_s(0.0), prev_w(0.0), prev_vx(0.0), prev_vy(0.0);
+  for (int i = 0; i < n; ++i) {
+    const RbLink& l = links[i];
+    if (l.kind != LinkKind::kRevolute) return -2;
+    const int par = l.parent;
+    const double sigma = l.axis[2];
+    const Eigen::Matrix3d& rp = l.pre.R;
+    S cq, sq;
+    if (tabled) {
+      cq = d->D[l.qi];
+      sq = sigma * d->u[l.qi];
+    } else {
+      cq = cos(q[l.qi]);
+      sq = sigma * sin(q[l.qi]);
+    }
+    // The relative rotation R_PL = pre.R Rz(sigma q), then the world's.
+    const S c = rp(0, 0) * cq + rp(0, 1) * sq;
+    const S s = rp(1, 0) * cq + rp(1, 1) * sq;
+    // The parent's rotation and velocity: link i - 1's from registers on a
+    // chain (no store-to-load forwarding on the dependent chain).
+    S cp, sp, wp, vpx, vpy;
+    if (par == i - 1 && par >= 0) {
+      cp = prev_c;
+      sp = prev_s;
+      wp = prev_w;
+      vpx = prev_vx;
+      vpy = prev_vy;
+    } else if (par >= 0) {
+      cp = d->pcos[par];
+      sp = d->psin[par];
+      wp = d->pv[par][0];
+      vpx = d->pv[par][1];
+      vpy = d->pv[par][2];
+    } else {
+      cp = S(1.0);
+      sp = wp = vpx = vpy = S(0.0);
+    }
+    const S cw = cp * c - sp * s, sw = sp * c + cp * s;
+    d->pcos[i] = prev_c = cw;
+    d->psin[i] = prev_s = sw;
+    const Vec3<S>& pre = d->p_pre[i];
+    const S rx = cp * pre[0] - sp * pre[1], ry = sp * pre[0] + cp * pre[1];
+    d->pr[i] = Vec3<S>(-ry, rx, S(sigma));
+    const S qd = v[l.vi];
+    const S w = wp + sigma * qd;
+    const S vx = vpx - wp * ry, vy = vpy + wp * rx;
+    d->pv[i] = Vec3<S>(w, vx, vy);
+    prev_w = w;
+    prev_vx = vx;
+    prev_vy = vy;
+    d->pc[i] = Vec3<S>(qd, sigma * qd * vy, -(sigma * qd) * vx);
+    // The link inertia about the joint, world axes: [J, -h_y, h_x; -h_y,
+    // m, 0; h_x, 0, m].
+    const RbInertia<S>& in = d->I[i];
+    const S hx = cw * in.h[0] - sw * in.h[1], hy = sw * in.h[0] + cw * in.h[1];
+    const S m = in.m, jz = in.I(2, 2);
+    const S iw = jz * w - hy * vx + hx * vy, ix = m * vx - hy * w,
+            iy = m * vy + hx * w;
+    kinetic += 0.5 * (w * iw + vx * ix + vy * iy);
+    // v x* I v.
+    d->pa[i] = Vec3<S>(vx * iy - vy * ix, -w * iy, w * ix);
+    Mat3<S>& ia = d->pI[i];
+    ia(0, 0) = jz;
+    ia(1, 0) = -hy;
+    ia(2, 0) = hx;
+    ia(1, 1) = m;
+    ia(2, 1) = S(0.0);
+    ia(2, 2) = m;
+  }
+  d->kinetic = kinetic;
+  // Pass 2, inward. On a chain (parent i - 1) the parent's completed
+  // articulated inertia and bias force go to the next iteration in
+  // registers; other parents (branch points) accumulate in pI and pa.
+  bool carried = false;
+  S a, b0, b1, k00, k01, k11, f0, f1, f2;
+  for (int i = n - 1; i >= 0; --i) {
+    const RbLink& l = links[i];
+    if (!carried) {
+      const Mat3<S>& ia = d->pI[i];
+      a = ia(0, 0);
+      b0 = ia(1, 0);
+      b1 = ia(2, 0);
+      k00 = ia(1, 1);
+      k01 = ia(2, 1);
+      k11 = ia(2, 2);
+      f0 = d->pa[i][0];
+      f1 = d->pa[i][1];
+      f2 = d->pa[i][2];
+    }
+    if (!(Value(a) > 0.0)) {
+      d->D[i] = a;
+      return i;
+    }
+    const S inv = 1.0 / a;
+    const Vec3<S>& pr = d->pr[i];
+    const S px = pr[0], py = pr[1];
+    const double sigma = Value(pr[2]);
+    const Vec3<S>& cc = d->pc[i];
+    const S t = tau[l.vi];
+    const S u = t - sigma * f0;
+    const S w0 = b0 * inv, w1 = b1 * inv;
+    // qdd = (u - U'(X a_p + c)) / D = pb - pw . a_p, U = sigma (A, b).
+    d->pb[i] = (u - sigma * (b0 * cc[1] + b1 * cc[2])) * inv;
+    d->pw[i] =
+        Vec3<S>(sigma * (1.0 + (px * w0 + py * w1)), sigma * w0, sigma * w1);
+    const int par = l.parent;
+    carried = false;
+    if (par < 0) continue;
+    // Before the division's result is needed: K p, p'K p, p . b.
+    const S kpx = k00 * px + k01 * py, kpy = k01 * px + k11 * py;
+    const S pkp = px * kpx + py * kpy;
+    const S pb = px * b0 + py * b1;
+    const S pbi = pb * inv;
+    // k = K - b w'.
+    const S n00 = k00 - b0 * w0, n01 = k01 - b0 * w1, n11 = k11 - b1 * w1;
+    // f = pA + Ia c + U u / D: (sigma tau, pA_xy + k c_xy + sigma u w).
+    const S su = sigma * u;
+    const S fx = f1 + (n00 * cc[1] + n01 * cc[2]) + su * w0;
+    const S fy = f2 + (n01 * cc[1] + n11 * cc[2]) + su * w1;
+    const S fn = sigma * t + (px * fx + py * fy);
+    Mat3<S>& ip = d->pI[par];
+    Vec3<S>& fp = d->pa[par];
+    if (par == i - 1) {
+      a = (ip(0, 0) + pkp) - pb * pbi;
+      b0 = (ip(1, 0) + kpx) - b0 * pbi;
+      b1 = (ip(2, 0) + kpy) - b1 * pbi;
+      k00 = ip(1, 1) + n00;
+      k01 = ip(2, 1) + n01;
+      k11 = ip(2, 2) + n11;
+      f0 = fp[0] + fn;
+      f1 = fp[1] + fx;
+      f2 = fp[2] + fy;
+      carried = true;
+    } else {
+      ip(0, 0) = (ip(0, 0) + pkp) - pb * pbi;
+      ip(1, 0) = (ip(1, 0) + kpx) - b0 * pbi;
+      ip(2, 0) = (ip(2, 0) + kpy) - b1 * pbi;
+      ip(1, 1) += n00;
+      ip(2, 1) += n01;
+      ip(2, 2) += n11;
+      fp[0] += fn;
+      fp[1] += fx;
+      fp[2] += fy;
+    }
+  }
+  // Pass 3, outward: qdd = pb - pw . a_p, a = X a_p + c + S qdd; link
+  // i - 1's acceleration from registers.
+  const S gx = d->a0[3], gy = d->a0[4];
+  S prev0(0.0), prevx(0.0), prevy(0.0);
+  for (int i = 0; i < n; ++i) {
+    const RbLink& l = links[i];
+    const int par = l.parent;
+    S a0, ax, ay;
+    if (par == i - 1 && par >= 0) {
+      a0 = prev0;
+      ax = prevx;
+      ay = prevy;
+    } else if (par >= 0) {
+      a0 = d->pv[par][0];
+      ax = d->pv[par][1];
+      ay = d->pv[par][2];
+    } else {
+      a0 = S(0.0);
+      ax = gx;
+      ay = gy;
+    }
+    const Vec3<S>& pw = d->pw[i];
+    const Vec3<S>& pr = d->pr[i];
+    const Vec3<S>& cc = d->pc[i];
+    const S acc = (d->pb[i] - (pw[1] * ax + pw[2] * ay)) - pw[0] * a0;
+    (*qdd)[l.vi] = acc;
+    prev0 = a0 + pr[2] * acc;
+    prevx = ax + a0 * pr[0] + cc[1];
+    prevy = ay + a0 * pr[1] + cc[2];
+    d->pv[i] = Vec3<S>(prev0, prevx, prevy);
+  }
+  return -1;
+}
+
+template int ForwardPlanarRevolute<double>(const std::vector<RbLink>&,
+                                           const VecX<double>&,
+                                           const VecX<double>&,
+                                           const VecX<double>&,
+                                           TreeData<double>*,
+                                           VecX<double>*);
+template int ForwardPlanarRevolute<D1>(const std::vector<RbLink>&,
+                                       const VecX<D1>&,
+                                       const VecX<D1>&,
+                                       const VecX<D1>&,
+                                       TreeData<D1>*,
+                                       VecX<D1>*);
+
+}  // namespace daedalus::mb::internal
