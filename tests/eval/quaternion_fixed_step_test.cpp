@@ -268,7 +268,9 @@ TEST(QuaternionFixedStep, OrdersOfConvergence) {
       const Vector3d w = s.final.v.tail<3>();
       e[k] = std::max(QuatDistance(q, ref.final.q.head<4>()),
                       (w - ref.final.v).norm() / w0.norm());
-      if (rattle) EXPECT_LT(s.drift_position_max, 1e-10);
+      if (rattle) {
+        EXPECT_LT(s.drift_position_max, 1e-10);
+      }
     }
     const double p1 = std::log2(e[0] / e[1]), p2 = std::log2(e[1] / e[2]);
     std::printf(
