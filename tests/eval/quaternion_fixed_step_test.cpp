@@ -94,8 +94,8 @@ double QuatDistance(const Eigen::Vector4d& a, const Eigen::Vector4d& b) {
 // and |I w| are conserved exactly by the scheme and the run keeps them
 // to round-off (10^4 steps of ~1e-16 each: asserted 1e-12 relative); the
 // world angular momentum R I w is conserved to the scheme's O(h^2) error
-// (bounded, no drift: asserted below 1e-3 relative at h = 1e-3,
-// measured and printed); the quaternion stays unit to round-off (the
+// (bounded, no drift: measured 2.2e-6 relative at h = 1e-3, printed;
+// asserted below 1e-5); the quaternion stays unit to round-off (the
 // update is exact on the group); and the body flips.
 TEST(QuaternionFixedStep, FreeBodyKeepsEnergyAndMomentum) {
   const Problem p = problems::FreeBodyProblem();
@@ -132,7 +132,7 @@ TEST(QuaternionFixedStep, FreeBodyKeepsEnergyAndMomentum) {
     EXPECT_LT(check.w2_min, -0.9 * par[3]) << "no flip";
     EXPECT_LT(check.dE, 1e-12 * E0) << ToString(in);
     EXPECT_LT(check.dIw, 1e-12 * L0.norm()) << ToString(in);
-    EXPECT_LT(check.dL, 1e-3 * L0.norm()) << ToString(in);
+    EXPECT_LT(check.dL, 1e-5 * L0.norm()) << ToString(in);
     EXPECT_LT(s.drift_quaternion_max, 1e-13) << ToString(in);
   }
 }
@@ -193,7 +193,9 @@ TopRun RunSymmetricTop(
 // conserved exactly by the scheme (the kicks have no component along the
 // symmetry axis: (w x I w)_3 = 0 and gravity's torque is normal to the
 // axis), to round-off over the run (asserted 1e-12 relative); p_psi and
-// the energy to O(h^2), bounded.
+// the energy to O(h^2), bounded (measured at h = 1e-3 over 5 s: 7e-11 and
+// 2e-12 relative to I3 w3 and I3 w3^2 / 2, printed; asserted 1e-9 and
+// 1e-10).
 TEST(QuaternionFixedStep, HeavyTopSteadyPrecessionAndConservedMomenta) {
   const double th = 0.5, w3 = 30.0;
   const double rate = problems::heavy_top_detail::SteadyPrecessionRate(
@@ -216,8 +218,8 @@ TEST(QuaternionFixedStep, HeavyTopSteadyPrecessionAndConservedMomenta) {
   EXPECT_LT(b.cos_theta_dev, 1e-3 * released.cos_theta_dev);
   EXPECT_LT(b.spin_dev, 1e-12 * w3);
   const double scale = 0.5 * w3;  // I3 w3
-  EXPECT_LT(b.p_psi_dev, 1e-5 * scale);
-  EXPECT_LT(b.e_dev, 1e-5 * 0.5 * 0.5 * w3 * w3);
+  EXPECT_LT(b.p_psi_dev, 1e-9 * scale);
+  EXPECT_LT(b.e_dev, 1e-10 * 0.5 * 0.5 * w3 * w3);
 }
 
 // Orders of convergence at t = 1 against CVODES BDF at rtol 1e-12 (its
