@@ -22,7 +22,8 @@
 //   v' = v+ + h/2 M^-1 F(q', v+)       (then projected on J v = 0)
 //
 // with M constant in the velocities (checked by Fits), and symplectic Euler
-// becomes v' = v + h M(q)^-1 F(q, v'), q' = q (x) exp(h v' / 2), of order 1.
+// becomes v' = v + h M(q)^-1 F(q, v'), q' = q (x) exp(h v' / 2), of order 1
+// (not symplectic on the group: the free body's energy drifts).
 // For the torque-free body the kicks conserve the kinetic energy and |I w|
 // exactly (the half-kick increments are orthogonal to w+ and to I w+).
 #include <Eigen/Cholesky>
