@@ -4,11 +4,12 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 
+#include "eval/chart.hpp"
 #include "eval/dynamics_internal.hpp"
+#include "eval/sparse_chart.hpp"
 
 namespace daedalus {
 
@@ -129,7 +130,9 @@ SparseWorkspace::SparseWorkspace(const Model& model) : model_(model) {
   ccoords_.resize(d.constraints.size());
   for (size_t ci = 0; ci < d.constraints.size(); ++ci) {
     const auto& c = d.constraints[ci];
-    ccoords_[ci] = c.coords.empty() ? AllCoords(nv) : c.coords;
+    // Columns of J, and the directions seeded, are velocities.
+    ccoords_[ci] = c.coords.empty() ? AllCoords(nv)
+                                    : internal::VelocityCoords(d, c.coords);
     const int r0 = d.constraint_rows[ci];
     for (int r = 0; r < c.rows; ++r)
       for (int col : ccoords_[ci]) trip.emplace_back(r0 + r, col, 0.0);
@@ -148,8 +151,25 @@ SparseWorkspace::SparseWorkspace(const Model& model) : model_(model) {
   // part; potential terms only enter L_q and L_t. Undeclared energies are
   // one term over all coordinates.
   if (!d.kinetic_terms.empty()) {
-    for (const auto& kt : d.kinetic_terms)
-      terms_.push_back({kt.coords, &kt.fn, 1.0, true, {}, &kt, {}});
+    for (const auto& kt : d.kinetic_terms) {
+      if (kt.constant_mass && !d.quaternions.empty())
+        for (int j : kt.coords)
+          if (d.velocity_of[static_cast<size_t>(j)] < 0)
+            throw std::invalid_argument(
+                "model '" + model.name() +
+                "': a ConstantBodyMass term touches the quaternion "
+                "coordinate '" +
+                model.coordinate_names()[j] +
+                "', whose four coordinates have three velocities; declare "
+                "that body with KineticEnergyTerm instead");
+      terms_.push_back({internal::VelocityCoords(d, kt.coords),
+                        &kt.fn,
+                        1.0,
+                        true,
+                        {},
+                        &kt,
+                        {}});
+    }
   } else {
     terms_.push_back({AllCoords(nv),
                       d.energy_is_lagrangian ? &d.lagrangian : &d.kinetic,
@@ -161,7 +181,13 @@ SparseWorkspace::SparseWorkspace(const Model& model) : model_(model) {
   }
   if (!d.potential_terms.empty()) {
     for (const auto& pt : d.potential_terms)
-      terms_.push_back({pt.coords, &pt.fn, -1.0, false, {}, nullptr, {}});
+      terms_.push_back({internal::VelocityCoords(d, pt.coords),
+                        &pt.fn,
+                        -1.0,
+                        false,
+                        {},
+                        nullptr,
+                        {}});
   } else if (d.potential && !d.energy_is_lagrangian) {
     terms_.push_back(
         {AllCoords(nv), &d.potential, -1.0, false, {}, nullptr, {}});
@@ -214,6 +240,16 @@ void SparseWorkspace::SetState(double time,
     Lift(v, vm1);
     tangents_clean_ = true;
   }
+  // The functions see each quaternion normalized (the chart's value at
+  // xi = 0, eval/chart.hpp); q keeps the integrator's raw values.
+  for (const internal::QuaternionBlock& b : model_.data().quaternions) {
+    const double n = q.segment<4>(b.q).norm();
+    for (int i = b.q; i < b.q + 4; ++i) {
+      q1[i].v = q[i] / n;
+      q2[i].v.v = q[i] / n;
+      qm1[i].v = q[i] / n;
+    }
+  }
   stage_ = Stage::kNone;
 }
 
@@ -244,8 +280,11 @@ void SparseWorkspace::SetParameters(
     // Reorder from the order given to Touches to the sorted coordinates.
     const std::vector<int>& given = tm.decl->given_order;
     std::vector<Eigen::Index> pos(static_cast<size_t>(k));
+    // (tm.coords are velocities; the given coordinates are scalar ones.)
+    const auto& vel_of = model_.data().velocity_of;
     for (Eigen::Index a = 0; a < k; ++a)
-      pos[a] = std::lower_bound(tm.coords.begin(), tm.coords.end(), given[a]) -
+      pos[a] = std::lower_bound(tm.coords.begin(), tm.coords.end(),
+                                vel_of[static_cast<size_t>(given[a])]) -
                tm.coords.begin();
     tm.mconst.assign(static_cast<size_t>(k * k), 0.0);
     for (Eigen::Index a = 0; a < k; ++a)
@@ -280,114 +319,6 @@ std::string DescribeState(const SparseWorkspace& ws) {
   return os.str();
 }
 
-// ------------------------------------------------------ sparsity check
-
-void CheckDeclaredSparsity(SparseWorkspace* ws) {
-  const Model& model = ws->model();
-  const auto& d = model.data();
-  const int nq = model.nq();
-  // Random tangents (fixed seed: the check is reproducible) of size ~1 on
-  // every coordinate and velocity; each function sees them on the
-  // coordinates it did not declare only. Its tangent must then vanish
-  // exactly: AD propagates nothing through values a function does not use.
-  std::mt19937 gen{20260601};
-  std::uniform_real_distribution<double> dist(0.5, 1.5);
-  Eigen::VectorXd rq(nq), rv(nq);
-  for (int j = 0; j < nq; ++j) {
-    rq[j] = dist(gen) * (gen() % 2 ? 1.0 : -1.0);
-    rv[j] = dist(gen) * (gen() % 2 ? 1.0 : -1.0);
-  }
-  const D1 t1(ws->t, 0.0);
-  auto seed_all = [&](bool on_v) {
-    for (int j = 0; j < nq; ++j) {
-      ws->q1[j] = D1(ws->q[j], rq[j]);
-      ws->v1[j] = D1(ws->v[j], on_v ? rv[j] : 0.0);
-    }
-  };
-  auto mask = [&](const std::vector<int>& cc, bool on) {
-    for (int j : cc) {
-      ws->q1[j].d = on ? rq[j] : 0.0;
-      ws->v1[j].d = on ? rv[j] : 0.0;
-    }
-  };
-  // Finds one undeclared coordinate the function depends on (O(nq) calls,
-  // only on the error path).
-  auto culprit = [&](const std::vector<int>& cc, auto&& eval) -> std::string {
-    Lift(ws->q, ws->q1);
-    Lift(ws->v, ws->v1);
-    for (int j = 0; j < nq; ++j) {
-      if (std::binary_search(cc.begin(), cc.end(), j)) continue;
-      for (int which = 0; which < 2; ++which) {
-        (which == 0 ? ws->q1 : ws->v1)[j].d = 1.0;
-        const bool dep = eval();
-        (which == 0 ? ws->q1 : ws->v1)[j].d = 0.0;
-        if (dep)
-          return std::string(which == 0 ? "coordinate '" : "velocity of '") +
-                 model.coordinate_names()[j] + "' (index " + std::to_string(j) +
-                 ")";
-      }
-    }
-    return "an undeclared coordinate";
-  };
-  auto list = [&](const std::vector<int>& cc) {
-    std::string s = "{";
-    for (size_t i = 0; i < cc.size(); ++i)
-      s += (i ? ", " : "") + std::to_string(cc[i]);
-    return s + "}";
-  };
-
-  for (size_t ci = 0; ci < d.constraints.size(); ++ci) {
-    const auto& c = d.constraints[ci];
-    if (c.coords.empty()) continue;
-    const bool on_v = c.kind == ConstraintKind::kNonholonomic;
-    auto eval = [&] {
-      c.fn.f1(Point<D1>{ws->q1, ws->v1, t1, ws->p1}, ws->out1);
-      for (Eigen::Index r = 0; r < ws->out1.size(); ++r)
-        if (ws->out1[r].d != 0.0) return true;
-      return false;
-    };
-    seed_all(on_v);
-    mask(c.coords, false);
-    const bool bad = eval();
-    if (bad) {
-      const std::string who = culprit(c.coords, eval);
-      Lift(ws->q, ws->q1);
-      Lift(ws->v, ws->v1);
-      throw std::invalid_argument(
-          "model '" + model.name() + "': constraint '" + c.name +
-          "' depends on " + who + ", which its Touches declaration " +
-          list(c.coords) +
-          " does not list; add the coordinate to Touches (or fix the "
-          "function's indices)");
-    }
-  }
-  for (size_t k = 0; k < d.kinetic_terms.size() + d.potential_terms.size();
-       ++k) {
-    const bool kin = k < d.kinetic_terms.size();
-    const auto& term = kin ? d.kinetic_terms[k]
-                           : d.potential_terms[k - d.kinetic_terms.size()];
-    auto eval = [&] {
-      return term.fn.f1(Point<D1>{ws->q1, ws->v1, t1, ws->p1}).d != 0.0;
-    };
-    seed_all(true);
-    mask(term.coords, false);
-    if (eval()) {
-      const std::string who = culprit(term.coords, eval);
-      Lift(ws->q, ws->q1);
-      Lift(ws->v, ws->v1);
-      throw std::invalid_argument(
-          "model '" + model.name() +
-          "': " + (kin ? "kinetic energy term " : "potential energy term ") +
-          std::to_string(kin ? k : k - d.kinetic_terms.size()) +
-          " depends on " + who + ", which its Touches declaration " +
-          list(term.coords) + " does not list; add the coordinate to Touches");
-    }
-  }
-  Lift(ws->q, ws->q1);
-  Lift(ws->v, ws->v1);
-  ws->checked_ = true;
-}
-
 // --------------------------------------------------------------- stages
 
 namespace {
@@ -420,13 +351,30 @@ void SweepConstraint(SparseWorkspace* ws, int ci) {
   VecX<M1>& seeded = nonholonomic ? ws->vm1 : ws->qm1;
   const int ndir = nonholonomic ? k : k + 1;
   double* jv = ws->J.valuePtr();
+  auto nval = [ws](int j) { return ws->qm1[j].v; };
+  auto none = [](int, double = 0.0) {};
   for (int c0 = 0; c0 == 0 || c0 < ndir; c0 += kW) {
     const int end = std::min(c0 + kW, k);
-    for (int m = c0; m < end; ++m) seeded[cc[m]].d.c[m - c0] = 1.0;
+    for (int m = c0; m < end; ++m) {
+      if (nonholonomic) {
+        seeded[cc[m]].d.c[m - c0] = 1.0;
+      } else {
+        internal::ChartSeed(
+            d, ws->v, cc[m], 1.0, nval,
+            [&](int j, double x) { ws->qm1[j].d.c[m - c0] += x; }, none);
+      }
+    }
     M1 tm(ws->t);
     if (!nonholonomic && k >= c0 && k < c0 + kW) tm.d.c[k - c0] = 1.0;
     c.fn.m1(Point<M1>{ws->qm1, ws->vm1, tm, ws->pm1}, ws->outm1);
-    for (int m = c0; m < end; ++m) seeded[cc[m]].d.c[m - c0] = 0.0;
+    for (int m = c0; m < end; ++m) {
+      if (nonholonomic) {
+        seeded[cc[m]].d.c[m - c0] = 0.0;
+      } else {
+        internal::ChartClear(
+            d, cc[m], [&](int j) { ws->qm1[j].d.c[m - c0] = 0.0; }, none);
+      }
+    }
     CheckRows(*ws, c, ws->outm1.size());
     for (int r = 0; r < c.rows; ++r) {
       const M1& o = ws->outm1[r];
@@ -473,11 +421,22 @@ void EvaluateSparsePosition(SparseWorkspace* ws) {
     }
     // J column m from the tangent along e_cc[m] (on v for nonholonomic
     // rows: A = d psi / d v).
-    VecX<D1>& seeded = nonholonomic ? ws->v1 : ws->q1;
+    // On q along the chart (sparse_chart.hpp).
     for (int m = 0; m < k; ++m) {
-      seeded[cc[m]].d = 1.0;
+      if (nonholonomic) {
+        ws->v1[cc[m]].d = 1.0;
+      } else {
+        internal::ChartSeed(
+            d, ws->v, cc[m], 1.0, [ws](int j) { return ws->q1[j].v; },
+            [ws](int j, double x) { ws->q1[j].d += x; }, [](int, double) {});
+      }
       c.fn.f1(Point<D1>{ws->q1, ws->v1, t0, ws->p1}, ws->out1);
-      seeded[cc[m]].d = 0.0;
+      if (nonholonomic) {
+        ws->v1[cc[m]].d = 0.0;
+      } else {
+        internal::ChartClear(
+            d, cc[m], [ws](int j) { ws->q1[j].d = 0.0; }, [](int) {});
+      }
       CheckRows(*ws, c, ws->out1.size());
       for (int r = 0; r < c.rows; ++r) jv[slot[r * k + m]] = ws->out1[r].d;
     }
@@ -531,10 +490,16 @@ void EvaluateSparseVelocity(SparseWorkspace* ws) {
     const std::vector<int>& cc = ws->ccoords_[ci];
     const int r0 = d.constraint_rows[ci];
     if (c.kind == ConstraintKind::kNonholonomic) {
-      // d/dt psi = A vdot + (psi_q v + psi_t): tangent (qdot = v, tdot = 1).
-      for (int j : cc) ws->q1[j].d = ws->v[j];
+      // d/dt psi = A vdot + (psi_q v + psi_t): tangent (qdot = N v, tdot =
+      // 1); the chart velocity's correction vanishes along w itself.
+      for (int j : cc)
+        internal::ChartSeed(
+            d, ws->v, j, ws->v[j], [ws](int i) { return ws->q1[i].v; },
+            [ws](int i, double x) { ws->q1[i].d += x; }, [](int, double) {});
       c.fn.f1(Point<D1>{ws->q1, ws->v1, D1(ws->t, 1.0), ws->p1}, ws->out1);
-      for (int j : cc) ws->q1[j].d = 0.0;
+      for (int j : cc)
+        internal::ChartClear(
+            d, j, [ws](int i) { ws->q1[i].d = 0.0; }, [](int) {});
       for (int r = 0; r < c.rows; ++r) {
         ws->vel_residual[r0 + r] = ws->out1[r].v;
         ws->bias[r0 + r] = ws->out1[r].d;
@@ -543,11 +508,34 @@ void EvaluateSparseVelocity(SparseWorkspace* ws) {
     }
     // Along s -> (q + s v, t + s): first derivative J v + Phi_t, second
     // b = v' Phi_qq v + 2 Phi_qt v + Phi_tt (seed 000); only the declared
-    // coordinates move.
-    for (int j : cc) ws->q2[j] = D2(D1(ws->q[j], ws->v[j]), D1(ws->v[j], 0.0));
+    // coordinates move. On a quaternion the curve is n (x) exp(s w / 2),
+    // whose second derivative is -|w|^2 n / 4 (eval/chart.hpp).
+    for (int j : cc) {
+      internal::ChartSeed(
+          d, ws->v, j, ws->v[j], [ws](int i) { return ws->q2[i].v.v; },
+          [ws](int i, double x) {
+            ws->q2[i].v.d += x;
+            ws->q2[i].d.v += x;
+          },
+          [](int, double) {});
+      if (const internal::QuaternionBlock* b =
+              d.quaternions.empty() ? nullptr : internal::BlockOfVelocity(d, j);
+          b != nullptr && j == b->v) {
+        const double w2 = ws->v.segment<3>(b->v).squaredNorm();
+        for (int i = b->q; i < b->q + 4; ++i)
+          ws->q2[i].d.d = -0.25 * w2 * ws->q2[i].v.v;
+      }
+    }
     const D2 t2(D1(ws->t, 1.0), D1(1.0, 0.0));
     c.fn.f2(Point<D2>{ws->q2, ws->v2, t2, ws->p2}, ws->out2);
-    for (int j : cc) ws->q2[j] = D2(D1(ws->q[j], 0.0), D1(0.0, 0.0));
+    for (int j : cc)
+      internal::ChartClear(
+          d, j,
+          [ws](int i) {
+            ws->q2[i].v.d = 0.0;
+            ws->q2[i].d = D1(0.0, 0.0);
+          },
+          [](int) {});
     CheckRows(*ws, c, ws->out2.size());
     for (int r = 0; r < c.rows; ++r) {
       ws->vel_residual[r0 + r] = ws->out2[r].v.d;
@@ -573,7 +561,14 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
   const Model& model = ws->model();
   const auto& d = model.data();
   const int nv = model.nv();
-  const Point<double> x0{ws->q, ws->v, ws->t, ws->p};
+  // The functions see quaternions normalized (SetState).
+  Eigen::VectorXd qn;
+  if (!d.quaternions.empty()) {
+    qn = ws->q;
+    internal::NormalizeQuaternions(d, qn);
+  }
+  const Point<double> x0{d.quaternions.empty() ? ws->q : qn, ws->v, ws->t,
+                         ws->p};
 
   // Energies at double (the sums the model built from its terms; constant
   // body masses in closed form).
@@ -636,11 +631,18 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
       // coordinates).
       for (int c0 = 0; c0 <= k; c0 += kW) {
         const int end = std::min(c0 + kW, k);
-        for (int m = c0; m < end; ++m) ws->qm1[cc[m]].d.c[m - c0] = 1.0;
+        for (int m = c0; m < end; ++m)
+          internal::ChartSeed(
+              d, ws->v, cc[m], 1.0, [ws](int j) { return ws->qm1[j].v; },
+              [&](int j, double x) { ws->qm1[j].d.c[m - c0] += x; },
+              [&](int i, double x) { ws->vm1[i].d.c[m - c0] += x; });
         M1 tt(ws->t);
         if (k < c0 + kW) tt.d.c[k - c0] = 1.0;
         const M1 r = tm.fn->m1(Point<M1>{ws->qm1, ws->vm1, tt, ws->pm1});
-        for (int m = c0; m < end; ++m) ws->qm1[cc[m]].d.c[m - c0] = 0.0;
+        for (int m = c0; m < end; ++m)
+          internal::ChartClear(
+              d, cc[m], [&](int j) { ws->qm1[j].d.c[m - c0] = 0.0; },
+              [&](int i) { ws->vm1[i].d.c[m - c0] = 0.0; });
         if (c0 == 0 && !tm.velocity_part) potential_sum += r.v;
         for (int m = c0; m < end; ++m)
           ws->lq_[cc[m]] += tm.sign * r.d.c[m - c0];
@@ -648,26 +650,51 @@ void EvaluateSparseDynamics(SparseWorkspace* ws) {
       }
     } else {
       for (int j : cc) {
-        ws->q1[j].d = 1.0;
+        internal::ChartSeed(
+            d, ws->v, j, 1.0, [ws](int i) { return ws->q1[i].v; },
+            [ws](int i, double x) { ws->q1[i].d += x; },
+            [ws](int i, double x) { ws->v1[i].d += x; });
         ws->lq_[j] +=
             tm.sign * EvalTerm1(tm, Point<D1>{ws->q1, ws->v1, t1, ws->p1}).d;
-        ws->q1[j].d = 0.0;
+        internal::ChartClear(
+            d, j, [ws](int i) { ws->q1[i].d = 0.0; },
+            [ws](int i) { ws->v1[i].d = 0.0; });
       }
       ws->L_t +=
           tm.sign *
           EvalTerm1(tm, Point<D1>{ws->q1, ws->v1, D1(ws->t, 1.0), ws->p1}).d;
     }
     if (!tm.velocity_part) continue;
-    for (int j : cc) ws->q2[j] = D2(D1(ws->q[j], 0.0), D1(ws->v[j], 0.0));
+    // Outer tangent qdot = N v; on a quaternion block the inner seed e_i
+    // of the chart velocity adds -(w x e_i) / 2 to the mixed tangent of
+    // the user's w (the Hamel terms; eval/chart.hpp).
+    for (int j : cc)
+      internal::ChartSeed(
+          d, ws->v, j, ws->v[j], [ws](int i) { return ws->q2[i].v.v; },
+          [ws](int i, double x) { ws->q2[i].d.v += x; }, [](int, double) {});
     const D2 t2(D1(ws->t, 0.0), D1(1.0, 0.0));
     for (int i : cc) {
       ws->v2[i].v.d = 1.0;
+      const internal::QuaternionBlock* b =
+          d.quaternions.empty() ? nullptr : internal::BlockOfVelocity(d, i);
+      if (b != nullptr) {
+        double e[3] = {0.0, 0.0, 0.0};
+        e[i - b->v] = 1.0;
+        const double* w = ws->v.data() + b->v;
+        ws->v2[b->v].d.d = -0.5 * (w[1] * e[2] - w[2] * e[1]);
+        ws->v2[b->v + 1].d.d = -0.5 * (w[2] * e[0] - w[0] * e[2]);
+        ws->v2[b->v + 2].d.d = -0.5 * (w[0] * e[1] - w[1] * e[0]);
+      }
       const D2 r = EvalTerm2(tm, Point<D2>{ws->q2, ws->v2, t2, ws->p2});
       ws->v2[i].v.d = 0.0;
+      if (b != nullptr)
+        for (int c = 0; c < 3; ++c) ws->v2[b->v + c].d.d = 0.0;
       ws->momentum[i] += r.v.d;
       ws->inertial[i] += r.d.d;
     }
-    for (int j : cc) ws->q2[j] = D2(D1(ws->q[j], 0.0), D1(0.0, 0.0));
+    for (int j : cc)
+      internal::ChartClear(
+          d, j, [ws](int i) { ws->q2[i].d.v = 0.0; }, [](int) {});
     const D2 t2z(D1(ws->t, 0.0), D1(0.0, 0.0));
     for (int a = 0; a < k; ++a) {
       for (int b = a; b < k; ++b) {

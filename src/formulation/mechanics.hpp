@@ -63,7 +63,7 @@ class NewtonPreconditioner {
   virtual void SetDependentRows(const std::vector<int>& rows) = 0;
   /// Factors I - gamma df/dy; false when singular.
   virtual bool Factor(double gamma) = 0;
-  /// z = P^-1 r on (q, v) (2 nv entries).
+  /// z = P^-1 r on (q, v) (nq + nv entries).
   virtual void Solve(const Eigen::Ref<const Eigen::VectorXd>& r,
                      Eigen::Ref<Eigen::VectorXd> z) = 0;
 };

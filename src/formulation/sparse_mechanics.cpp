@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "daedalus/sparse_kkt.hpp"
+#include "eval/chart.hpp"
 #include "formulation/kkt_health.hpp"
 #include "formulation/mechanics.hpp"
 #include "formulation/sparse_newton.hpp"
@@ -89,7 +90,12 @@ class SparseMechanics final : public Mechanics {
   double energy() const override { return ws_.energy; }
   Eigen::VectorXd AppliedForce() const override { return ws_.Bu - ws_.h; }
   Point<double> point() const override {
-    return Point<double>{ws_.q, ws_.v, ws_.t, ws_.p};
+    // The user's q: quaternions normalized (eval/chart.hpp).
+    if (model().quaternions().empty())
+      return Point<double>{ws_.q, ws_.v, ws_.t, ws_.p};
+    qn_ = ws_.q;
+    NormalizeQuaternions(model().data(), qn_);
+    return Point<double>{qn_, ws_.v, ws_.t, ws_.p};
   }
   std::string DescribeState() const override {
     return daedalus::DescribeState(ws_);
@@ -264,7 +270,7 @@ class SparseMechanics final : public Mechanics {
   std::unique_ptr<TangentWorkspace> tws_;
   TangentKkt tangent_kkt_;
   Eigen::VectorXd f_, jv_, zero_f_, mu_, dx_, db_;
-  mutable Eigen::VectorXd rates_;
+  mutable Eigen::VectorXd rates_, qn_;
   bool all_stationary_ = false;
 };
 
@@ -301,7 +307,12 @@ ProjectionResult SparseMechanics::ProjectPositions(double t,
   ProjectionResult res;
   const Eigen::VectorXd q_start = *q;
   const std::vector<int>& hrows = rows().holonomic_rows;
+  // Unit quaternions first (their norm is not a constraint row: the
+  // corrections below move along the chart, which keeps it).
+  const ModelData& d = model().data();
+  NormalizeQuaternions(d, *q);
   if (hrows.empty()) {
+    res.correction = (*q - q_start).norm();
     res.converged = true;
     return res;
   }
@@ -320,7 +331,11 @@ ProjectionResult SparseMechanics::ProjectPositions(double t,
     EvaluateSparseVelocity(&ws_);
     EvaluateSparseDynamics(&ws_);
     MetricCorrection(&proj_q_, HolonomicJacobian(), phi, &dx_);
-    *q -= dx_;
+    // G is Phi_q N (nv columns): the correction is a chart direction.
+    if (d.quaternions.empty())
+      *q -= dx_;
+    else
+      Retract(d, -dx_, *q);
     if (!q->allFinite()) break;
   }
   res.correction = (*q - q_start).norm();
@@ -346,7 +361,21 @@ ProjectionResult SparseMechanics::ProjectVelocities(double t,
 void SparseMechanics::ProjectErrorEstimate(Eigen::Ref<Eigen::VectorXd> eq,
                                            Eigen::Ref<Eigen::VectorXd> ev) {
   Eigen::VectorXd d;
-  if (!rows().holonomic_rows.empty()) {
+  const ModelData& md = model().data();
+  if (!md.quaternions.empty()) {
+    // In chart coordinates, where J lives; back in q the error has no
+    // component along a quaternion (its norm, which the projection
+    // resets). As the dense path (dense_mechanics.cpp).
+    Eigen::VectorXd exi(nv());
+    ChartDirection(md, ws_.q, eq, exi);
+    if (!rows().holonomic_rows.empty()) {
+      const SparseMatrixD G = HolonomicJacobian();
+      MetricCorrection(&proj_q_, G, G * exi, &d);
+      exi -= d;
+    }
+    const Eigen::VectorXd q = ws_.q;
+    CoordinateRates<double>(md, q, exi, eq);
+  } else if (!rows().holonomic_rows.empty()) {
     const SparseMatrixD G = HolonomicJacobian();
     const Eigen::VectorXd e = eq;
     MetricCorrection(&proj_q_, G, G * e, &d);

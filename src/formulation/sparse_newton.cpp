@@ -4,6 +4,9 @@
 #include <cmath>
 #include <limits>
 
+#include "eval/chart.hpp"
+#include "eval/sparse_chart.hpp"
+
 namespace daedalus::internal {
 
 namespace {
@@ -30,6 +33,7 @@ SparseNewtonPreconditioner::SparseNewtonPreconditioner(
     : ws_(ws), bias_(std::move(bias)) {
   const Model& model = ws->model();
   const auto& d = model.data();
+  nq_ = model.nq();
   nv_ = model.nv();
   nc_ = model.nc();
   // ---- which rows of R (nv) and Rc (nc) each column (q_j or v_j) moves:
@@ -175,6 +179,9 @@ void SparseNewtonPreconditioner::Update(double t,
                                         const Eigen::VectorXd& a,
                                         const Eigen::VectorXd& lambda) {
   SparseWorkspace& ws = *ws_;
+  const ModelData& d = ws.model().data();
+  const bool chart = !d.quaternions.empty();
+  if (chart) q_ = q;
   ws.SetState(t, q, v);
   EvaluateSparseAll(&ws);
   M_ = ws.M;
@@ -194,10 +201,24 @@ void SparseNewtonPreconditioner::Update(double t,
     for (const auto& cols : by_color) {
       qp = q;
       vp = v;
-      for (int j : cols) {
-        Eigen::VectorXd& x = on_q ? qp : vp;
-        step[j] = rel * std::max(1.0, std::abs(x[j]));
-        x[j] += step[j];
+      if (on_q && chart) {
+        // Along the chart: a rotation of step rel on a quaternion.
+        dxi_.setZero(nv_);
+        for (int j : cols) {
+          step[j] =
+              BlockOfVelocity(d, j) != nullptr
+                  ? rel
+                  : rel *
+                        std::max(1.0, std::abs(q[CoordinateOfVelocity(d, j)]));
+          dxi_[j] = step[j];
+        }
+        Retract(d, dxi_, qp);
+      } else {
+        for (int j : cols) {
+          Eigen::VectorXd& x = on_q ? qp : vp;
+          step[j] = rel * std::max(1.0, std::abs(x[j]));
+          x[j] += step[j];
+        }
       }
       ws.SetState(t, qp, vp);
       EvaluateSparseAll(&ws);
@@ -276,8 +297,15 @@ void SparseNewtonPreconditioner::SetDependentRows(
 
 void SparseNewtonPreconditioner::Solve(
     const Eigen::Ref<const Eigen::VectorXd>& r, Eigen::Ref<Eigen::VectorXd> z) {
-  const auto rq = r.head(nv_);
   const auto rv = r.tail(nv_);
+  const ModelData& d = ws_->model().data();
+  const bool chart = !d.quaternions.empty();
+  rxi_.resize(nv_);
+  if (chart)
+    ChartDirection(d, q_, r.head(nq_), rxi_);
+  else
+    rxi_ = r.head(nv_);
+  const Eigen::VectorXd& rq = rxi_;
   rhs_.head(nv_).noalias() = M_ * rv;
   rhs_.head(nv_).noalias() += gamma_ * (K_ * rq);
   rhs_.tail(nc_).noalias() = J_ * rv;
@@ -286,6 +314,13 @@ void SparseNewtonPreconditioner::Solve(
     if (dependent_[i]) rhs_[nv_ + i] = 0.0;
   klu_.Solve(rhs_, &sol_);
   z.tail(nv_) = sol_.head(nv_);
+  if (chart) {
+    // xq = rq + gamma N(q) xv.
+    dxi_.resize(nq_);
+    CoordinateRates<double>(d, q_, sol_.head(nv_), dxi_);
+    z.head(nq_) = r.head(nq_) + gamma_ * dxi_;
+    return;
+  }
   z.head(nv_) = rq + gamma_ * sol_.head(nv_);
 }
 

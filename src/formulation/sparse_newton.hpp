@@ -11,6 +11,10 @@
 // with, at fixed (a, lambda), K = d/dq (B u - h - M a + J' lambda),
 // D = d/dv of the same, G = d/dq (J a + b_s), H = d/dv (J a + b_s) (b_s the
 // stabilized bias). K, D, G, H are sparse with the declared structure and
+// (On a model with quaternions, nq != nv: q and its residual rq are taken
+// in the chart of eval/chart.hpp, K and G are derivatives along chart
+// directions, and xq = rq + gamma N(q) xv, which leaves the component of
+// rq along a quaternion, a change of its norm, as it is.)
 // are computed by finite differences of the sparse evaluation with a
 // column coloring (columns that share no constraint or energy term are
 // perturbed together). The augmented matrix is factored by KLU (symbolic
@@ -47,7 +51,7 @@ class SparseNewtonPreconditioner final : public NewtonPreconditioner {
   /// Rows of J known to be dependent (redundant constraints): the Newton
   /// system is taken on the other rows (the dependent ones get mu = 0).
   void SetDependentRows(const std::vector<int>& rows) override;
-  /// z = P^-1 r for r = (rq, rv) (2 nv).
+  /// z = P^-1 r for r = (rq, rv) (nq + nv).
   void Solve(const Eigen::Ref<const Eigen::VectorXd>& r,
              Eigen::Ref<Eigen::VectorXd> z) override;
 
@@ -61,7 +65,9 @@ class SparseNewtonPreconditioner final : public NewtonPreconditioner {
 
   SparseWorkspace* ws_;
   std::function<void(const SparseWorkspace&, Eigen::VectorXd*)> bias_;
-  int nv_ = 0, nc_ = 0, num_colors_ = 0;
+  int nq_ = 0, nv_ = 0, nc_ = 0, num_colors_ = 0;
+  Eigen::VectorXd q_;  // the setup state's q (models with quaternions)
+  Eigen::VectorXd rxi_, dxi_;
   std::vector<int> color_;                  // per coordinate
   std::vector<std::vector<int>> r_rows_;    // per column: rows of R it moves
   std::vector<std::vector<int>> r_slots_;   // ... their slots in P11

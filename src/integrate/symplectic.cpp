@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "daedalus/dynamics.hpp"
+#include "eval/chart.hpp"
 #include "integrate/symplectic_step.hpp"
 
 namespace daedalus {
@@ -68,8 +69,8 @@ bool Fits(const Model& model,
   const auto& d = model.data();
   const int n = model.nv();
   {
-    VecX<D1> q1(n), v1(n), col;
-    for (int i = 0; i < n; ++i) q1[i] = D1(q[i], 0.0);
+    VecX<D1> q1(model.nq()), v1(n), col;
+    for (int i = 0; i < model.nq(); ++i) q1[i] = D1(q[i], 0.0);
     for (int j = 0; j < n; ++j) {
       for (int i = 0; i < n; ++i) v1[i] = D1(v[i], i == j ? 1.0 : 0.0);
       const Point<D1> x{q1, v1, D1(t, 0.0), ev->p1};
@@ -79,7 +80,7 @@ bool Fits(const Model& model,
         for (Eigen::Index r = 0; r < col.size(); ++r) dep |= col[r].d != 0.0;
         if (dep)
           return fail("input '" + in.name + "' depends on the velocity of '" +
-                      model.coordinate_names()[j] +
+                      model.velocity_names()[j] +
                       "' (a velocity-dependent force is not a Hamiltonian "
                       "kick); use a SUNDIALS integrator");
       }
@@ -89,11 +90,45 @@ bool Fits(const Model& model,
           if (col[r].d != 0.0)
             return fail(
                 "the other loads depend on the velocity of '" +
-                model.coordinate_names()[j] +
+                model.velocity_names()[j] +
                 "' (not a Hamiltonian kick); use a SUNDIALS integrator");
         }
       }
     }
+  }
+  if (!d.quaternions.empty() && (integrator == Integrator::kStormerVerlet ||
+                                 integrator == Integrator::kRattle)) {
+    // Quaternions (the Lie-group schemes of fixed_step.cpp): the kicks take
+    // the velocity-dependent inertial forces implicitly, and need M
+    // constant in the velocities. Checked at q rotated along each chart
+    // direction by 0.7 rad and at v and v + 1, to the round-off of M.
+    Workspace ws(model);
+    ws.use_compiled = false;
+    ws.SetParameters(ev->p0);
+    ws.SetState(t, q, v);
+    EvaluateAll(&ws);
+    const Eigen::MatrixXd M0 = ws.M;
+    const double tol = 64.0 * kEps * M0.cwiseAbs().maxCoeff();
+    const Eigen::VectorXd v2 = v + Eigen::VectorXd::Ones(n);
+    for (int k = 0; k < n; ++k) {
+      Eigen::VectorXd qk = q, dxi = Eigen::VectorXd::Zero(n);
+      dxi[k] = 0.7;
+      Retract(d, dxi, qk);
+      ws.SetState(t, qk, k % 2 ? v : v2);
+      EvaluateAll(&ws);
+      const double dm = (ws.M - M0).cwiseAbs().maxCoeff();
+      if (!(dm <= tol))
+        return fail(
+            "its mass matrix depends on the configuration (by " +
+            std::to_string(dm) + " along the velocity '" +
+            model.velocity_names()[k] +
+            "'), and with quaternions the Lie-group Stormer-Verlet and "
+            "RATTLE need it constant; use --integrator symplectic-euler" +
+            (model.nc() > 0 ? std::string(" after removing the constraints, "
+                                          "or a SUNDIALS integrator")
+                            : std::string()));
+    }
+    return true;
   }
   if (integrator == Integrator::kStormerVerlet ||
       integrator == Integrator::kRattle) {
