@@ -14,6 +14,7 @@
 #include "daedalus/simulate.hpp"
 #include "free_body.hpp"
 #include "heavy_top.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -197,6 +198,10 @@ TopRun RunSymmetricTop(
 // 2e-12 relative to I3 w3 and I3 w3^2 / 2, printed; asserted 1e-9 and
 // 1e-10).
 TEST(QuaternionFixedStep, HeavyTopSteadyPrecessionAndConservedMomenta) {
+  DAEDALUS_RELEASE_BUILD_ONLY(
+      "runs at two steps (15 s here); the quaternion fixed-step updates run "
+      "under the sanitizers in FreeBodyKeepsEnergyAndMomentum and the "
+      "quaternion support-matrix cells");
   const double th = 0.5, w3 = 30.0;
   const double rate = problems::heavy_top_detail::SteadyPrecessionRate(
       kMass, 0.7, 1.0, 0.5, kGravity, th, w3);
@@ -229,6 +234,10 @@ TEST(QuaternionFixedStep, HeavyTopSteadyPrecessionAndConservedMomenta) {
 // about its pivot), by 2 on symplectic Euler. Asserted: the observed
 // orders log2(e(h) / e(h/2)) within 0.2 of 2 and of 1.
 TEST(QuaternionFixedStep, OrdersOfConvergence) {
+  DAEDALUS_RELEASE_BUILD_ONLY(
+      "a step-halving study of the three schemes against a tight CVODES "
+      "reference (34 s here); the same updates run under the sanitizers in "
+      "FreeBodyKeepsEnergyAndMomentum");
   const Matrix3d Ic = Inertia();
   const Matrix3d Io = Ic + kMass * (kCom.squaredNorm() * Matrix3d::Identity() -
                                     kCom * kCom.transpose());
