@@ -70,6 +70,12 @@ double PositionError(const testing::Run& a, const testing::Run& ref) {
 }
 
 TEST_P(DaeDefaults, GglAndIndexThreeRunAndConverge) {
+  // stiff_linkage's five runs took 47 s under the sanitizers; there
+  // StiffLinkage.GglBalancesEnergyAndHoldsTheConstraints runs its GGL form
+  // through the same code.
+  if (std::string(GetParam().name) == "stiff_linkage") {
+    DAEDALUS_RELEASE_BUILD_ONLY("stiff_linkage: 47 s here");
+  }
   const Problem p = GetParam().make();
   SimulationOptions base = p.defaults;
   base.t_end = base.t0 + 0.5;
