@@ -126,6 +126,33 @@ void IntegrateFixedStep(Mechanics* mech,
     throw std::runtime_error(os.str());
   };
 
+  // RATTLE's position multipliers: Newton on Phi(t1, place(lam)) = 0 from
+  // *lam, with the iteration matrix h^2/2 J(q1) Y0 (Y0 = M^-1 J0'); place
+  // writes the position that lam gives into *q1. Round-off of Phi for
+  // unknowns of size |q|: a converged iteration sits far below 1e-10 (the
+  // tests see ~1e-16).
+  auto solve_positions = [&](double t1, double hk, const Eigen::MatrixXd& Y0,
+                             const Eigen::VectorXd& vh, auto&& place,
+                             Eigen::VectorXd* lam, Eigen::VectorXd* q1) {
+    double res = std::numeric_limits<double>::infinity(), last = res;
+    for (int it = 0; it < kMaxNewton; ++it) {
+      place(*lam, q1);
+      mech->EvaluatePosition(t1, *q1, vh);
+      res = mech->phi().cwiseAbs().maxCoeff();
+      if (res == 0.0 || (it > 0 && res >= 0.5 * last)) break;
+      last = res;
+      const Eigen::MatrixXd A = 0.5 * hk * hk * (mech->DenseJacobian() * Y0);
+      *lam -= A.partialPivLu().solve(mech->phi());
+      ev.newton_iterations++;
+    }
+    if (!(res <= 1e-10)) {
+      std::ostringstream os;
+      os << "RATTLE position solve did not converge at t = " << t1
+         << " (max |Phi| = " << res << "); reduce --step";
+      throw std::runtime_error(os.str());
+    }
+  };
+
   // Constant mass matrix of the separable schemes, factored once.
   Eigen::LLT<Eigen::MatrixXd> llt_m;
   Eigen::VectorXd p;  // momenta (symplectic Euler)
@@ -174,26 +201,14 @@ void IntegrateFixedStep(Mechanics* mech,
             const Eigen::VectorXd vfree = v + 0.5 * hk * llt_m.solve(F);
             // Position multipliers: Phi(q (x) exp((h vfree + h^2/2 Y0 lam)
             // / 2)) = 0, Newton with the chart Jacobian J = Phi_q N.
-            double res = std::numeric_limits<double>::infinity(), last = res;
-            for (int it = 0; it < kMaxNewton; ++it) {
-              q1 = q;
-              Retract(model.data(), hk * vfree + 0.5 * hk * hk * (Y0 * lam),
-                      q1);
-              mech->EvaluatePosition(t1, q1, vh);
-              res = mech->phi().cwiseAbs().maxCoeff();
-              if (res == 0.0 || (it > 0 && res >= 0.5 * last)) break;
-              last = res;
-              const Eigen::MatrixXd A =
-                  0.5 * hk * hk * (mech->DenseJacobian() * Y0);
-              lam -= A.partialPivLu().solve(mech->phi());
-              ev.newton_iterations++;
-            }
-            if (!(res <= 1e-10)) {
-              std::ostringstream os;
-              os << "RATTLE position solve did not converge at t = " << t1
-                 << " (max |Phi| = " << res << "); reduce --step";
-              throw std::runtime_error(os.str());
-            }
+            solve_positions(
+                t1, hk, Y0, vh,
+                [&](const Eigen::VectorXd& l, Eigen::VectorXd* x) {
+                  *x = q;
+                  Retract(model.data(), hk * vfree + 0.5 * hk * hk * (Y0 * l),
+                          *x);
+                },
+                &lam, &q1);
             const Eigen::VectorXd vn = vfree + 0.5 * hk * (Y0 * lam);
             const double size = (vn - vh).cwiseAbs().maxCoeff() /
                                 (1.0 + vn.cwiseAbs().maxCoeff());
@@ -232,26 +247,12 @@ void IntegrateFixedStep(Mechanics* mech,
           const Eigen::MatrixXd Y0 = llt_m.solve(Jc.transpose());
           const Eigen::VectorXd qf = q + hk * vh;
           Eigen::VectorXd lam = Eigen::VectorXd::Zero(nc), q1 = qf;
-          double res = std::numeric_limits<double>::infinity(), last = res;
-          for (int it = 0; it < kMaxNewton; ++it) {
-            q1 = qf + 0.5 * hk * hk * (Y0 * lam);
-            mech->EvaluatePosition(t1, q1, vh);
-            res = mech->phi().cwiseAbs().maxCoeff();
-            if (res == 0.0 || (it > 0 && res >= 0.5 * last)) break;
-            last = res;
-            const Eigen::MatrixXd A =
-                0.5 * hk * hk * (mech->DenseJacobian() * Y0);
-            lam -= A.partialPivLu().solve(mech->phi());
-            ev.newton_iterations++;
-          }
-          // Round-off of Phi for unknowns of size |q|: a converged
-          // iteration sits far below 1e-10 (the tests see ~1e-16).
-          if (!(res <= 1e-10)) {
-            std::ostringstream os;
-            os << "RATTLE position solve did not converge at t = " << t1
-               << " (max |Phi| = " << res << "); reduce --step";
-            throw std::runtime_error(os.str());
-          }
+          solve_positions(
+              t1, hk, Y0, vh,
+              [&](const Eigen::VectorXd& l, Eigen::VectorXd* x) {
+                *x = qf + 0.5 * hk * hk * (Y0 * l);
+              },
+              &lam, &q1);
           q = q1;
           vh += 0.5 * hk * (Y0 * lam);
         } else {
