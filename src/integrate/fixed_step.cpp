@@ -156,6 +156,19 @@ void IntegrateFixedStep(Mechanics* mech,
   // Constant mass matrix of the separable schemes, factored once.
   Eigen::LLT<Eigen::MatrixXd> llt_m;
   Eigen::VectorXd p;  // momenta (symplectic Euler)
+  // The second half-kick of Stormer-Verlet and RATTLE from the half-step
+  // velocity vh at (t1, q) into v; RATTLE then takes the velocity
+  // multipliers: the M-orthogonal projection onto J v = 0.
+  auto second_half_kick = [&](double t1, double hk, const Eigen::VectorXd& vh) {
+    force_at(t1, q, vh);
+    Eigen::VectorXd w = vh + 0.5 * hk * llt_m.solve(F);
+    if (scheme == Integrator::kRattle && nc > 0) {
+      const Eigen::MatrixXd Y1 = llt_m.solve(Jc.transpose());
+      const Eigen::MatrixXd S1 = Jc * Y1;
+      w -= Y1 * S1.llt().solve(Jc * w);
+    }
+    v = w;
+  };
   try {
     evaluate(options.t0);
     recorder.Record(*mech, r.vdot, r.lambda, Eigen::VectorXd(), 0.0, true);
@@ -226,14 +239,7 @@ void IntegrateFixedStep(Mechanics* mech,
         } else {
           Retract(model.data(), hk * vh, q);
         }
-        force_at(t1, q, vh);
-        Eigen::VectorXd w = vh + 0.5 * hk * llt_m.solve(F);
-        if (scheme == Integrator::kRattle && nc > 0) {
-          const Eigen::MatrixXd Y1 = llt_m.solve(Jc.transpose());
-          const Eigen::MatrixXd S1 = Jc * Y1;
-          w -= Y1 * S1.llt().solve(Jc * w);
-        }
-        v = w;
+        second_half_kick(t1, hk, vh);
       } else if (scheme == Integrator::kSymplecticEuler) {
         ev.EulerStep<double>(t, hk, &q, &p, EulerMomentum::kNew, v);
         ++force_evals;
@@ -258,15 +264,7 @@ void IntegrateFixedStep(Mechanics* mech,
         } else {
           q = q + hk * vh;
         }
-        force_at(t1, q, vh);
-        Eigen::VectorXd w = vh + 0.5 * hk * llt_m.solve(F);
-        if (scheme == Integrator::kRattle && nc > 0) {
-          // Velocity multipliers: the M-orthogonal projection onto J v = 0.
-          const Eigen::MatrixXd Y1 = llt_m.solve(Jc.transpose());
-          const Eigen::MatrixXd S1 = Jc * Y1;
-          w -= Y1 * S1.llt().solve(Jc * w);
-        }
-        v = w;
+        second_half_kick(t1, hk, vh);
       }
       t = t1;
       if (!q.allFinite() || !v.allFinite()) {
