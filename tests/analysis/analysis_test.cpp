@@ -12,6 +12,7 @@
 
 namespace daedalus {
 namespace {
+namespace analysis_test {
 
 using ::testing::HasSubstr;
 using testing::kRoundOff;
@@ -617,5 +618,6 @@ TEST(Momentum, CyclicCoordinatesFromTheLagrangian) {
                   .empty());
 }
 
+}  // namespace analysis_test
 }  // namespace
 }  // namespace daedalus

@@ -11,6 +11,7 @@
 
 namespace daedalus {
 namespace {
+namespace checks_test {
 
 using testing::kRoundOff;
 
@@ -81,5 +82,6 @@ TEST(Checks, TimeDependentLagrangianUsesEnergyFunction) {
   ExpectStructureHolds(std::move(b).Build(), 10, 1.0, 6);
 }
 
+}  // namespace checks_test
 }  // namespace
 }  // namespace daedalus

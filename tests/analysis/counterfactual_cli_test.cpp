@@ -14,6 +14,7 @@
 
 namespace daedalus {
 namespace {
+namespace counterfactual_cli_test {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -176,5 +177,6 @@ TEST(SymplecticCli, RattleRunAndMisfits) {
   EXPECT_FALSE(fs::exists(dir2 / "seed003_coupled.csv"));
 }
 
+}  // namespace counterfactual_cli_test
 }  // namespace
 }  // namespace daedalus

@@ -21,6 +21,7 @@
 
 namespace daedalus {
 namespace {
+namespace inverse_dynamics_cli_test {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -336,5 +337,6 @@ TEST(InverseDynamicsCli, BadMotionFilesAreUsageErrors) {
   EXPECT_THAT(::testing::internal::GetCapturedStderr(), HasSubstr("torque"));
 }
 
+}  // namespace inverse_dynamics_cli_test
 }  // namespace
 }  // namespace daedalus

@@ -21,6 +21,7 @@
 
 namespace daedalus {
 namespace {
+namespace inverse_dynamics_golfer_test {
 
 using Eigen::VectorXd;
 
@@ -237,5 +238,6 @@ TEST(InverseDynamicsGolfer, ShortRoundTrip) {
   std::remove(path.c_str());
 }
 
+}  // namespace inverse_dynamics_golfer_test
 }  // namespace
 }  // namespace daedalus

@@ -17,6 +17,7 @@
 
 namespace daedalus {
 namespace {
+namespace inverse_dynamics_test {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -444,5 +445,6 @@ TEST(InverseDynamics, RefusesNonMonotoneTimeAndTooFewSamples) {
   EXPECT_TRUE(InverseDynamics(m, m.default_parameters(), f, o).ok);
 }
 
+}  // namespace inverse_dynamics_test
 }  // namespace
 }  // namespace daedalus

@@ -29,6 +29,7 @@
 
 namespace daedalus {
 namespace {
+namespace ensemble_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -520,5 +521,6 @@ TEST(Ensemble, ABatchGivesValuesAndAdjointGradients) {
   EXPECT_THROW(EvaluateBatch(problem, batch, o), std::invalid_argument);
 }
 
+}  // namespace ensemble_test
 }  // namespace
 }  // namespace daedalus

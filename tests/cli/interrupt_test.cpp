@@ -24,6 +24,7 @@
 
 namespace daedalus {
 namespace {
+namespace interrupt_test {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -177,5 +178,6 @@ TEST(Interrupt, AnOutputPathThatIsADirectoryIsRefusedBeforeTheRun) {
   EXPECT_FALSE(fs::exists(dir / "pendulum.json.partial"));
 }
 
+}  // namespace interrupt_test
 }  // namespace
 }  // namespace daedalus

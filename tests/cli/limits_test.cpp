@@ -17,6 +17,7 @@
 
 namespace daedalus {
 namespace {
+namespace limits_test {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -170,5 +171,6 @@ TEST(Limits, ParametersOutsideTheirDeclaredRangeAreUsageErrors) {
   EXPECT_THAT(help, HasSubstr("l = 1  (> 0)"));
 }
 
+}  // namespace limits_test
 }  // namespace
 }  // namespace daedalus

@@ -15,6 +15,7 @@
 
 namespace daedalus {
 namespace {
+namespace run_test {
 
 namespace fs = std::filesystem;
 
@@ -216,5 +217,6 @@ TEST(Run, SensitivityColumnsAndSummary) {
               ::testing::HasSubstr("valid: m, l, g"));
 }
 
+}  // namespace run_test
 }  // namespace
 }  // namespace daedalus

@@ -42,6 +42,7 @@
 
 namespace daedalus {
 namespace {
+namespace compiled_test {
 
 using internal::ExprGraph;
 using internal::ExprProgram;
@@ -539,5 +540,6 @@ TEST(CompiledIdas, JacobianMatchesDifferencesOfTheCompiledResidual) {
   }
 }
 
+}  // namespace compiled_test
 }  // namespace
 }  // namespace daedalus

@@ -10,6 +10,7 @@
 
 namespace daedalus {
 namespace {
+namespace dual_test {
 
 using testing::kRoundOff;
 
@@ -74,5 +75,6 @@ TEST(Dual, EigenVectorsOfDuals) {
   EXPECT_NEAR(n.d, 2.0 / std::sqrt(14.0), kRoundOff);
 }
 
+}  // namespace dual_test
 }  // namespace
 }  // namespace daedalus

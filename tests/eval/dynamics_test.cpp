@@ -14,6 +14,7 @@
 
 namespace daedalus {
 namespace {
+namespace dynamics_test {
 
 using testing::kRoundOff;
 using testing::NearRel;
@@ -352,5 +353,6 @@ TEST(BadInput, MismatchedStateDimensions) {
           ::testing::HasSubstr("model has 2 and 2")));
 }
 
+}  // namespace dynamics_test
 }  // namespace
 }  // namespace daedalus

@@ -18,6 +18,7 @@
 
 namespace daedalus {
 namespace {
+namespace quaternion_fixed_step_test {
 
 using Eigen::Matrix3d;
 using Eigen::Vector3d;
@@ -293,5 +294,6 @@ TEST(QuaternionFixedStep, OrdersOfConvergence) {
   }
 }
 
+}  // namespace quaternion_fixed_step_test
 }  // namespace
 }  // namespace daedalus

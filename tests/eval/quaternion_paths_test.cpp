@@ -23,6 +23,7 @@
 
 namespace daedalus {
 namespace {
+namespace quaternion_paths_test {
 
 using Eigen::Matrix3d;
 using Eigen::Vector3d;
@@ -353,5 +354,6 @@ TEST(QuaternionSparse, HeavyTopSteadyPrecessionAndConservedMomenta) {
   }
 }
 
+}  // namespace quaternion_paths_test
 }  // namespace
 }  // namespace daedalus

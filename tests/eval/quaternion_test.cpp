@@ -16,6 +16,7 @@
 
 namespace daedalus {
 namespace {
+namespace quaternion_test {
 
 using Eigen::Matrix3d;
 using Eigen::Vector3d;
@@ -367,5 +368,6 @@ TEST(Quaternion, FreeBodyFlipsAndConservesEnergyAndAngularMomentum) {
   }
 }
 
+}  // namespace quaternion_test
 }  // namespace
 }  // namespace daedalus

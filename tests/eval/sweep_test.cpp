@@ -27,6 +27,7 @@
 
 namespace daedalus {
 namespace {
+namespace sweep_test {
 
 std::vector<Model> Models() {
   return {problems::SliderCrankProblem().model,
@@ -186,5 +187,6 @@ TEST(Sweeps, ResidualRequestWithoutAccelerationsIsALogicError) {
   EXPECT_THROW(EvaluateAll(&ws, req), std::logic_error);
 }
 
+}  // namespace sweep_test
 }  // namespace
 }  // namespace daedalus

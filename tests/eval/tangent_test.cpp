@@ -15,6 +15,7 @@
 
 namespace daedalus {
 namespace {
+namespace tangent_test {
 
 // The quantities compared, flattened in a fixed order.
 Eigen::VectorXd Flatten(const Workspace& ws) {
@@ -107,5 +108,6 @@ TEST(Tangent, CoupledWithInputAndDampingMatchesCentralDifference) {
     ExpectTangentMatchesCentralDifference(testing::SeedCoupled(), 0.0, s);
 }
 
+}  // namespace tangent_test
 }  // namespace
 }  // namespace daedalus

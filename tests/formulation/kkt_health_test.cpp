@@ -14,6 +14,7 @@
 
 namespace daedalus {
 namespace {
+namespace kkt_health_test {
 
 // The chain's M and J at its release state, evaluated sparsely.
 void ChainSystem(int bodies, SparseMatrixD* M, SparseMatrixD* J) {
@@ -83,5 +84,6 @@ TEST(SparseKktHealth, DependentRowsGiveZeroConditionAndTheRank) {
   EXPECT_EQ(s.rank_J, J.rows());
 }
 
+}  // namespace kkt_health_test
 }  // namespace
 }  // namespace daedalus

@@ -25,6 +25,7 @@
 
 namespace daedalus {
 namespace {
+namespace support_matrix_quaternion_test {
 
 using internal::Feature;
 using internal::KktPath;
@@ -349,5 +350,6 @@ INSTANTIATE_TEST_SUITE_P(QuaternionCells,
                          ::testing::ValuesIn(QuaternionCells()),
                          Name);
 
+}  // namespace support_matrix_quaternion_test
 }  // namespace
 }  // namespace daedalus

@@ -15,6 +15,7 @@
 
 namespace daedalus {
 namespace {
+namespace failure_messages_test {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -262,5 +263,6 @@ TEST(FailureMessages, ASubnormalMassIsNamedAsASingularMassMatrix) {
       << s.error;
 }
 
+}  // namespace failure_messages_test
 }  // namespace
 }  // namespace daedalus

@@ -24,6 +24,7 @@
 
 namespace daedalus {
 namespace {
+namespace generalized_alpha_test {
 
 using ::testing::HasSubstr;
 
@@ -588,5 +589,6 @@ TEST(AlphaBadInput, RhoOutOfRangeIsRefused) {
                   HasSubstr("discretizes the index-3 formulation")));
 }
 
+}  // namespace generalized_alpha_test
 }  // namespace
 }  // namespace daedalus

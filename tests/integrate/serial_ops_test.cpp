@@ -15,6 +15,7 @@
 
 namespace daedalus::internal {
 namespace {
+namespace serial_ops_test {
 
 struct Ctx {
   SUNContext c = nullptr;
@@ -216,5 +217,6 @@ TEST(DenseLuSolver, ASingularMatrixIsARecoverableFailure) {
   N_VDestroy(y);
 }
 
+}  // namespace serial_ops_test
 }  // namespace
 }  // namespace daedalus::internal

@@ -13,6 +13,7 @@
 
 namespace daedalus {
 namespace {
+namespace simulate_test {
 
 struct Collector : Observer {
   std::vector<Sample> samples;
@@ -194,11 +195,13 @@ TEST(Simulate, InvalidOptionsAreRejected) {
           ::testing::HasSubstr("rtol")));
 }
 
+}  // namespace simulate_test
 }  // namespace
 }  // namespace daedalus
 
 namespace daedalus {
 namespace {
+namespace simulate_test {
 
 SimulationOptions DriftOptions(DriftAction action) {
   SimulationOptions o = problems::PendulumProblem().defaults;
@@ -243,11 +246,13 @@ TEST(DriftContract, FailModeStopsWithConstraintNameAndKeepsState) {
   EXPECT_LT(s.t_reached, 30.0);
 }
 
+}  // namespace simulate_test
 }  // namespace
 }  // namespace daedalus
 
 namespace daedalus {
 namespace {
+namespace simulate_test {
 
 // A 1 kg block resting on a table (gap y >= 0, unilateral: it can push, not
 // pull) with an upward pull F = 2 m g t: lambda = m g - F = m g (1 - 2 t)
@@ -329,5 +334,6 @@ TEST(Events, UserEventStopsTheRunAtTheRoot) {
   EXPECT_NEAR(s.t_reached, s.events[0].t, 1e-14);
 }
 
+}  // namespace simulate_test
 }  // namespace
 }  // namespace daedalus

@@ -24,6 +24,7 @@
 
 namespace daedalus {
 namespace {
+namespace sparse_simulation_test {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -266,5 +267,6 @@ TEST(SparseSimulation, GglOnIdasAgreesWithTheDensePath) {
   EXPECT_GT(sparse.stats.steps, 0);
 }
 
+}  // namespace sparse_simulation_test
 }  // namespace
 }  // namespace daedalus

@@ -14,6 +14,7 @@
 
 namespace daedalus {
 namespace {
+namespace symplectic_test {
 
 using ::testing::HasSubstr;
 using testing::kRoundOff;
@@ -466,5 +467,6 @@ TEST(Schemes, ModelsTheyDoNotFit) {
             Integrator::kSymplecticEuler);
 }
 
+}  // namespace symplectic_test
 }  // namespace
 }  // namespace daedalus

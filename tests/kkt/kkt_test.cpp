@@ -13,6 +13,7 @@
 
 namespace daedalus {
 namespace {
+namespace kkt_test {
 
 using testing::NearRel;
 
@@ -183,5 +184,6 @@ TEST(Kkt, PendulumTensionMatchesCentripetalBalance) {
   EXPECT_NEAR(r.vdot[1], s * s, 1e-12);  // centripetal, towards the pivot
 }
 
+}  // namespace kkt_test
 }  // namespace
 }  // namespace daedalus

@@ -15,6 +15,7 @@
 
 namespace daedalus {
 namespace {
+namespace multiplier_change_test {
 
 TEST(SparseKkt, MultiplierChangeEqualsTheDifferenceOfTwoSolves) {
   const Model model = problems::ChainProblem(6).model;
@@ -95,5 +96,6 @@ TEST(SparseKkt, IdealMultipliersOfBaumgarteMatchTheDensePath) {
         << "sample " << k;
 }
 
+}  // namespace multiplier_change_test
 }  // namespace
 }  // namespace daedalus

@@ -23,6 +23,7 @@
 
 namespace daedalus {
 namespace {
+namespace sparse_resolve_test {
 
 using ::testing::AllOf;
 using testing::ChainWithDuplicateJoint;
@@ -210,5 +211,6 @@ TEST(SparseKkt, ResolveNeedsASuccessfulSolveOfTheSameSize) {
                   HasSubstr("no successful Solve whose factors")));
 }
 
+}  // namespace sparse_resolve_test
 }  // namespace
 }  // namespace daedalus

@@ -25,6 +25,7 @@
 
 namespace daedalus {
 namespace {
+namespace sparse_test {
 
 using ::testing::AllOf;
 using testing::ChainWithDuplicateJoint;
@@ -505,5 +506,6 @@ TEST(SparseKkt, ContradictoryConstraintsRemainAnErrorNamingThem) {
               ::testing::ThrowsMessage<KktError>(HasSubstr("contradictory")));
 }
 
+}  // namespace sparse_test
 }  // namespace
 }  // namespace daedalus

@@ -16,6 +16,7 @@
 
 namespace daedalus {
 namespace {
+namespace affinity_test {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -111,5 +112,6 @@ TEST(Affinity, AConstraintUndefinedAtRandomStatesIsCheckedAtTheStart) {
   }
 }
 
+}  // namespace affinity_test
 }  // namespace
 }  // namespace daedalus

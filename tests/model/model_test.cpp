@@ -11,6 +11,7 @@
 
 namespace daedalus {
 namespace {
+namespace model_test {
 
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
@@ -209,5 +210,6 @@ TEST(Model, InconsistentDeclarationsNameWhatIsWrong) {
   }
 }
 
+}  // namespace model_test
 }  // namespace
 }  // namespace daedalus

@@ -17,6 +17,7 @@
 
 namespace daedalus {
 namespace {
+namespace diagnostics_test {
 
 using testing::DrivenSliderCrank;
 using testing::DrivenSliderCrankStart;
@@ -445,5 +446,6 @@ TEST(KktHealth, SliderCrankDrivenTowardDeadCentreWarns) {
   EXPECT_GT(e.kkt_health.rcond_min, 1e-3);
 }
 
+}  // namespace diagnostics_test
 }  // namespace
 }  // namespace daedalus

@@ -21,6 +21,7 @@
 
 namespace daedalus {
 namespace {
+namespace catalogue_mb_test {
 
 // Agreement "to round-off": both models compute the same closed forms in a
 // different order (per-body sums, frame offsets, a point coincidence
@@ -269,5 +270,6 @@ TEST(MultibodyCatalogue, SliderCrankSensitivitiesAgree) {
       << gb.transpose() << " vs " << ga.transpose();
 }
 
+}  // namespace catalogue_mb_test
 }  // namespace
 }  // namespace daedalus

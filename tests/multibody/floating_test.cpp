@@ -19,6 +19,7 @@
 
 namespace daedalus {
 namespace {
+namespace floating_test {
 
 using Eigen::Matrix3d;
 using Eigen::Vector3d;
@@ -523,5 +524,6 @@ TEST(Floating, ScalarDeclarationsOnAQuaternionAreRefused) {
       std::invalid_argument);
 }
 
+}  // namespace floating_test
 }  // namespace
 }  // namespace daedalus

@@ -23,6 +23,7 @@
 
 namespace daedalus {
 namespace {
+namespace forward_route_test {
 
 using mb::BodyIndex;
 using mb::Dimension;
@@ -436,5 +437,6 @@ TEST(ChainReducedForms, LimitsAreNamed) {
       200);
 }
 
+}  // namespace forward_route_test
 }  // namespace
 }  // namespace daedalus

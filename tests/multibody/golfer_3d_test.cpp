@@ -21,6 +21,7 @@
 
 namespace daedalus {
 namespace {
+namespace golfer_3d_test {
 
 namespace gd = problems::golfer_detail;
 using Eigen::Matrix3d;
@@ -459,5 +460,6 @@ TEST(DynamicsFormAuto, PicksByQuaternionsAndSize) {
   EXPECT_STREQ(mb::ToString(mb::DynamicsForm::kAuto), "auto");
 }
 
+}  // namespace golfer_3d_test
 }  // namespace
 }  // namespace daedalus

@@ -22,6 +22,7 @@
 
 namespace daedalus {
 namespace {
+namespace heavy_top_test {
 
 namespace fs = std::filesystem;
 namespace ht = problems::heavy_top_detail;
@@ -287,5 +288,6 @@ TEST(HeavyTop, RefusesAStartWithoutSteadyPrecession) {
   }
 }
 
+}  // namespace heavy_top_test
 }  // namespace
 }  // namespace daedalus

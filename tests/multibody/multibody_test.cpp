@@ -18,6 +18,7 @@
 
 namespace daedalus {
 namespace {
+namespace multibody_test {
 
 using mb::BodyIndex;
 using mb::Dimension;
@@ -477,5 +478,6 @@ TEST(Multibody, DeclarationErrorsNameTheCulprit) {
   }
 }
 
+}  // namespace multibody_test
 }  // namespace
 }  // namespace daedalus

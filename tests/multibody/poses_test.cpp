@@ -23,6 +23,7 @@
 
 namespace daedalus {
 namespace {
+namespace poses_test {
 
 namespace fs = std::filesystem;
 
@@ -264,5 +265,6 @@ TEST(Poses, FailedStartLeavesHeaderOnly) {
         << entry.path();
 }
 
+}  // namespace poses_test
 }  // namespace
 }  // namespace daedalus

@@ -31,6 +31,7 @@
 
 namespace daedalus {
 namespace {
+namespace recursive_floating_test {
 
 using Eigen::Matrix3d;
 using Eigen::Vector3d;
@@ -447,5 +448,6 @@ TEST(RecursiveFloating, MasslessBallIsNamed) {
                   ::testing::HasSubstr("q has 3 entries, the tree needs 4")));
 }
 
+}  // namespace recursive_floating_test
 }  // namespace
 }  // namespace daedalus

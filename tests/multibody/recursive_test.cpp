@@ -26,6 +26,7 @@
 
 namespace daedalus {
 namespace {
+namespace recursive_test {
 
 using mb::BodyIndex;
 using mb::BodySpec;
@@ -467,5 +468,6 @@ TEST(RecursiveDynamics, RefusesWhatItDoesNotDescribe) {
                   HasSubstr("energy terms declared besides")));
 }
 
+}  // namespace recursive_test
 }  // namespace
 }  // namespace daedalus

@@ -15,6 +15,7 @@
 
 namespace daedalus {
 namespace {
+namespace spatial_test {
 
 using mb::BodyIndex;
 using mb::Joint;
@@ -121,5 +122,6 @@ TEST(MultibodySpatial, FloatingPairConservesLinearAndAngularMomentum) {
   EXPECT_LT(sum.energy_residual_max, 1e-8);
 }
 
+}  // namespace spatial_test
 }  // namespace
 }  // namespace daedalus

@@ -22,6 +22,7 @@
 
 namespace daedalus {
 namespace {
+namespace urdf_test {
 
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
@@ -469,5 +470,6 @@ TEST(Urdf, HumanoidRecursiveAgreesWithEnergy) {
   }
 }
 
+}  // namespace urdf_test
 }  // namespace
 }  // namespace daedalus

@@ -10,6 +10,7 @@
 
 namespace daedalus {
 namespace {
+namespace atwood_test {
 
 constexpr double kM1 = 3.0, kM2 = 1.0, kG = problems::kStandardGravity;
 
@@ -51,5 +52,6 @@ TEST(Atwood, ConstrainedMultiplierIsTheRopeTension) {
   EXPECT_LT(r.summary.energy_residual_max, 1e-9);
 }
 
+}  // namespace atwood_test
 }  // namespace
 }  // namespace daedalus

@@ -9,6 +9,7 @@
 
 namespace daedalus {
 namespace {
+namespace bead_parabola_test {
 
 constexpr double kM = 1.0, kA = 0.5, kG = 9.81;
 
@@ -81,5 +82,6 @@ TEST(BeadParabola, SmallOscillationFrequency) {
   EXPECT_NEAR(std::pow(2 * M_PI / period, 2) / (2 * kG * kA), 1.0, 2e-6);
 }
 
+}  // namespace bead_parabola_test
 }  // namespace
 }  // namespace daedalus

@@ -10,6 +10,7 @@
 
 namespace daedalus {
 namespace {
+namespace chaplygin_sleigh_test {
 
 TEST(ChaplyginSleigh, ForwardSpeedAndRateFollowTheClosedForm) {
   const Problem p = problems::ChaplyginSleighProblem();
@@ -42,5 +43,6 @@ TEST(ChaplyginSleigh, ForwardSpeedAndRateFollowTheClosedForm) {
   EXPECT_LT(std::abs(r.samples.back().constraint_work[0]), 1e-10);
 }
 
+}  // namespace chaplygin_sleigh_test
 }  // namespace
 }  // namespace daedalus

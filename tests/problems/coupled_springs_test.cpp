@@ -9,6 +9,7 @@
 
 namespace daedalus {
 namespace {
+namespace coupled_springs_test {
 
 SimulationOptions Tight(const Problem& p) {
   SimulationOptions o = p.defaults;
@@ -70,5 +71,6 @@ TEST(CoupledSprings, EachModeAloneOscillatesAtItsFrequency) {
   }
 }
 
+}  // namespace coupled_springs_test
 }  // namespace
 }  // namespace daedalus

@@ -28,6 +28,7 @@
 
 namespace daedalus {
 namespace {
+namespace dae_defaults_test {
 
 struct Case {
   const char* name;
@@ -151,5 +152,6 @@ INSTANTIATE_TEST_SUITE_P(Catalogue,
                            return std::string(info.param.name);
                          });
 
+}  // namespace dae_defaults_test
 }  // namespace
 }  // namespace daedalus

@@ -13,6 +13,7 @@
 
 namespace daedalus {
 namespace {
+namespace double_pendulum_test {
 
 constexpr double kM1 = 1.0, kM2 = 2.0, kL1 = 1.0, kL2 = 0.7, kG = 9.81;
 
@@ -100,5 +101,6 @@ TEST(DoublePendulum, SmallAmplitudeNormalModes) {
   }
 }
 
+}  // namespace double_pendulum_test
 }  // namespace
 }  // namespace daedalus

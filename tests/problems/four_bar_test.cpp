@@ -11,6 +11,7 @@
 
 namespace daedalus {
 namespace {
+namespace four_bar_test {
 
 TEST(FourBar, CrankRockerConservesEnergyWithWorklessLoop) {
   const Problem p = problems::FourBarProblem();
@@ -101,5 +102,6 @@ TEST(FourBar, UnreachableAssemblyIsAClearError) {
       std::invalid_argument);
 }
 
+}  // namespace four_bar_test
 }  // namespace
 }  // namespace daedalus

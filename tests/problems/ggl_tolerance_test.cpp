@@ -18,6 +18,7 @@
 
 namespace daedalus {
 namespace {
+namespace ggl_tolerance_test {
 
 TEST(GglTightTolerance, PendulumStepCountStaysModest) {
   const Problem p = problems::PendulumProblem();
@@ -44,5 +45,6 @@ TEST(GglTightTolerance, MaximalRodPairStartsWithALooseMultiplierTolerance) {
   EXPECT_TRUE(r.summary.ok) << r.summary.error;
 }
 
+}  // namespace ggl_tolerance_test
 }  // namespace
 }  // namespace daedalus

@@ -13,6 +13,7 @@
 
 namespace daedalus {
 namespace {
+namespace golf_swing_test {
 
 double Prm(const Problem& p, const char* name) {
   return p.model.default_parameters()[p.model.ParameterIndex(name)];
@@ -113,5 +114,6 @@ TEST(GolfSwing, HandPathPowerWristWorkAndImpactSpeed) {
   EXPECT_LT(problems::ClubheadSpeed(p.model, off, f0.q, f0.v), impact_speed);
 }
 
+}  // namespace golf_swing_test
 }  // namespace
 }  // namespace daedalus

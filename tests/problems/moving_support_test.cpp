@@ -10,6 +10,7 @@
 
 namespace daedalus {
 namespace {
+namespace moving_support_test {
 
 TEST(MovingSupport, SupportForcePowerAndWorkEqualTheEnergyGained) {
   const Problem p = problems::MovingSupportProblem();
@@ -35,5 +36,6 @@ TEST(MovingSupport, SupportForcePowerAndWorkEqualTheEnergyGained) {
   EXPECT_LT(r.summary.energy_residual_max, 1e-8);
 }
 
+}  // namespace moving_support_test
 }  // namespace
 }  // namespace daedalus

@@ -9,6 +9,7 @@
 
 namespace daedalus {
 namespace {
+namespace particle_sphere_test {
 
 TEST(ParticleSphere, MultiplierMatchesAccelerationConsistency) {
   const Problem p = problems::ParticleSphereProblem();
@@ -44,5 +45,6 @@ TEST(ParticleSphere, MultiplierMatchesAccelerationConsistency) {
   EXPECT_LT(r.summary.drift_position_max, 1e-8);
 }
 
+}  // namespace particle_sphere_test
 }  // namespace
 }  // namespace daedalus

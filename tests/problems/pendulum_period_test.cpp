@@ -10,6 +10,7 @@
 
 namespace daedalus {
 namespace {
+namespace pendulum_period_test {
 
 TEST(PendulumPeriod, MatchesEllipticIntegralAtAmplitudeOnePointFive) {
   // The seed's pendulum: 1 m, standard gravity.
@@ -44,5 +45,6 @@ TEST(PendulumPeriod, MatchesEllipticIntegralAtAmplitudeOnePointFive) {
   EXPECT_NEAR(2.0 * (t[3] - t[0]) / 3.0 / exact, 1.0, 1e-9);
 }
 
+}  // namespace pendulum_period_test
 }  // namespace
 }  // namespace daedalus

@@ -8,6 +8,7 @@
 
 namespace daedalus {
 namespace {
+namespace pendulum_test {
 
 TEST(PendulumProblem, ReturnsToStartAfterWholePeriods) {
   const Problem p = problems::PendulumProblem();
@@ -38,11 +39,13 @@ TEST(PendulumProblem, ReturnsToStartAfterWholePeriods) {
   EXPECT_LT(std::abs(s.final.constraint_work[0]), 1e-7);
 }
 
+}  // namespace pendulum_test
 }  // namespace
 }  // namespace daedalus
 
 namespace daedalus {
 namespace {
+namespace pendulum_test {
 
 // cvsPendulum_dns.out, projection on: errors in x, y, x', y' at t = 30 and
 // the RHS evaluations, for rtol = atol = 1e-6 ... 1e-9.
@@ -81,5 +84,6 @@ TEST(PendulumProblem, ProjectionMatchesCvsPendulumTable) {
   }
 }
 
+}  // namespace pendulum_test
 }  // namespace
 }  // namespace daedalus

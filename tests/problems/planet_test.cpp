@@ -9,6 +9,7 @@
 
 namespace daedalus {
 namespace {
+namespace planet_test {
 
 TEST(Planet, OneOrbitConservesMomentumAndEnergyAndCloses) {
   const Problem p = problems::PlanetProblem();
@@ -47,5 +48,6 @@ TEST(Planet, OneOrbitConservesMomentumAndEnergyAndCloses) {
   EXPECT_NEAR(rmin, 2.0 * a - 1.0, 1e-4);  // sampled near, not at, periapsis
 }
 
+}  // namespace planet_test
 }  // namespace
 }  // namespace daedalus

@@ -13,6 +13,7 @@
 
 namespace daedalus {
 namespace {
+namespace rod_pair_test {
 
 using testing::RunProblem;
 
@@ -224,5 +225,6 @@ TEST(RodPair, UnknownFormIsAUsageErrorListingTheValidOnes) {
             std::string::npos);
 }
 
+}  // namespace rod_pair_test
 }  // namespace
 }  // namespace daedalus

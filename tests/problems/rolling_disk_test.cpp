@@ -9,6 +9,7 @@
 
 namespace daedalus {
 namespace {
+namespace rolling_disk_test {
 
 constexpr double kM = 1.0, kR = 0.5;
 
@@ -63,5 +64,6 @@ TEST(RollingDisk, AxleTorqueSpinsUpTheRollingInertia) {
   EXPECT_GT(f.input_work[1], 1.0);
 }
 
+}  // namespace rolling_disk_test
 }  // namespace
 }  // namespace daedalus

@@ -9,6 +9,7 @@
 
 namespace daedalus {
 namespace {
+namespace rotating_particle_test {
 
 constexpr double kM = 1.0, kOmega = 2.0;
 
@@ -81,5 +82,6 @@ TEST(RotatingParticle, TableFrictionMomentumAndEnergyBalance) {
   EXPECT_LT(r.summary.energy_residual_max, 100 * o.rtol * scale);
 }
 
+}  // namespace rotating_particle_test
 }  // namespace
 }  // namespace daedalus

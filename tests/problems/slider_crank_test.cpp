@@ -9,6 +9,7 @@
 
 namespace daedalus {
 namespace {
+namespace slider_crank_test {
 
 struct Collector : Observer {
   std::vector<Sample> samples;
@@ -167,5 +168,6 @@ TEST(SliderCrank, DaeFormulationOnCvodesIsRejected) {
           ::testing::HasSubstr("use --integrator idas")));
 }
 
+}  // namespace slider_crank_test
 }  // namespace
 }  // namespace daedalus

@@ -19,6 +19,7 @@
 
 namespace daedalus {
 namespace {
+namespace stiff_linkage_test {
 
 testing::Run RunWith(Formulation f, Integrator i, double tol) {
   const Problem p = problems::StiffLinkageProblem();
@@ -181,5 +182,6 @@ TEST(StiffLinkage, RefusesLoopsThatCannotClose) {
   EXPECT_THROW(p.initial(bad), std::invalid_argument);
 }
 
+}  // namespace stiff_linkage_test
 }  // namespace
 }  // namespace daedalus

@@ -20,6 +20,7 @@
 
 namespace daedalus {
 namespace {
+namespace report_test {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -391,5 +392,6 @@ TEST(PlotScript, NamesNonFiniteColumnsAndRefusesAFileAsOutputDirectory) {
   EXPECT_THAT(Slurp(dir / "log.txt"), HasSubstr("is a file, not a directory"));
 }
 
+}  // namespace report_test
 }  // namespace
 }  // namespace daedalus

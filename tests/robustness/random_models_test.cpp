@@ -65,6 +65,7 @@
 
 namespace daedalus::fuzz {
 namespace {
+namespace random_models_test {
 
 long EnvLong(const char* name, long fallback) {
   const char* v = std::getenv(name);
@@ -538,5 +539,6 @@ TEST(Robustness, RandomModels) {
   EXPECT_EQ(violating, 0) << line;
 }
 
+}  // namespace random_models_test
 }  // namespace
 }  // namespace daedalus::fuzz

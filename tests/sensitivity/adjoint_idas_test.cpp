@@ -16,6 +16,7 @@
 
 namespace daedalus {
 namespace {
+namespace adjoint_idas_test {
 
 Eigen::VectorXd Entry(const SimulationSummary& s, const std::string& name) {
   for (const auto& [n, g] : s.sensitivities.quadratures)
@@ -334,5 +335,6 @@ TEST(AdjointIdas, IndexThreeIsRefusedNamingTheFormsThatRun) {
   }
 }
 
+}  // namespace adjoint_idas_test
 }  // namespace
 }  // namespace daedalus

@@ -16,6 +16,7 @@
 
 namespace daedalus {
 namespace {
+namespace quaternion_sensitivity_test {
 
 using testing::NearRel;
 
@@ -401,5 +402,6 @@ TEST(QuaternionSensitivity, AdjointAndIndexThreeAreRefusedWithTheAlternative) {
   EXPECT_TRUE(Simulate(top, ConstrainedStart(p[1]), p, o).ok);
 }
 
+}  // namespace quaternion_sensitivity_test
 }  // namespace
 }  // namespace daedalus

@@ -28,6 +28,7 @@
 
 namespace daedalus {
 namespace {
+namespace sens_programs_test {
 
 constexpr double kRelTol = 1e-13;
 
@@ -182,5 +183,6 @@ TEST(SensPrograms, FunctionalGradientMatchesDualNumbers) {
   ExpectClose(compiled, dual, "dG/d(q, v, p)");
 }
 
+}  // namespace sens_programs_test
 }  // namespace
 }  // namespace daedalus

@@ -16,6 +16,7 @@
 
 namespace daedalus {
 namespace {
+namespace sensitivity_test {
 
 // dG/dp for (k, c) of idasSlCrank_FSA_dns at high accuracy (issue 5).
 constexpr double kRefDk = 0.333448106128, kRefDc = -0.363754033971;
@@ -636,5 +637,6 @@ TEST(Sensitivity, BadRequestsNameWhatIsValid) {
                   ::testing::HasSubstr("derivative of the projection")));
 }
 
+}  // namespace sensitivity_test
 }  // namespace
 }  // namespace daedalus

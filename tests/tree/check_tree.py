@@ -7,7 +7,11 @@
 - tests/ mirrors src/: a test folder for every source folder;
 - no source, public header, test or Python-module file is over 800 lines;
 - the public headers (include/daedalus/) name no SUNDIALS or SuiteSparse
-  header or type.
+  header or type;
+- every test file's anonymous namespace opens a namespace named after the
+  file (`namespace { namespace foo_test {` in foo_test.cpp): the test
+  binaries are unity builds (DAEDALUS_UNITY_TESTS), one translation unit
+  per binary, where two files' helpers of the same name would clash.
 
 Usage: check_tree.py SOURCE_DIR. Prints every violation and exits 1 if
 there is one.
@@ -42,6 +46,30 @@ PRIVATE_TYPES = re.compile(
     r'\b(N_Vector|SUNMatrix|SUNLinearSolver|SUNContext|realtype|'
     r'cholmod_\w+|klu_\w+|SuiteSparseQR\w*)\b')
 INCLUDE = re.compile(r'#include\s*"([a-z_]+)/[^"]+"')
+
+
+def unity_namespace_problems(rel, name, text):
+    """Each `namespace {` of a test file must be followed by
+    `namespace STEM {` and closed by `}  // namespace STEM` then
+    `}  // namespace` (STEM: the file name without .cpp)."""
+    stem = name[:-len(".cpp")]
+    lines = text.splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        if line == "namespace {":
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            if nxt != f"namespace {stem} {{":
+                found.append(f"{rel}:{i + 1}: the anonymous namespace must "
+                             f"open `namespace {stem} {{` on the next line "
+                             "(test binaries are unity builds; helpers of "
+                             "two files must not clash)")
+        if line == "}  // namespace":
+            prev = lines[i - 1] if i > 0 else ""
+            if prev != f"}}  // namespace {stem}":
+                found.append(f"{rel}:{i + 1}: close `namespace {stem}` "
+                             "on the line before the anonymous namespace's "
+                             f"end (`}}  // namespace {stem}`)")
+    return found
 
 
 def main(root):
@@ -115,11 +143,15 @@ def main(root):
             if not f.endswith((".cpp", ".hpp", ".py")):
                 continue
             path = os.path.join(dirpath, f)
+            rel = os.path.relpath(path, root)
             with open(path, encoding="utf-8") as fh:
-                n = fh.read().count("\n")
+                text = fh.read()
+            n = text.count("\n")
             if n > MAX_LINES:
-                rel = os.path.relpath(path, root)
                 problems.append(f"{rel}: {n} lines (limit {MAX_LINES})")
+            if f.endswith(".cpp") and dirpath.startswith(
+                    os.path.join(root, "tests")):
+                problems.extend(unity_namespace_problems(rel, f, text))
     inc = os.path.join(root, "include", "daedalus")
     for f in sorted(os.listdir(inc)):
         path = os.path.join(inc, f)
