@@ -20,7 +20,7 @@ namespace {
 
 using nlohmann::json;
 
-json Num(double x) {
+json JsonNumber(double x) {
   if (std::isfinite(x)) return x;
   return nullptr;
 }
@@ -29,7 +29,7 @@ json Num(double x) {
 json Named(const std::vector<std::string>& names, const Eigen::VectorXd& x) {
   json o = json::object();
   for (size_t i = 0; i < names.size(); ++i)
-    o[names[i]] = Num(x[static_cast<Eigen::Index>(i)]);
+    o[names[i]] = JsonNumber(x[static_cast<Eigen::Index>(i)]);
   return o;
 }
 
@@ -122,8 +122,8 @@ json SummaryJson(const Problem& problem,
   j["file"] = csv;
   j["motion"] = {{"file", cfg.inverse_dynamics},
                  {"samples", motion.t.size()},
-                 {"t_first", Num(motion.t.front())},
-                 {"t_last", Num(motion.t.back())},
+                 {"t_first", JsonNumber(motion.t.front())},
+                 {"t_last", JsonNumber(motion.t.back())},
                  {"velocities", r.velocities_from},
                  {"accelerations", r.accelerations_from}};
   j["differentiation"] = {
@@ -146,17 +146,17 @@ json SummaryJson(const Problem& problem,
                     {"under_actuated", r.under_actuated},
                     {"over_actuated", r.over_actuated},
                     {"redundant_constraints", r.redundant_constraints}};
-  j["residual"] = {{"max_norm", Num(r.residual_max)},
-                   {"t_max", Num(r.t_residual_max)},
+  j["residual"] = {{"max_norm", JsonNumber(r.residual_max)},
+                   {"t_max", JsonNumber(r.t_residual_max)},
                    {"max_per_coordinate",
                     Named(m.velocity_names(), r.residual_max_per_coordinate)}};
   j["input_max_abs"] = Named(Channels(m), r.input_max_abs);
   j["input_work"] = Named(Channels(m), r.input_work);
   j["constraint_work"] = Named(Rows(m), r.constraint_work);
   j["motion_constraint_residual"] = {
-      {"position", Num(r.constraint_position_max)},
-      {"velocity", Num(r.constraint_velocity_max)},
-      {"acceleration", Num(r.constraint_acceleration_max)}};
+      {"position", JsonNumber(r.constraint_position_max)},
+      {"velocity", JsonNumber(r.constraint_velocity_max)},
+      {"acceleration", JsonNumber(r.constraint_acceleration_max)}};
   j["samples"] = r.samples.size();
   j["warnings"] = r.warnings;
   return j;

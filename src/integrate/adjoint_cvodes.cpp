@@ -226,10 +226,10 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
   });
 }
 
-std::string FlagText(int flag,
-                     const char* call,
-                     double t,
-                     const CallbackGuard& g) {
+std::string CvodeFlagText(int flag,
+                          const char* call,
+                          double t,
+                          const CallbackGuard& g) {
   std::unique_ptr<char, decltype(&std::free)> name(CVodeGetReturnFlagName(flag),
                                                    &std::free);
   std::ostringstream os;
@@ -337,7 +337,8 @@ SensitivityResult AdjointGradient(Mechanics* mech,
     int ncheck = 0;
     run.Reset();
     int flag = CVodeF(mem, T, y.get(), &t, CV_NORMAL, &ncheck);
-    if (flag < 0) return fail(FlagText(flag, "forward pass (CVodeF)", t, run));
+    if (flag < 0)
+      return fail(CvodeFlagText(flag, "forward pass (CVodeF)", t, run));
     double G = 0.0;
     if (running) {
       double tq = t;
@@ -377,7 +378,8 @@ SensitivityResult AdjointGradient(Mechanics* mech,
     run.Reset();
     flag = CVodeB(mem, options.t0, CV_NORMAL);
     if (flag < 0) {
-      return fail(FlagText(flag, "backward pass (CVodeB)", options.t0, run));
+      return fail(
+          CvodeFlagText(flag, "backward pass (CVodeB)", options.t0, run));
     }
     double tb = options.t0;
     DAEDALUS_SUNDIALS_CHECK(CVodeGetB(mem, which, &tb, yB.get()));

@@ -359,10 +359,10 @@ int QuadB(realtype t,
   });
 }
 
-std::string FlagText(int flag,
-                     const char* call,
-                     double t,
-                     const CallbackGuard& g) {
+std::string IdasFlagText(int flag,
+                         const char* call,
+                         double t,
+                         const CallbackGuard& g) {
   std::unique_ptr<char, decltype(&std::free)> name(IDAGetReturnFlagName(flag),
                                                    &std::free);
   std::ostringstream os;
@@ -540,7 +540,7 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
     run.Reset();
     int flag = IDASolveF(mem, T, &t, y.get(), yp.get(), IDA_NORMAL, &ncheck);
     if (flag < 0)
-      return fail(FlagText(flag, "forward pass (IDASolveF)", t, run));
+      return fail(IdasFlagText(flag, "forward pass (IDASolveF)", t, run));
     double G = 0.0;
     if (running) {
       double tq = t;
@@ -628,7 +628,8 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
     run.Reset();
     flag = IDASolveB(mem, options.t0, IDA_NORMAL);
     if (flag < 0)
-      return fail(FlagText(flag, "backward pass (IDASolveB)", options.t0, run));
+      return fail(
+          IdasFlagText(flag, "backward pass (IDASolveB)", options.t0, run));
     double tb = options.t0;
     DAEDALUS_SUNDIALS_CHECK(IDAGetB(mem, which, &tb, z.get(), zp.get()));
     DAEDALUS_SUNDIALS_CHECK(IDAGetQuadB(mem, which, &tb, qB.get()));

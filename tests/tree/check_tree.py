@@ -10,7 +10,7 @@
   header or type;
 - every test file's anonymous namespace opens a namespace named after the
   file (`namespace { namespace foo_test {` in foo_test.cpp): the test
-  binaries are unity builds (DAEDALUS_UNITY_TESTS), one translation unit
+  binaries are unity builds (DAEDALUS_UNITY_BUILD), one translation unit
   per binary, where two files' helpers of the same name would clash.
 
 Usage: check_tree.py SOURCE_DIR. Prints every violation and exits 1 if
