@@ -116,6 +116,56 @@ TEST(FailureMessages, AnAbsoluteToleranceWhoseWeightsOverflowIsRefused) {
       << tight.error;
 }
 
+// --nonlin-conv-coef: a negative or non-finite coefficient is refused
+// naming the flag (CVODES would silently use its default, IDAS fail at
+// set-up); 0 is the integrator's default.
+TEST(FailureMessages, AConvergenceCoefficientMustBePositive) {
+  SimulationOptions o = Short();
+  std::string why;
+  for (double c : {-1.0, -1e-300, std::numeric_limits<double>::quiet_NaN(),
+                   std::numeric_limits<double>::infinity()}) {
+    o.nonlin_conv_coef = c;
+    EXPECT_FALSE(o.IsValid(&why)) << c;
+    EXPECT_THAT(why,
+                AllOf(HasSubstr("--nonlin-conv-coef"), HasSubstr("positive")))
+        << c;
+  }
+  for (double c : {0.0, 0.1, 1.0}) {
+    o.nonlin_conv_coef = c;
+    EXPECT_TRUE(o.IsValid(&why)) << c << ": " << why;
+  }
+  // The run refuses it too, before any step.
+  o.nonlin_conv_coef = -0.5;
+  try {
+    RunPendulum(Eigen::Vector2d(1.0, 0.0), o);
+    ADD_FAILURE() << "a negative coefficient was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--nonlin-conv-coef"));
+  }
+}
+
+// A coefficient changes how far the corrector iterates, not what the
+// local error test accepts: runs with it stay within the tolerance of the
+// default run, on CVODES (BDF, Newton) and IDAS (index 3).
+TEST(FailureMessages, AConvergenceCoefficientKeepsTheAnswer) {
+  for (Integrator in : {Integrator::kCvodesBdf, Integrator::kIdas}) {
+    SimulationOptions o = Short(1.0);
+    o.integrator = in;
+    if (in == Integrator::kIdas) o.formulation = Formulation::kIndex3;
+    const SimulationSummary d = RunPendulum(Eigen::Vector2d(1.0, 0.0), o);
+    o.nonlin_conv_coef = 0.9;
+    const SimulationSummary c = RunPendulum(Eigen::Vector2d(1.0, 0.0), o);
+    ASSERT_TRUE(d.ok) << d.error;
+    ASSERT_TRUE(c.ok) << c.error;
+    // Both at rtol 1e-8 on a swing of ~1 m: global errors of ~1e-8 times
+    // the error growth over one second; 1e-6 leaves room for that growth
+    // and still catches a corrector stopped far from convergence.
+    EXPECT_LT((d.final.q - c.final.q).lpNorm<Eigen::Infinity>(), 1e-6)
+        << ToString(in);
+    EXPECT_GT((d.final.q - Eigen::Vector2d(1.0, 0.0)).norm(), 0.1);
+  }
+}
+
 // alpha = 1e100 left the bob at its release point with status ok. The
 // bound is 2 alpha T u <= 1e-3: alpha 2.25e12 for T = 1 s.
 TEST(FailureMessages, BaumgarteGainsBeyondDoublePrecisionAreRefused) {
