@@ -76,12 +76,6 @@ Problem RecursiveChain(int n) {
   // dense difference-quotient Jacobian costs O(N^2) right-hand sides and
   // an O(N^3) factorization each.
   p.defaults.integrator = Integrator::kCvodesAdams;
-  // Let the fixed-point corrector stop after one iteration when its
-  // correction is already within the local error tolerance (PECE-like);
-  // acceptance stays with CVODES' local error test (docs/performance.md,
-  // "The 1000-link reduced chain"). CVODES' 0.1 took a second right-hand
-  // side at nearly every step.
-  p.defaults.nonlin_conv_coef = 1.0;
   return p;
 }
 
