@@ -14,8 +14,8 @@ each under /usr/bin/time -f '%U %S %e', with the load average before and
 after, and prints per pair the CPU times (user + system), the wall times,
 the steps and right-hand sides from each run's JSON summary, the reduced
 chain's tip at t_end, and the ratio of the CPU times. Target: ratio >= 10.
-Arguments after `--` go to chain_reduced only (e.g. --nonlin-conv-coef 0
-for CVODES' default coefficient). Not part of ctest: a 1000-link pair
+Arguments after `--` go to chain_reduced only (e.g. --nonlin-conv-coef 1,
+docs/output.md). Not part of ctest: a 1000-link pair
 takes about half a minute of CPU on the 2-core development machine.
 """
 import argparse
