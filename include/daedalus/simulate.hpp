@@ -107,6 +107,15 @@ struct SimulationOptions {
   /// Step limit of the SUNDIALS integrators over one output interval
   /// (CVodeSetMaxNumSteps / IDASetMaxNumSteps; --max-steps).
   long max_steps = 500000;
+  /// Convergence coefficient of the corrector's nonlinear solver in the
+  /// SUNDIALS integrators (CVodeSetNonlinConvCoef / IDASetNonlinConvCoef;
+  /// --nonlin-conv-coef): the corrector stops when its estimated remaining
+  /// iteration error is below this fraction of the local error test's
+  /// tolerance. 0 means the integrator's own default (CVODES 0.1, IDAS
+  /// 0.33); otherwise positive and finite. The local error test, which
+  /// decides whether a step is accepted, does not depend on it
+  /// (docs/output.md, "The corrector's convergence coefficient").
+  double nonlin_conv_coef = 0.0;
   /// Largest output grid a run accepts: ceil((t_end - t0) / output_step)
   /// samples (--max-samples). A grid beyond it is refused before the run:
   /// a mistyped --output-step or --t-end would otherwise write gigabytes,

@@ -51,6 +51,7 @@ const OptionColumn kOptionColumns[] = {
     {"step", "--step", ValueKind::kNumber},
     {"max_steps", "--max-steps", ValueKind::kCount},
     {"max_samples", "--max-samples", ValueKind::kCount},
+    {"nonlin_conv_coef", "--nonlin-conv-coef", ValueKind::kNumber},
 };
 
 // Checks an option word the way the command line will read it.

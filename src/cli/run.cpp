@@ -53,6 +53,7 @@ const char* const kValueFlags[] = {"--t-end",
                                    "--rho-inf",
                                    "--counterfactual",
                                    "--max-steps",
+                                   "--nonlin-conv-coef",
                                    "--max-samples",
                                    "--inverse-dynamics",
                                    "--sens-corrector",
@@ -292,6 +293,8 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.max_steps = internal::ParseCount(arg, value);
     } else if (arg == "--max-samples") {
       o.max_samples = internal::ParseCount(arg, value);
+    } else if (arg == "--nonlin-conv-coef") {
+      o.nonlin_conv_coef = internal::ParseNumber(arg, value);
     } else if (arg == "--inverse-dynamics") {
       if (value.empty())
         throw std::invalid_argument(
@@ -483,6 +486,10 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "                       (default " << d.max_steps << ")\n"
      << "  --max-samples N      largest output grid accepted (default "
      << d.max_samples << ")\n"
+     << "  --nonlin-conv-coef C cvodes-* | idas: corrector convergence\n"
+     << "                       coefficient, a fraction of the local error\n"
+     << "                       tolerance (default 0: the integrator's,\n"
+     << "                       CVODES 0.1, IDAS 0.33; docs/output.md)\n"
      << "  --counterfactual C   repeatable; C is one of (docs/analysis.md)\n"
      << "                       ztcf[:CH[+CH..]]@T   branch at T with the\n"
      << "                         channels removed (all if none), compared\n"

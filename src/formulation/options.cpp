@@ -125,6 +125,17 @@ std::string OptionsRangeError(const SimulationOptions& o) {
     }
   }
   if (o.max_steps <= 0) return "max_steps must be positive";
+  // 0 selects the integrator's own default; SUNDIALS would silently take
+  // its default for a negative CVODES coefficient and refuse it in IDAS.
+  if (!(o.nonlin_conv_coef >= 0.0) || !std::isfinite(o.nonlin_conv_coef)) {
+    std::ostringstream os;
+    os << "--nonlin-conv-coef " << o.nonlin_conv_coef
+       << " is not a convergence coefficient: give a positive fraction of "
+          "the local error tolerance (1 lets a fixed-point Adams corrector "
+          "stop after one iteration; CVODES' default is 0.1), or 0 for the "
+          "integrator's default";
+    return os.str();
+  }
   if (o.max_samples <= 0) return "max_samples must be positive";
   if (!std::isfinite(o.t0) || !std::isfinite(o.t_end) ||
       !std::isfinite(o.output_step))

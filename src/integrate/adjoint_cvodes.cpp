@@ -324,6 +324,10 @@ SensitivityResult AdjointGradient(Mechanics* mech,
     DAEDALUS_SUNDIALS_CHECK(CVodeSetLinearSolver(mem, LS.get(), A.get()));
     DAEDALUS_SUNDIALS_CHECK(CVodeSetJacFn(mem, Jac));
     DAEDALUS_SUNDIALS_CHECK(CVodeSetMaxNumSteps(mem, options.max_steps));
+    // The forward phase only: CVODES has no setter for the backward one.
+    if (options.nonlin_conv_coef > 0.0)
+      DAEDALUS_SUNDIALS_CHECK(
+          CVodeSetNonlinConvCoef(mem, options.nonlin_conv_coef));
     if (running) {
       DAEDALUS_SUNDIALS_CHECK(CVodeQuadInit(mem, Quad, yq.get()));
       DAEDALUS_SUNDIALS_CHECK(

@@ -507,6 +507,10 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
     // (integrate/idas.cpp).
     DAEDALUS_SUNDIALS_CHECK(IDASetSuppressAlg(mem, SUNTRUE));
     DAEDALUS_SUNDIALS_CHECK(IDASetMaxNumSteps(mem, options.max_steps));
+    // The forward phase only: IDAS has no setter for the backward one.
+    if (options.nonlin_conv_coef > 0.0)
+      DAEDALUS_SUNDIALS_CHECK(
+          IDASetNonlinConvCoef(mem, options.nonlin_conv_coef));
     DAEDALUS_SUNDIALS_CHECK(IDASetLinearSolver(mem, LS.get(), A.get()));
     DAEDALUS_SUNDIALS_CHECK(IDASetJacFn(mem, Jac));
     if (!run.form.algebraic_weights().empty()) {

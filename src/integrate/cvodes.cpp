@@ -311,6 +311,10 @@ void IntegrateCvodes(Mechanics* mech,
     DAEDALUS_SUNDIALS_CHECK(CVodeSetLinearSolver(mem, LS.get(), A.get()));
   }
   DAEDALUS_SUNDIALS_CHECK(CVodeSetMaxNumSteps(mem, options.max_steps));
+  // 0 keeps CVODES' default (0.1); see SimulationOptions::nonlin_conv_coef.
+  if (options.nonlin_conv_coef > 0.0)
+    DAEDALUS_SUNDIALS_CHECK(
+        CVodeSetNonlinConvCoef(mem, options.nonlin_conv_coef));
   if (!in_state) {
     DAEDALUS_SUNDIALS_CHECK(CVodeQuadInit(mem, QuadFn, yq.get()));
     DAEDALUS_SUNDIALS_CHECK(

@@ -337,6 +337,10 @@ std::unique_ptr<Segment> StartSegment(DaeForm* form,
   // local error test, as in idasSlCrank_dns.
   DAEDALUS_SUNDIALS_CHECK(IDASetSuppressAlg(mem, SUNTRUE));
   DAEDALUS_SUNDIALS_CHECK(IDASetMaxNumSteps(mem, options.max_steps));
+  // 0 keeps IDAS' default (0.33); see SimulationOptions::nonlin_conv_coef.
+  if (options.nonlin_conv_coef > 0.0)
+    DAEDALUS_SUNDIALS_CHECK(
+        IDASetNonlinConvCoef(mem, options.nonlin_conv_coef));
   DAEDALUS_SUNDIALS_CHECK(IDASetLinearSolver(mem, s->LS.get(), s->A.get()));
   if (!form->algebraic_weights().empty()) {
     // Our own Newton solver (IDAS gives no handle on its default one), its

@@ -416,6 +416,79 @@ TEST(ChainReducedForms, RecursiveAndEnergyRunsAgreeOnTheTip) {
   }
 }
 
+// --nonlin-conv-coef 1 on the forward route (docs/output.md, "The
+// corrector's convergence coefficient"): the fixed-point Adams corrector
+// stops after one iteration when that is within the local error
+// tolerance, so a step costs one right-hand side instead of two, while
+// the error test keeps the accuracy: at 100 links the tip and the joint
+// angles stay as close to an rtol 1e-10 reference as with CVODES' 0.1.
+TEST(ChainReducedForms, ConvergenceCoefficientOneKeepsTheAccuracy) {
+  DAEDALUS_RELEASE_BUILD_ONLY("three 1 s runs of a 100-link chain");
+  const int n = 100;
+  const Problem pr = problems::ChainReducedProblem(n, DynamicsForm::kRecursive);
+  const Eigen::VectorXd p = pr.model.default_parameters();
+  SimulationOptions o = pr.defaults;  // Adams, rtol 1e-6, atol 1e-8
+  o.t_end = 1.0;
+  o.output_step = 0.05;
+  Recorded rd, rc, rr;
+  o.nonlin_conv_coef = 0.0;  // CVODES' 0.1
+  const SimulationSummary sd = Simulate(pr.model, pr.initial(p), p, o, &rd);
+  o.nonlin_conv_coef = 1.0;
+  const SimulationSummary sc = Simulate(pr.model, pr.initial(p), p, o, &rc);
+  o.nonlin_conv_coef = 0.0;
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  const SimulationSummary sr = Simulate(pr.model, pr.initial(p), p, o, &rr);
+  ASSERT_TRUE(sd.ok) << sd.error;
+  ASSERT_TRUE(sc.ok) << sc.error;
+  ASSERT_TRUE(sr.ok) << sr.error;
+  ASSERT_EQ(rd.samples.size(), rr.samples.size());
+  ASSERT_EQ(rc.samples.size(), rr.samples.size());
+  double err_d = 0.0, err_c = 0.0, qerr_d = 0.0, qerr_c = 0.0;
+  for (size_t k = 0; k < rr.samples.size(); ++k) {
+    qerr_d = std::max(
+        qerr_d, (rd.samples[k].q - rr.samples[k].q).lpNorm<Eigen::Infinity>());
+    qerr_c = std::max(
+        qerr_c, (rc.samples[k].q - rr.samples[k].q).lpNorm<Eigen::Infinity>());
+    const Eigen::Vector2d ref = problems::ChainReducedTip(rr.samples[k].q);
+    err_d = std::max(err_d,
+                     (problems::ChainReducedTip(rd.samples[k].q) - ref).norm());
+    err_c = std::max(err_c,
+                     (problems::ChainReducedTip(rc.samples[k].q) - ref).norm());
+  }
+  // About one right-hand side per step instead of two (at most 1.2 per
+  // step, against 1.5 or more with 0.1; measured 1.05 and 2.0). The steps
+  // are more (9219 against 4941: the one-correction scheme's smaller
+  // stability region), the right-hand sides fewer (9676 against 9863 here;
+  // 24 % fewer at 1000 links, docs/performance.md).
+  EXPECT_LT(static_cast<double>(sc.stats.rhs_evals),
+            1.2 * static_cast<double>(sc.stats.steps));
+  EXPECT_GT(static_cast<double>(sd.stats.rhs_evals),
+            1.5 * static_cast<double>(sd.stats.steps));
+  EXPECT_LT(sc.stats.rhs_evals, sd.stats.rhs_evals);
+  // Both within the tolerance's reach of the reference, and the loose
+  // coefficient not less accurate than twice the default's error plus
+  // rtol (errors of this size move with the step sequence).
+  // The tip swings: its path is not trivially accurate.
+  EXPECT_GT((problems::ChainReducedTip(rr.samples.back().q) -
+             problems::ChainReducedTip(rr.samples.front().q))
+                .norm(),
+            0.1);
+  // Both close to the reference (measured 3.2e-12 m with 0.1, 5.2e-12 m
+  // with 1; the tip's error stays far below rtol times its path here):
+  // 1e-10 m leaves a factor 20 for other round-off (an FMA-less CPU) and
+  // catches a corrector error the error test let through.
+  EXPECT_LT(err_d, 1e-10) << err_d;
+  EXPECT_LT(err_c, 1e-10) << err_c;
+  // The joint angles: measured 7.3e-7 rad with 0.1 and 7.8e-7 with 1
+  // (at 1000 links the coefficient 1 takes 52 % more steps and doubles
+  // the error, docs/performance.md); rtol 1e-6 with the error's growth over
+  // 1 s gives 1e-5, and the loose coefficient must not be more than twice
+  // as far off as the default here.
+  EXPECT_LT(qerr_d, 1e-5) << qerr_d;
+  EXPECT_LT(qerr_c, 2.0 * qerr_d) << qerr_c << " vs " << qerr_d;
+}
+
 TEST(ChainReducedForms, LimitsAreNamed) {
   try {
     problems::ChainReducedProblem(201, DynamicsForm::kEnergy);
