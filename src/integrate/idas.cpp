@@ -87,17 +87,25 @@ int EwtFn(N_Vector y, N_Vector ewt, void* ud) {
            ? Y.head(nq).cwiseProduct(Y.segment(nq, nv)).cwiseAbs().maxCoeff()
            : Y.head(nq).cwiseAbs().maxCoeff() *
                  Y.segment(nq, nv).cwiseAbs().maxCoeff());
-  for (Eigen::Index i = 0; i < n; ++i) {
-    double a = run->atol[i];
-    if (i < nq)
-      a = std::max(a, qfloor);
-    else if (i < nq + nv)
-      a = std::max(a, vfloor);
-    const double d = run->rtol * std::abs(Y[i]) + a;
-    if (!(d > 0.0) || !std::isfinite(d)) return -1;
-    W[i] = 1.0 / d;
-  }
-  return 0;
+  // One loop per segment (q, v, the rest) without a branch per entry (the
+  // weights are set at every step, and once more per sensitivity);
+  // whether every d is positive and finite is checked once at the end.
+  const double rtol = run->rtol;
+  const double* yd = Y.data();
+  const double* at = run->atol.data();
+  double* wd = W.data();
+  bool ok = true;
+  const auto weigh = [&](Eigen::Index from, Eigen::Index to, double floor) {
+    for (Eigen::Index i = from; i < to; ++i) {
+      const double d = rtol * std::abs(yd[i]) + std::max(at[i], floor);
+      ok &= (d > 0.0) & (d <= std::numeric_limits<double>::max());
+      wd[i] = 1.0 / d;
+    }
+  };
+  weigh(0, nq, qfloor);
+  weigh(nq, nq + nv, vfloor);
+  weigh(nq + nv, n, -std::numeric_limits<double>::infinity());
+  return ok ? 0 : -1;
 }
 
 // A Newton iterate that left the finite range (the corrector diverged
