@@ -38,6 +38,14 @@ struct IdasRun : CallbackGuard {
   // Quadrature sensitivities of the model's own quadratures only (the
   // energy-balance entries zero): when they are out of the error test.
   bool user_quad_sens_only = false;
+  // IDAS's staggered corrector evaluates F at the converged state of every
+  // step and hands it to the sensitivity residuals, which here ignore it
+  // (SkipsConvergedResidual): that call is skipped. `newton_delta` is the
+  // state corrector's residual vector (its calls are never skipped) and
+  // `state_converged` says the state corrector has just converged.
+  bool skip_converged_residual = false;
+  bool state_converged = false;
+  N_Vector newton_delta = nullptr;
   // Error weights (EwtFn): rtol, the absolute tolerances of the current
   // segment, and its layout.
   double rtol = 0.0;
@@ -79,17 +87,25 @@ int EwtFn(N_Vector y, N_Vector ewt, void* ud) {
            ? Y.head(nq).cwiseProduct(Y.segment(nq, nv)).cwiseAbs().maxCoeff()
            : Y.head(nq).cwiseAbs().maxCoeff() *
                  Y.segment(nq, nv).cwiseAbs().maxCoeff());
-  for (Eigen::Index i = 0; i < n; ++i) {
-    double a = run->atol[i];
-    if (i < nq)
-      a = std::max(a, qfloor);
-    else if (i < nq + nv)
-      a = std::max(a, vfloor);
-    const double d = run->rtol * std::abs(Y[i]) + a;
-    if (!(d > 0.0) || !std::isfinite(d)) return -1;
-    W[i] = 1.0 / d;
-  }
-  return 0;
+  // One loop per segment (q, v, the rest) without a branch per entry (the
+  // weights are set at every step, and once more per sensitivity);
+  // whether every d is positive and finite is checked once at the end.
+  const double rtol = run->rtol;
+  const double* yd = Y.data();
+  const double* at = run->atol.data();
+  double* wd = W.data();
+  bool ok = true;
+  const auto weigh = [&](Eigen::Index from, Eigen::Index to, double floor) {
+    for (Eigen::Index i = from; i < to; ++i) {
+      const double d = rtol * std::abs(yd[i]) + std::max(at[i], floor);
+      ok &= (d > 0.0) & (d <= std::numeric_limits<double>::max());
+      wd[i] = 1.0 / d;
+    }
+  };
+  weigh(0, nq, qfloor);
+  weigh(nq, nq + nv, vfloor);
+  weigh(nq + nv, n, -std::numeric_limits<double>::infinity());
+  return ok ? 0 : -1;
 }
 
 // A Newton iterate that left the finite range (the corrector diverged
@@ -98,6 +114,13 @@ int EwtFn(N_Vector y, N_Vector ewt, void* ud) {
 // fault, with a NaN state.
 int ResFn(realtype t, N_Vector y, N_Vector yp, N_Vector rr, void* ud) {
   auto* run = static_cast<IdasRun*>(ud);
+  // The first evaluation after the state corrector converged, into another
+  // vector than its own: IDAS's staggered evaluation at the converged
+  // state (SkipsConvergedResidual), whose value nothing reads.
+  const bool converged = run->state_converged;
+  run->state_converged = false;
+  if (run->skip_converged_residual && converged && rr != run->newton_delta)
+    return 0;
   return run->Trap([&] {
     if (!View(y).allFinite() || !View(yp).allFinite()) {
       std::ostringstream os;
@@ -209,6 +232,57 @@ int QuadSensFn(int ns,
   });
 }
 
+// Staggered unless asked otherwise: the state converges first, then the
+// sensitivities (linear in themselves) are solved with the same iteration
+// matrix. The simultaneous corrector tests one norm over both, in which
+// the sensitivities lag the state by an iteration; on the index-1 forms
+// it stalled or failed at t = 0 on the pendulum, the four-bar and the
+// chain at rtol = atol 1e-6 and 1e-9, where the staggered corrector ran
+// all 32 cases (docs/sensitivities.md, "The corrector"). Without the
+// sensitivities in the error test the staggered corrector lets them
+// diverge (formulation/support.cpp refuses that pair when asked for), so
+// auto then takes the simultaneous one.
+bool Staggered(const SensitivityOptions& so) {
+  return so.corrector == SensCorrector::kStaggered ||
+         (so.corrector == SensCorrector::kAuto && so.error_control);
+}
+
+// IDAS's staggered corrector (IDAStep, IDAS 5.4) evaluates the residual at
+// the converged state of each step into its work vector `delta`, for the
+// sensitivity residuals (a difference quotient needs F(y) as its base
+// point), before it solves for the sensitivities; IDAGetNumResEvals does
+// not count it. Nothing reads that value when the sensitivity residuals
+// are the exact tangents (SensResFn ignores its `r`), the Jacobian is ours
+// (JacFn ignores its `r`; IDAS's difference-quotient Jacobian, which a
+// matrix refresh of the sensitivity corrector would take around `delta`,
+// would not) and the linear solver is direct (dense LU or KLU: they ignore
+// the residual IDAS passes them). Then the call is skipped: on the
+// sensitivity bench (ten carts, Baumgarte, n_p = 1) it cost 371
+// residuals per run, 9.7 % of the plain run's instructions (callgrind).
+bool SkipsConvergedResidual(const SimulationOptions& o, bool staggered) {
+  return o.sensitivity.method == SensMethod::kForward && staggered &&
+         !o.sensitivity.difference_quotient &&
+         (o.jacobian == JacobianMethod::kAd ||
+          o.linear_solver == LinearSolver::kKlu);
+}
+
+// The state corrector's solve, which marks a converged state for ResFn.
+int SolveMarkingConvergence(SUNNonlinearSolver nls,
+                            N_Vector y0,
+                            N_Vector ycor,
+                            N_Vector w,
+                            realtype tol,
+                            booleantype call_setup,
+                            void* mem) {
+  const int flag =
+      SUNNonlinSolSolve_Newton(nls, y0, ycor, w, tol, call_setup, mem);
+  void* ud = nullptr;
+  if (flag == SUN_NLS_SUCCESS && IDAGetUserData(mem, &ud) == IDA_SUCCESS &&
+      ud != nullptr)
+    static_cast<IdasRun*>(ud)->state_converged = true;
+  return flag;
+}
+
 std::string HintFor(int flag, Formulation f, long max_steps) {
   switch (flag) {
     case IDA_TOO_MUCH_WORK:
@@ -273,7 +347,8 @@ std::unique_ptr<Segment> StartSegment(DaeForm* form,
                                       const Eigen::VectorXd& y0,
                                       const Eigen::VectorXd& yp0,
                                       const Eigen::VectorXd& quad0,
-                                      int num_roots) {
+                                      int num_roots,
+                                      bool skip_converged_residual) {
   auto s = std::make_unique<Segment>();
   const int n = form->size();
   s->y = MakeVector(n, ctx);
@@ -360,6 +435,20 @@ std::unique_ptr<Segment> StartSegment(DaeForm* form,
     DAEDALUS_SUNDIALS_CHECK(
         SUNNonlinSolSetConvTestFn(s->NLS.get(), ScaledConvTest, &s->test));
   }
+  run->skip_converged_residual = skip_converged_residual;
+  run->state_converged = false;
+  run->newton_delta = nullptr;
+  if (skip_converged_residual) {
+    // Our own state corrector (IDAS's default is the same Newton solver
+    // with the same test), its solve marking convergence.
+    if (!s->NLS) {
+      s->NLS.reset(SUNNonlinSol_Newton(s->y.get(), ctx));
+      DAEDALUS_SUNDIALS_CHECK(IDASetNonlinearSolver(mem, s->NLS.get()));
+    }
+    s->NLS->ops->solve = SolveMarkingConvergence;
+    run->newton_delta =
+        static_cast<SUNNonlinearSolverContent_Newton>(s->NLS->content)->delta;
+  }
   if (options.jacobian == JacobianMethod::kAd ||
       options.linear_solver == LinearSolver::kKlu)
     DAEDALUS_SUNDIALS_CHECK(IDASetJacFn(mem, JacFn));
@@ -417,7 +506,8 @@ void IntegrateIdas(Mechanics* mech,
   auto ctx = MakeContext();
   std::unique_ptr<Segment> seg = StartSegment(
       form.get(), &run, options, ctx.get(), options.t0, y0, yp0,
-      Eigen::VectorXd::Zero(form->quad_layout().size()), roots.size());
+      Eigen::VectorXd::Zero(form->quad_layout().size()), roots.size(),
+      SkipsConvergedResidual(options, Staggered(options.sensitivity)));
 
   // ---- forward sensitivities (IDASensInit), consistent at t0.
   const SensitivityOptions& so = options.sensitivity;
@@ -473,20 +563,8 @@ void IntegrateIdas(Mechanics* mech,
       if (!sum.error.empty()) return;
     }
     void* mem = seg->mem;
-    // Staggered unless asked otherwise: the state converges first, then
-    // the sensitivities (linear in themselves) are solved with the same
-    // iteration matrix. The simultaneous corrector tests one norm over
-    // both, in which the sensitivities lag the state by an iteration; on
-    // the index-1 forms it stalled or failed at t = 0 on the pendulum,
-    // the four-bar and the chain at rtol = atol 1e-6 and 1e-9, where the
-    // staggered corrector ran all 32 cases (docs/sensitivities.md, "The
-    // corrector").
-    // Without the sensitivities in the error test the staggered corrector
-    // lets them diverge (formulation/support.cpp refuses that pair when
-    // asked for), so auto then takes the simultaneous one.
-    const bool staggered =
-        so.corrector == SensCorrector::kStaggered ||
-        (so.corrector == SensCorrector::kAuto && so.error_control);
+    // The corrector: Staggered().
+    const bool staggered = Staggered(so);
     const int ism = staggered ? IDA_STAGGERED : IDA_SIMULTANEOUS;
     DAEDALUS_SUNDIALS_CHECK(
         IDASensInit(mem, ns, ism, so.difference_quotient ? nullptr : SensResFn,
@@ -664,7 +742,7 @@ void IntegrateIdas(Mechanics* mech,
       form->ConsistentStart(tret, qn, vn, y1, yp1, &r1);
       jumps += mech->energy() - f.energy;
       seg = StartSegment(form.get(), &run, now, ctx.get(), tret, y1, yp1, w,
-                         roots.size());
+                         roots.size(), false);
     }
   } catch (const std::exception& e) {
     sum.error = std::string("evaluation failed at an output time: ") + e.what();
