@@ -7,6 +7,8 @@
 // compared with a Baumgarte run on CVODES BDF at rtol 1e-10.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,8 @@
 #include "chaplygin_sleigh.hpp"
 #include "double_pendulum.hpp"
 #include "four_bar.hpp"
+#include "four_bar_mb.hpp"
+#include "golfer_3d.hpp"
 #include "moving_support.hpp"
 #include "particle_sphere.hpp"
 #include "pendulum.hpp"
@@ -23,6 +27,7 @@
 #include "rolling_disk.hpp"
 #include "rotating_particle.hpp"
 #include "slider_crank.hpp"
+#include "slider_crank_mb.hpp"
 #include "stiff_linkage.hpp"
 #include "support/test_support.hpp"
 
@@ -57,6 +62,9 @@ const Case kCases[] = {
     {"rotating_particle", problems::RotatingParticleProblem},
     {"rod_pair_maximal", problems::RodPairMaximalProblem},
     {"stiff_linkage", problems::StiffLinkageProblem, 100.0},
+    // The two written as multibody descriptions (the same mechanisms).
+    {"four_bar_mb", problems::FourBarMbProblem},
+    {"slider_crank_mb", problems::SliderCrankMbProblem},
 };
 
 class DaeDefaults : public ::testing::TestWithParam<Case> {};
@@ -142,6 +150,50 @@ TEST_P(DaeDefaults, GglAndIndexThreeRunAtEveryTolerance) {
           std::string(ToString(f)) + " at " + std::to_string(tol);
       EXPECT_TRUE(run.summary.ok) << what << ": " << run.summary.error;
       EXPECT_DOUBLE_EQ(run.summary.t_reached, o.t_end) << what;
+    }
+}
+
+// The multibody golfer (a ball-jointed shoulder on a unit quaternion, the
+// trail hand closing a loop on the grip, a flexible shaft): GGL and index 3
+// with default options at every rtol = atol from 1e-4 to 1e-12, each run to
+// its impact event, whose time agrees with Baumgarte on CVODES BDF at rtol
+// 1e-10 (`golfer_3d --formulation ggl --integrator idas --rtol T --atol T`).
+// Measured differences: GGL 1.9e-6, 7.4e-8, 4.5e-10, 5.4e-12, 1.2e-11 and index
+// 3 9.6e-4, 1.7e-5, 3.4e-8, 2.3e-9, 1.8e-10 at 1e-4 ... 1e-12 (index 3 keeps
+// only the positions under error control, so its event time is one to two
+// orders less accurate); the bounds below are 10 x tol (GGL) and 30 x tol
+// (index 3), floored at the reference's own accuracy.
+TEST(DaeDefaultsMultibody, Golfer3dRunsToImpactAtEveryTolerance) {
+  DAEDALUS_RELEASE_BUILD_ONLY("eleven golfer runs on dual numbers");
+  // The recursive form, golfer_3d's default on the command line (the
+  // energy form's M and h on dual numbers take 50 times longer).
+  const Problem p = problems::Golfer3dProblemForm(mb::DynamicsForm::kRecursive);
+  SimulationOptions r = p.defaults;
+  r.formulation = Formulation::kBaumgarte;
+  r.integrator = Integrator::kCvodesBdf;
+  r.rtol = 1e-10;
+  r.atol = 1e-12;
+  const testing::Run ref = testing::RunProblem(p, r);
+  ASSERT_TRUE(ref.summary.ok) << ref.summary.error;
+  ASSERT_EQ(ref.summary.events.size(), 1u);
+  ASSERT_EQ(ref.summary.events[0].name, "impact");
+  const double t_impact = ref.summary.events[0].t;
+  EXPECT_GT(t_impact, 0.2);
+  for (const Formulation f : {Formulation::kGgl, Formulation::kIndex3})
+    for (const double tol : {1e-4, 1e-6, 1e-8, 1e-10, 1e-12}) {
+      SimulationOptions o = p.defaults;
+      o.formulation = f;
+      o.integrator = Integrator::kIdas;
+      o.rtol = o.atol = tol;
+      const testing::Run run = testing::RunProblem(p, o);
+      const std::string what =
+          std::string(ToString(f)) + " at " + std::to_string(tol);
+      ASSERT_TRUE(run.summary.ok) << what << ": " << run.summary.error;
+      ASSERT_EQ(run.summary.events.size(), 1u) << what;
+      EXPECT_TRUE(run.summary.events[0].stopped) << what;
+      const double bound = f == Formulation::kGgl ? std::max(10 * tol, 1e-10)
+                                                  : std::max(30 * tol, 1e-8);
+      EXPECT_LT(std::abs(run.summary.events[0].t - t_impact), bound) << what;
     }
 }
 
