@@ -162,7 +162,10 @@ TEST_P(DaeDefaults, GglAndIndexThreeRunAtEveryTolerance) {
 // 3 9.6e-4, 1.7e-5, 3.4e-8, 2.3e-9, 1.8e-10 at 1e-4 ... 1e-12 (index 3 keeps
 // only the positions under error control, so its event time is one to two
 // orders less accurate); the bounds below are 10 x tol (GGL) and 30 x tol
-// (index 3), floored at the reference's own accuracy.
+// (index 3), floored at the reference's own accuracy. (On the energy form,
+// whose M and h differ from the recursive ones by round-off, index 3 at
+// 1e-8 was 6.0e-7 off: its error is not under control, docs/formulations.md;
+// these bounds are the recursive form's.)
 TEST(DaeDefaultsMultibody, Golfer3dRunsToImpactAtEveryTolerance) {
   DAEDALUS_RELEASE_BUILD_ONLY("eleven golfer runs on dual numbers");
   // The recursive form, golfer_3d's default on the command line (the
