@@ -69,6 +69,15 @@ const Case kCases[] = {
 
 class DaeDefaults : public ::testing::TestWithParam<Case> {};
 
+// The reference runs: Baumgarte on CVODES BDF at rtol 1e-10, atol 1e-12.
+SimulationOptions ReferenceOptions(SimulationOptions o) {
+  o.formulation = Formulation::kBaumgarte;
+  o.integrator = Integrator::kCvodesBdf;
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  return o;
+}
+
 // The worst position error over the samples against the reference.
 double PositionError(const testing::Run& a, const testing::Run& ref) {
   double e = 0.0;
@@ -89,12 +98,7 @@ TEST_P(DaeDefaults, GglAndIndexThreeRunAndConverge) {
   SimulationOptions base = p.defaults;
   base.t_end = base.t0 + 0.5;
   base.output_step = 0.05;
-  SimulationOptions r = base;
-  r.formulation = Formulation::kBaumgarte;
-  r.integrator = Integrator::kCvodesBdf;
-  r.rtol = 1e-10;
-  r.atol = 1e-12;
-  const testing::Run ref = testing::RunProblem(p, r);
+  const testing::Run ref = testing::RunProblem(p, ReferenceOptions(base));
   ASSERT_TRUE(ref.summary.ok) << ref.summary.error;
   struct Tol {
     Formulation f;
@@ -171,12 +175,7 @@ TEST(DaeDefaultsMultibody, Golfer3dRunsToImpactAtEveryTolerance) {
   // The recursive form, golfer_3d's default on the command line (the
   // energy form's M and h on dual numbers take 50 times longer).
   const Problem p = problems::Golfer3dProblemForm(mb::DynamicsForm::kRecursive);
-  SimulationOptions r = p.defaults;
-  r.formulation = Formulation::kBaumgarte;
-  r.integrator = Integrator::kCvodesBdf;
-  r.rtol = 1e-10;
-  r.atol = 1e-12;
-  const testing::Run ref = testing::RunProblem(p, r);
+  const testing::Run ref = testing::RunProblem(p, ReferenceOptions(p.defaults));
   ASSERT_TRUE(ref.summary.ok) << ref.summary.error;
   ASSERT_EQ(ref.summary.events.size(), 1u);
   ASSERT_EQ(ref.summary.events[0].name, "impact");
