@@ -1,7 +1,8 @@
 // The support matrix's quaternion table (docs/support.md, "Models with
 // quaternions"), run: every formulation x integrator x KKT path cell for
-// integration, events, forward and adjoint sensitivities and
-// counterfactuals on a constrained model with a quaternion (a heavy top
+// integration, events, unilateral monitoring, forward and adjoint
+// sensitivities, drift escalation and counterfactuals on a constrained
+// model with a quaternion (a heavy top
 // written as a free body pinned at a point, driven by a torque), compared
 // with the reference combination (Baumgarte on CVODES BDF, dense, at rtol
 // 1e-11) when internal::QuaternionCellRefusal says it runs, and refused
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -38,8 +40,10 @@ const Eigen::Vector3d kPin(-0.1, 0.2, -0.7);  // centre of mass to the pin
 // and pin declared per block (the sparse path's structure), gravity g, a
 // body-frame torque a sin(3 t) about its own axis, and optionally the
 // event z = z_event (the centre of mass passing a height it reaches, in
-// the reference run, at about 0.3 s).
-Model PinnedTop(bool event, double z_event) {
+// the reference run, at about 0.3 s) or the pin marked unilateral (its
+// horizontal reactions change sign as the top precesses, which opens and
+// closes violation intervals).
+Model PinnedTop(bool event, double z_event, bool unilateral = false) {
   ModelBuilder b("support_pinned_top");
   b.Coordinates({"x", "y", "z"});
   b.Quaternion("R");
@@ -64,7 +68,7 @@ Model PinnedTop(bool event, double z_event) {
         r << p.x(), p.y(), p.z();
         return r;
       },
-      3);
+      3, unilateral);
   b.Input(
       "motor",
       [](const auto& s) {
@@ -160,7 +164,8 @@ double EventHeight() {
 
 Model CellModel(const Cell& c) {
   const bool event = c.feature == Feature::kEvents;
-  return PinnedTop(event, event ? EventHeight() : 0.0);
+  return PinnedTop(event, event ? EventHeight() : 0.0,
+                   c.feature == Feature::kFeasibility);
 }
 
 SimulationSummary Reference(Feature feature) {
@@ -210,6 +215,80 @@ void ExpectAgrees(const SimulationSummary& s,
   EXPECT_LT(s.energy_residual_max, 1e3 * tol);
 }
 
+// Keeps every sample of a run.
+struct Keep : Observer {
+  std::vector<Sample> samples;
+  void OnSample(const Sample& s) override { samples.push_back(s); }
+};
+
+// The drift contract (--drift-tol with --drift-action escalate), as in
+// support_matrix_test.cpp: at a tolerance between the drift of the cell's
+// own run and that of the form it escalates to (both measured here, so
+// that the escalation is certain) the run switches once and finishes
+// within the contract; with nothing to escalate to, a tolerance just below
+// the cell's own drift fails the run with the reason. Escalating cells run
+// 20 s at rtol 1e-6 with weak Baumgarte gains (0.01/s): the index-1 forms'
+// drift grows with time (to about 1e-3 at 10 s, 100 times the GGL run's,
+// which stays at the interpolation error of its samples: 1e-5 at 10 s, 20
+// s for the margin), the others 1 s, enough to fail at their own drift.
+constexpr double kEscalationSpan = 20.0;  // [s]
+
+void ExpectEscalatesOrFails(const Model& m,
+                            const Eigen::VectorXd& p,
+                            SimulationOptions o,
+                            const Cell& c) {
+  std::string cannot;
+  const Formulation to = internal::EscalationTarget(o, &cannot);
+  o.t_end = cannot.empty() ? kEscalationSpan : 1.0;
+  o.rtol = o.atol = 1e-6;
+  o.output_step = 0.05;
+  o.baumgarte_alpha = o.baumgarte_beta = 0.01;
+  Keep plain_samples;
+  const SimulationSummary plain = Simulate(m, Start(), p, o, &plain_samples);
+  ASSERT_TRUE(plain.ok) << plain.error;
+  const double own =
+      std::max(plain.drift_position_max, plain.drift_velocity_max);
+  ASSERT_GT(own, 0.0);
+  o.drift_action = DriftAction::kEscalate;
+  if (!cannot.empty()) {
+    o.drift_tol = 0.5 * own;
+    const SimulationSummary s = Simulate(m, Start(), p, o);
+    EXPECT_FALSE(s.ok);
+    EXPECT_THAT(s.error, HasSubstr("exceeds --drift-tol"));
+    EXPECT_THAT(s.error, HasSubstr(cannot));
+    EXPECT_TRUE(s.escalations.empty());
+    return;
+  }
+  SimulationOptions target = o;
+  target.formulation = to;
+  const SimulationSummary strong = Simulate(m, Start(), p, target);
+  ASSERT_TRUE(strong.ok) << strong.error;
+  const double enforced =
+      std::max(strong.drift_position_max, strong.drift_velocity_max);
+  ASSERT_GT(own, 100 * enforced)
+      << "the escalation target does not drift less on this run ("
+      << ToString(c.f) << ": " << own << ", " << ToString(to) << ": "
+      << enforced << ")";
+  o.drift_tol = std::sqrt(own * enforced);
+  Keep samples;
+  const SimulationSummary s = Simulate(m, Start(), p, o, &samples);
+  ASSERT_TRUE(s.ok) << s.error;
+  ASSERT_EQ(s.escalations.size(), 1u);
+  const Escalation& e = s.escalations[0];
+  EXPECT_EQ(e.from, c.f);
+  EXPECT_EQ(e.to, to);
+  EXPECT_GT(e.drift, o.drift_tol);
+  EXPECT_LE(std::max(s.final.drift_position, s.final.drift_velocity),
+            o.drift_tol);
+  // Up to the switch the run is the plain one, sample for sample.
+  size_t k = 0;
+  for (; k < samples.samples.size() && samples.samples[k].t <= e.t; ++k)
+    EXPECT_EQ(samples.samples[k].q, plain_samples.samples[k].q)
+        << "t = " << samples.samples[k].t;
+  EXPECT_GT(k, 1u);
+  EXPECT_NEAR(s.final.t, kEscalationSpan, 1e-12);
+}
+
 class QuaternionSupportMatrix : public ::testing::TestWithParam<Cell> {};
 
 TEST_P(QuaternionSupportMatrix, RunsAndAgreesOrIsRefused) {
@@ -246,6 +325,27 @@ TEST_P(QuaternionSupportMatrix, RunsAndAgreesOrIsRefused) {
       if (!FixedStep(c.i)) ExpectAgrees(s, ref, c);
       break;
     }
+    case Feature::kFeasibility: {
+      // The pin's three rows watched as unilateral: the same violation
+      // intervals as the reference's, opening and closing at the same
+      // times (to the cell's time tolerance).
+      const SimulationSummary s = Simulate(m, Start(), p, o);
+      ASSERT_TRUE(s.ok) << s.error;
+      EXPECT_EQ(s.unilateral_rows, 3);
+      ASSERT_FALSE(ref.violations.empty());
+      ASSERT_EQ(s.violations.size(), ref.violations.size());
+      for (size_t k = 0; k < s.violations.size(); ++k) {
+        EXPECT_EQ(s.violations[k].name, ref.violations[k].name);
+        EXPECT_NEAR(s.violations[k].t_start, ref.violations[k].t_start,
+                    TimeTol(c));
+        EXPECT_NEAR(s.violations[k].t_end, ref.violations[k].t_end, TimeTol(c));
+      }
+      ExpectAgrees(s, ref, c);
+      break;
+    }
+    case Feature::kDriftEscalation:
+      ExpectEscalatesOrFails(m, p, o, c);
+      break;
     case Feature::kForward: {
       const SimulationSummary s = Simulate(m, Start(), p, o);
       ASSERT_TRUE(s.ok) << s.error;
@@ -294,12 +394,12 @@ TEST_P(QuaternionSupportMatrix, RunsAndAgreesOrIsRefused) {
   }
 }
 
-// Every cell in the release build (400). The sanitizer build, where they
-// took 197 s, runs a pairwise covering array as support_matrix_test does:
-// integrator i and feature x (indices) meet in one cell, with formulation
-// (i + x) mod 5 and KKT path (i + x) mod 2, so every pair of formulation,
-// integrator, feature and path occurs (40 cells); the release build checks
-// the numbers of all of them.
+// Every cell in the release build (560, 4.3 s). The sanitizer build, where
+// the first 400 took 197 s, runs a pairwise covering array as
+// support_matrix_test does: integrator i and feature x (indices) meet in one
+// cell, with formulation (i + x) mod 5 and KKT path (i + x) mod 2, so every
+// pair of formulation, integrator, feature and path occurs (56 cells); the
+// release build checks the numbers of all of them.
 std::vector<Cell> QuaternionCells() {
 #ifdef DAEDALUS_SANITIZER_BUILD
   constexpr bool kCovering = true;
@@ -317,9 +417,10 @@ std::vector<Cell> QuaternionCells() {
                                                Integrator::kRattle,
                                                Integrator::kGeneralizedAlpha,
                                                Integrator::kHht};
-  const std::vector<Feature> features = {Feature::kNone, Feature::kEvents,
-                                         Feature::kForward, Feature::kAdjoint,
-                                         Feature::kCounterfactual};
+  const std::vector<Feature> features = {
+      Feature::kNone,          Feature::kEvents,  Feature::kFeasibility,
+      Feature::kForward,       Feature::kAdjoint, Feature::kDriftEscalation,
+      Feature::kCounterfactual};
   std::vector<Cell> cells;
   for (size_t fi = 0; fi < forms.size(); ++fi)
     for (size_t ii = 0; ii < integrators.size(); ++ii)
