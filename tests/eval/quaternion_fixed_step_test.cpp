@@ -14,6 +14,7 @@
 #include "daedalus/simulate.hpp"
 #include "free_body.hpp"
 #include "heavy_top.hpp"
+#include "support/quaternion_models.hpp"
 #include "support/test_support.hpp"
 
 namespace daedalus {
@@ -22,57 +23,12 @@ namespace quaternion_fixed_step_test {
 
 using Eigen::Matrix3d;
 using Eigen::Vector3d;
+using testing::AsymmetricInertia;
+using testing::PinnedFreeBody;
+using testing::PivotTop;
 
-constexpr double kMass = 1.5, kGravity = 9.81;
-
-Model Top(const Matrix3d& inertia, const Vector3d& com) {
-  ModelBuilder b("pivot_top");
-  b.Quaternion("R");
-  b.KineticEnergy([inertia](const auto& x) {
-    using S = typename std::decay_t<decltype(x)>::Scalar;
-    const Vec3<S> w = AngularVelocityAt(x.v, 0);
-    return S(0.5 * w.dot(inertia.cast<S>() * w));
-  });
-  b.PotentialEnergy([com](const auto& x) {
-    using S = typename std::decay_t<decltype(x)>::Scalar;
-    const Vec3<S> c = RotationAt(x.q, 0) * com.cast<S>();
-    return S(kMass * kGravity * c.z());
-  });
-  return std::move(b).Build();
-}
-
-// The free body pinned at its body point `pin` (nq = 7, nv = 6).
-Model Pinned(const Matrix3d& inertia_com, const Vector3d& pin) {
-  ModelBuilder b("pinned_body");
-  b.Coordinates({"x", "y", "z"});
-  b.Quaternion("R");
-  b.KineticEnergy([inertia_com](const auto& x) {
-    using S = typename std::decay_t<decltype(x)>::Scalar;
-    const Vec3<S> w = AngularVelocityAt(x.v, 3);
-    const Vec3<S> u(x.v[0], x.v[1], x.v[2]);
-    return S(0.5 * kMass * u.dot(u) + 0.5 * w.dot(inertia_com.cast<S>() * w));
-  });
-  b.PotentialEnergy([](const auto& x) { return kMass * kGravity * x.q[2]; });
-  b.Holonomic(
-      "pin",
-      [pin](const auto& x) {
-        using S = typename std::decay_t<decltype(x)>::Scalar;
-        const Vec3<S> p = Vec3<S>(x.q[0], x.q[1], x.q[2]) +
-                          RotationAt(x.q, 3) * pin.cast<S>();
-        VecX<S> r(3);
-        r << p.x(), p.y(), p.z();
-        return r;
-      },
-      3);
-  return std::move(b).Build();
-}
-
-Matrix3d Inertia() {
-  Matrix3d i;
-  i << 2.0, 0.1, -0.2, 0.1, 3.0, 0.3, -0.2, 0.3, 4.0;
-  return i;
-}
-const Vector3d kCom(0.1, -0.2, 0.7);
+constexpr double kMass = testing::kQuatMass, kGravity = testing::kQuatGravity;
+const Vector3d kCom = testing::TopCentreOfMass();  // pivot to centre, body
 
 SimulationOptions Fixed(Integrator i, double h, double t_end) {
   SimulationOptions o;
@@ -151,7 +107,7 @@ TopRun RunSymmetricTop(
     Integrator in, double h, double psid, double w3, double th, double t_end) {
   const double I1 = 1.0, I3 = 0.5, l = 0.7;
   const Matrix3d I = Vector3d(I1, I1, I3).asDiagonal();
-  const Model m = Top(I, Vector3d(0.0, 0.0, l));
+  const Model m = PivotTop(I, Vector3d(0.0, 0.0, l), kGravity);
   const Eigen::Vector4d q0(std::cos(0.5 * th), std::sin(0.5 * th), 0.0, 0.0);
   const Vector3d w0(0.0, psid * std::sin(th), w3);
   SimulationOptions o = Fixed(in, h, t_end);
@@ -239,11 +195,11 @@ TEST(QuaternionFixedStep, OrdersOfConvergence) {
       "a step-halving study of the three schemes against a tight CVODES "
       "reference (34 s here); the same updates run under the sanitizers in "
       "FreeBodyKeepsEnergyAndMomentum");
-  const Matrix3d Ic = Inertia();
+  const Matrix3d Ic = AsymmetricInertia();
   const Matrix3d Io = Ic + kMass * (kCom.squaredNorm() * Matrix3d::Identity() -
                                     kCom * kCom.transpose());
-  const Model top = Top(Io, kCom);
-  const Model pinned = Pinned(Ic, -kCom);
+  const Model top = PivotTop(Io, kCom, kGravity);
+  const Model pinned = PinnedFreeBody(Ic, -kCom);
   const Eigen::Vector4d q0 = Eigen::Vector4d(0.9, 0.3, -0.2, 0.1).normalized();
   const Vector3d w0(0.5, -1.0, 6.0);
   const double t = 1.0;

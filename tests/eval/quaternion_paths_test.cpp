@@ -19,6 +19,7 @@
 #include "free_body.hpp"
 #include "golfer_3d.hpp"
 #include "heavy_top.hpp"
+#include "support/quaternion_models.hpp"
 #include "support/test_support.hpp"
 
 namespace daedalus {
@@ -27,80 +28,13 @@ namespace quaternion_paths_test {
 
 using Eigen::Matrix3d;
 using Eigen::Vector3d;
+using testing::AsymmetricInertia;
+using testing::PinnedFreeBody;
+using testing::PivotTop;
+using testing::RandomQuaternion;
 
-constexpr double kMass = 1.5, kGravity = 9.81;
-
-Matrix3d Inertia() {
-  Matrix3d i;
-  i << 2.0, 0.1, -0.2, 0.1, 3.0, 0.3, -0.2, 0.3, 4.0;
-  return i;
-}
-const Vector3d kCom(0.1, -0.2, 0.7);
-
-// A top on a fixed pivot (nq = 4, nv = 3): inertia about the pivot,
-// centre of mass at `com` in the body frame, gravity along -z.
-Model PivotTop(const Matrix3d& inertia, const Vector3d& com, double g) {
-  ModelBuilder b("pivot_top");
-  b.Quaternion("R");
-  b.KineticEnergy([inertia](const auto& x) {
-    using S = typename std::decay_t<decltype(x)>::Scalar;
-    const Vec3<S> w = AngularVelocityAt(x.v, 0);
-    return S(0.5 * w.dot(inertia.cast<S>() * w));
-  });
-  b.PotentialEnergy([com, g](const auto& x) {
-    using S = typename std::decay_t<decltype(x)>::Scalar;
-    const Vec3<S> c = RotationAt(x.q, 0) * com.cast<S>();
-    return S(kMass * g * c.z());
-  });
-  return std::move(b).Build();
-}
-
-// A free body (x, y, z and a quaternion; nq = 7, nv = 6) whose body point
-// `pin` is held at the origin by three holonomic rows. With `touches` the
-// energies are declared as terms and the constraint with its coordinates
-// (the sparse path's blocks), else as one function each.
-Model PinnedFreeBody(const Matrix3d& inertia_com,
-                     const Vector3d& pin,
-                     bool touches) {
-  ModelBuilder b(touches ? "pinned_body_touches" : "pinned_body");
-  b.Coordinates({"x", "y", "z"});
-  b.Quaternion("R");
-  auto translation = [](const auto& x) {
-    return 0.5 * kMass * (x.v[0] * x.v[0] + x.v[1] * x.v[1] + x.v[2] * x.v[2]);
-  };
-  auto rotation = [inertia_com](const auto& x) {
-    using S = typename std::decay_t<decltype(x)>::Scalar;
-    const Vec3<S> w = AngularVelocityAt(x.v, 3);
-    return S(0.5 * w.dot(inertia_com.cast<S>() * w));
-  };
-  auto height = [](const auto& x) { return kMass * kGravity * x.q[2]; };
-  auto pin_fn = [pin](const auto& x) {
-    using S = typename std::decay_t<decltype(x)>::Scalar;
-    const Vec3<S> p =
-        Vec3<S>(x.q[0], x.q[1], x.q[2]) + RotationAt(x.q, 3) * pin.cast<S>();
-    VecX<S> r(3);
-    r << p.x(), p.y(), p.z();
-    return r;
-  };
-  if (touches) {
-    b.KineticEnergyTerm(Touches{{0, 1, 2}}, translation);
-    b.KineticEnergyTerm(Touches{{3, 4, 5, 6}}, rotation);
-    b.PotentialEnergyTerm(Touches{{2}}, height);
-    b.Holonomic("pin", Touches{{0, 1, 2, 3, 4, 5, 6}}, pin_fn, 3);
-  } else {
-    b.KineticEnergy(
-        [=](const auto& x) { return translation(x) + rotation(x); });
-    b.PotentialEnergy(height);
-    b.Holonomic("pin", pin_fn, 3);
-  }
-  return std::move(b).Build();
-}
-
-Eigen::Vector4d RandomQuaternion(std::mt19937* rng, double scale) {
-  std::normal_distribution<double> n(0.0, 1.0);
-  Eigen::Vector4d q(n(*rng), n(*rng), n(*rng), n(*rng));
-  return scale * q / q.norm();
-}
+constexpr double kMass = testing::kQuatMass, kGravity = testing::kQuatGravity;
+const Vector3d kCom = testing::TopCentreOfMass();  // pivot to centre, body
 
 double RelDiff(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   const double s = b.cwiseAbs().maxCoeff();
@@ -115,9 +49,9 @@ double RelDiff(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
 // other trial (the functions see them normalized on both paths).
 TEST(QuaternionSparse, EvaluatorAgreesWithTheDenseOneAtRandomStates) {
   const problems::Golfer3d golfer = problems::MakeGolfer3d();
-  const Model models[] = {PinnedFreeBody(Inertia(), -kCom, false),
-                          PinnedFreeBody(Inertia(), -kCom, true),
-                          PivotTop(Inertia(), kCom, kGravity),
+  const Model models[] = {PinnedFreeBody(AsymmetricInertia(), -kCom, false),
+                          PinnedFreeBody(AsymmetricInertia(), -kCom, true),
+                          PivotTop(AsymmetricInertia(), kCom, kGravity),
                           golfer.problem.model};
   std::mt19937 rng(17);
   std::normal_distribution<double> n(0.0, 1.0);
@@ -192,7 +126,7 @@ SimulationOptions Options(Formulation f, Integrator i, double t_end) {
 // and the quaternion stays unit on both. (The evaluations themselves
 // agree to round-off: EvaluatorAgreesWithTheDenseOneAtRandomStates.)
 TEST(QuaternionSparse, RunsAgreeWithTheDensePath) {
-  const Model m = PinnedFreeBody(Inertia(), -kCom, true);
+  const Model m = PinnedFreeBody(AsymmetricInertia(), -kCom, true);
   const Eigen::Vector4d q0 = Eigen::Vector4d(0.9, 0.3, -0.2, 0.1).normalized();
   const Vector3d w0(0.5, -1.0, 6.0);
   const Matrix3d R0 = RotationAt<double>(Eigen::VectorXd(q0), 0);

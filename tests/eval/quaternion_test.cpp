@@ -13,6 +13,7 @@
 #include "daedalus/dynamics.hpp"
 #include "daedalus/simulate.hpp"
 #include "free_body.hpp"
+#include "support/quaternion_models.hpp"
 
 namespace daedalus {
 namespace {
@@ -20,6 +21,13 @@ namespace quaternion_test {
 
 using Eigen::Matrix3d;
 using Eigen::Vector3d;
+using testing::AsymmetricInertia;
+using testing::PinnedFreeBody;
+using testing::PivotTop;
+using testing::RandomQuaternion;
+
+constexpr double kMass = testing::kQuatMass, kGravity = testing::kQuatGravity;
+const Vector3d kCom = testing::TopCentreOfMass();  // pivot to centre, body
 
 Matrix3d Skew(const Vector3d& a) {
   Matrix3d s;
@@ -27,70 +35,8 @@ Matrix3d Skew(const Vector3d& a) {
   return s;
 }
 
-// An asymmetric inertia tensor (positive definite, off-diagonal terms).
-Matrix3d Inertia() {
-  Matrix3d i;
-  i << 2.0, 0.1, -0.2, 0.1, 3.0, 0.3, -0.2, 0.3, 4.0;
-  return i;
-}
-
-constexpr double kMass = 1.5, kGravity = 9.81;
-const Vector3d kCom(0.1, -0.2, 0.7);  // pivot to centre of mass, body frame
-
-// A top on a fixed pivot: the quaternion alone (nq = 4, nv = 3), the
-// inertia about the pivot, gravity along -z.
-Model PivotTop(const Matrix3d& inertia, const Vector3d& com, double g) {
-  ModelBuilder b("pivot_top");
-  b.Quaternion("R");
-  b.KineticEnergy([inertia](const auto& x) {
-    using S = typename std::decay_t<decltype(x)>::Scalar;
-    const Vec3<S> w = AngularVelocityAt(x.v, 0);
-    return S(0.5 * w.dot(inertia.cast<S>() * w));
-  });
-  b.PotentialEnergy([com, g](const auto& x) {
-    using S = typename std::decay_t<decltype(x)>::Scalar;
-    const Vec3<S> c = RotationAt(x.q, 0) * com.cast<S>();
-    return S(kMass * g * c.z());
-  });
-  return std::move(b).Build();
-}
-
-// A free body (centre-of-mass position x, y, z and a quaternion; nq = 7,
-// nv = 6) whose body point `pin` (from the centre of mass, body frame) is
-// held at the world origin by a 3-row holonomic constraint.
-Model PinnedFreeBody(const Matrix3d& inertia_com, const Vector3d& pin) {
-  ModelBuilder b("pinned_body");
-  b.Coordinates({"x", "y", "z"});
-  b.Quaternion("R");
-  b.KineticEnergy([inertia_com](const auto& x) {
-    using S = typename std::decay_t<decltype(x)>::Scalar;
-    const Vec3<S> w = AngularVelocityAt(x.v, 3);
-    const Vec3<S> u(x.v[0], x.v[1], x.v[2]);
-    return S(0.5 * kMass * u.dot(u) + 0.5 * w.dot(inertia_com.cast<S>() * w));
-  });
-  b.PotentialEnergy([](const auto& x) { return kMass * kGravity * x.q[2]; });
-  b.Holonomic(
-      "pin",
-      [pin](const auto& x) {
-        using S = typename std::decay_t<decltype(x)>::Scalar;
-        const Vec3<S> p = Vec3<S>(x.q[0], x.q[1], x.q[2]) +
-                          RotationAt(x.q, 3) * pin.cast<S>();
-        VecX<S> r(3);
-        r << p.x(), p.y(), p.z();
-        return r;
-      },
-      3);
-  return std::move(b).Build();
-}
-
-Eigen::Vector4d RandomQuaternion(std::mt19937* rng, double scale) {
-  std::normal_distribution<double> n(0.0, 1.0);
-  Eigen::Vector4d q(n(*rng), n(*rng), n(*rng), n(*rng));
-  return scale * q / q.norm();
-}
-
 TEST(Quaternion, ModelDeclaresFourCoordinatesAndThreeVelocities) {
-  const Model m = PinnedFreeBody(Inertia(), -kCom);
+  const Model m = PinnedFreeBody(AsymmetricInertia(), -kCom);
   EXPECT_EQ(m.nq(), 7);
   EXPECT_EQ(m.nv(), 6);
   EXPECT_EQ(m.coordinate_names()[3], "R.w");
@@ -107,7 +53,7 @@ TEST(Quaternion, ModelDeclaresFourCoordinatesAndThreeVelocities) {
 // (the functions see it normalized), by both the multi-direction sweeps
 // and the single-direction path.
 TEST(Quaternion, TopMassMatrixAndBiasAreEulersEquations) {
-  const Matrix3d I = Inertia();
+  const Matrix3d I = AsymmetricInertia();
   const Model m = PivotTop(I, kCom, kGravity);
   std::mt19937 rng(7);
   std::normal_distribution<double> n(0.0, 2.0);
@@ -141,7 +87,7 @@ TEST(Quaternion, TopMassMatrixAndBiasAreEulersEquations) {
 // b = R (w x (w x p)) (the point's acceleration at zero accelerations).
 TEST(Quaternion, ConstraintJacobianAndBiasAreTheRigidBodyKinematics) {
   const Vector3d pin(0.2, -0.1, -0.6);
-  const Model m = PinnedFreeBody(Inertia(), pin);
+  const Model m = PinnedFreeBody(AsymmetricInertia(), pin);
   std::mt19937 rng(11);
   std::normal_distribution<double> n(0.0, 2.0);
   for (int trial = 0; trial < 20; ++trial) {
@@ -216,7 +162,7 @@ TEST(Quaternion, SymmetricFreeBodyFollowsTheClosedForm) {
 // Their rotations and angular velocities agree after 1 s; the pinned
 // body's energy is conserved and its pin holds.
 TEST(Quaternion, PinnedFreeBodyIsThePivotTopUnderEveryFormulation) {
-  const Matrix3d Ic = Inertia();
+  const Matrix3d Ic = AsymmetricInertia();
   const Matrix3d Io = Ic + kMass * (kCom.squaredNorm() * Matrix3d::Identity() -
                                     kCom * kCom.transpose());
   const Model top = PivotTop(Io, kCom, kGravity);
@@ -269,7 +215,7 @@ TEST(Quaternion, PinnedFreeBodyIsThePivotTopUnderEveryFormulation) {
 }
 
 TEST(Quaternion, ZeroInitialQuaternionIsRefusedAndAnotherNormalized) {
-  const Model m = PivotTop(Inertia(), kCom, kGravity);
+  const Model m = PivotTop(AsymmetricInertia(), kCom, kGravity);
   const SimulationOptions o =
       Options(Formulation::kProjection, Integrator::kCvodesBdf, 0.1);
   EXPECT_THROW(
@@ -296,7 +242,7 @@ TEST(Quaternion, ZeroInitialQuaternionIsRefusedAndAnotherNormalized) {
 }
 
 TEST(Quaternion, UnsupportedPathsAreRefusedWithTheReason) {
-  const Model m = PivotTop(Inertia(), kCom, kGravity);
+  const Model m = PivotTop(AsymmetricInertia(), kCom, kGravity);
   const InitialState x0{Eigen::Vector4d(1.0, 0.0, 0.0, 0.0), Vector3d::Zero()};
   // The alpha schemes' Newmark update is written for q' = v.
   for (Integrator i : {Integrator::kGeneralizedAlpha, Integrator::kHht}) {
