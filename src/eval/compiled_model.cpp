@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "eval/chart.hpp"
+
 namespace daedalus::internal {
 
 namespace {
@@ -95,6 +97,12 @@ std::vector<Sym> SymbolicModel::Along(
 }
 
 Sym SymbolicModel::EnergyAlongQ(const VecX<Sym>& dq) {
+  // dq is a coordinate direction (nq): the IDAS programs that ask for it
+  // are not built for models with quaternions (DaeForm), whose directions
+  // are the chart's.
+  if (!model_.quaternions().empty())
+    throw std::logic_error(
+        "SymbolicModel::EnergyAlongQ: not for a model with quaternions");
   std::vector<std::pair<int, Sym>> seeds;
   for (int i = 0; i < model_.nq(); ++i) seeds.emplace_back(q_input(i), dq[i]);
   return Along({energy}, seeds)[0];
@@ -109,10 +117,55 @@ bool Record(SymbolicModel* s, std::string* why) {
   const auto& d = m.data();
   const int nq = m.nq(), nv = m.nv(), nc = m.nc(), nu = m.num_inputs();
   const Reason fail{why};
-  const Point<Sym> x{s->q, s->v, s->t, s->p};
-  std::vector<std::pair<int, Sym>> along_motion;  // qdot = v, tdot = 1
-  for (int i = 0; i < nq; ++i)
-    along_motion.emplace_back(s->q_input(i), s->v[i]);
+  // Quaternions (eval/chart.hpp; docs/conventions.md, "Velocities"): the
+  // functions see the user's q with each quaternion normalized, and the
+  // derivatives "along coordinate k" are along the raw q's direction
+  // N(q) e_k, q (x) (0, e_k) / 2 on a quaternion block (a rotation about
+  // body axis k: n(q + eps q (x) (0, e) / 2) = n(q) (x) (1, eps e / 2) +
+  // O(eps^2), whatever |q|). Derivatives along the motion follow q' = N(q) v
+  // with v held, whose path q (x) exp(t v / 2) is the chart's xi = t v, so
+  // the bias terms equal the chart's (second order included: the symbolic
+  // derivatives are exact). The Euler-Lagrange equations in these
+  // velocities gain the Hamel term w x p per block (below). Models without
+  // quaternions record the graph they always did.
+  const bool chart = !d.quaternions.empty();
+  VecX<Sym> qn = s->q;  // the user's q
+  for (const QuaternionBlock& b : d.quaternions) {
+    const Sym n =
+        sqrt(s->q[b.q] * s->q[b.q] + s->q[b.q + 1] * s->q[b.q + 1] +
+             s->q[b.q + 2] * s->q[b.q + 2] + s->q[b.q + 3] * s->q[b.q + 3]);
+    for (int c = 0; c < 4; ++c) qn[b.q + c] = s->q[b.q + c] / n;
+  }
+  const Point<Sym> x{qn, s->v, s->t, s->p};
+  // The seeds of the q inputs for a coordinate rate qdot (nq).
+  auto seeds_of = [&](const VecX<Sym>& qdot) {
+    std::vector<std::pair<int, Sym>> r;
+    for (int j = 0; j < nq; ++j)
+      if (!s->graph.IsZero(qdot[j].node()))
+        r.emplace_back(s->q_input(j), qdot[j]);
+    return r;
+  };
+  std::vector<std::pair<int, Sym>> along_motion;  // qdot = N v, tdot = 1
+  // Column k of N(q) as seeds: the derivative along coordinate k.
+  std::vector<std::vector<std::pair<int, Sym>>> along_coordinate(nv);
+  if (chart) {
+    VecX<Sym> qdot = VecX<Sym>::Zero(nq);
+    CoordinateRates<Sym>(d, s->q, s->v, qdot);
+    along_motion = seeds_of(qdot);
+    for (int k = 0; k < nv; ++k) {
+      VecX<Sym> e = VecX<Sym>::Zero(nv);
+      e[k] = Sym(1.0);
+      qdot = VecX<Sym>::Zero(nq);
+      CoordinateRates<Sym>(d, s->q, e, qdot);
+      along_coordinate[static_cast<std::size_t>(k)] = seeds_of(qdot);
+    }
+  } else {
+    for (int i = 0; i < nq; ++i)
+      along_motion.emplace_back(s->q_input(i), s->v[i]);
+    for (int k = 0; k < nv; ++k)
+      along_coordinate[static_cast<std::size_t>(k)] = {
+          {s->q_input(k), Sym(1.0)}};
+  }
   along_motion.emplace_back(0, Sym(1.0));
 
   // ---- constraints
@@ -133,8 +186,10 @@ bool Record(SymbolicModel* s, std::string* why) {
     const std::vector<Sym> rows(out.data(), out.data() + out.size());
     const bool nonholonomic = c.kind == ConstraintKind::kNonholonomic;
     for (int k = 0; k < nv; ++k) {
-      const int input = nonholonomic ? s->v_input(k) : s->q_input(k);
-      const std::vector<Sym> col = s->Along(rows, {{input, Sym(1.0)}});
+      const std::vector<Sym> col =
+          nonholonomic
+              ? s->Along(rows, {{s->v_input(k), Sym(1.0)}})
+              : s->Along(rows, along_coordinate[static_cast<std::size_t>(k)]);
       for (int r = 0; r < c.rows; ++r) s->J(r0 + r, k) = col[r];
     }
     if (nonholonomic) {
@@ -178,17 +233,33 @@ bool Record(SymbolicModel* s, std::string* why) {
     s->lagrangian = s->kinetic - s->potential;
   }
   const Sym vel_part = d.energy_is_lagrangian ? s->lagrangian : s->kinetic;
-  s->Lq.resize(nq);
-  for (int k = 0; k < nq; ++k)
-    s->Lq[k] = s->Along({s->lagrangian}, {{s->q_input(k), Sym(1.0)}})[0];
+  s->Lq.resize(nv);  // along each coordinate (N(q) e_k)
+  for (int k = 0; k < nv; ++k)
+    s->Lq[k] = s->Along({s->lagrangian},
+                        along_coordinate[static_cast<std::size_t>(k)])[0];
   s->L_t = s->Along({s->lagrangian}, {{0, Sym(1.0)}})[0];
   s->momentum.resize(nv);
   for (int i = 0; i < nv; ++i)
     s->momentum[i] = s->Along({vel_part}, {{s->v_input(i), Sym(1.0)}})[0];
   const std::vector<Sym> mom(s->momentum.data(), s->momentum.data() + nv);
   const std::vector<Sym> dmom = s->Along(mom, along_motion);
+  // The Hamel term of a quaternion block, w x p (w its velocities, p their
+  // momenta): the Euler-Lagrange equations in the chart xi, d/dt L_xi' -
+  // L_xi = Q, at xi = 0 with v = xi' - xi x xi' / 2 give p' + w x p - L_q
+  // N = Q (half from d/dt of v_xi', half from L's dependence on xi through
+  // v); for a rigid body I w' + w x I w, Euler's equations.
+  VecX<Sym> hamel = VecX<Sym>::Zero(nv);
+  for (const QuaternionBlock& b : d.quaternions) {
+    const Sym* w = s->v.data() + b.v;
+    const Sym* pm = s->momentum.data() + b.v;
+    hamel[b.v] = w[1] * pm[2] - w[2] * pm[1];
+    hamel[b.v + 1] = w[2] * pm[0] - w[0] * pm[2];
+    hamel[b.v + 2] = w[0] * pm[1] - w[1] * pm[0];
+  }
   s->inertial.resize(nv);
   for (int i = 0; i < nv; ++i) s->inertial[i] = dmom[i] - s->Lq[i];
+  if (chart)
+    for (int i = 0; i < nv; ++i) s->inertial[i] += hamel[i];
   s->M.resize(nv, nv);
   for (int j = 0; j < nv; ++j) {
     const std::vector<Sym> col = s->Along(mom, {{s->v_input(j), Sym(1.0)}});
@@ -249,6 +320,8 @@ bool Record(SymbolicModel* s, std::string* why) {
   s->Mvdot_h.resize(nv);
   for (int i = 0; i < nv; ++i)
     s->Mvdot_h[i] = dmv[i] - s->Lq[i] + s->Dv[i] - s->Qr[i];
+  if (chart)
+    for (int i = 0; i < nv; ++i) s->Mvdot_h[i] += hamel[i];
   return true;
 }
 
@@ -394,14 +467,6 @@ const CompiledModel* GetCompiled(const Model& model, std::string* why_not) {
       cache.why_not = "M and h are evaluated by " +
                       model.data().inertial_dynamics.what +
                       ", not recorded from the energies";
-      return;
-    }
-    if (!model.quaternions().empty()) {
-      // The programs are recorded with q' = v (eval/chart.hpp's chart is
-      // not part of the graph yet).
-      cache.why_not =
-          "the model has quaternion coordinates (nq != nv), which the "
-          "compiled programs do not handle yet";
       return;
     }
     if (model.nq() > kMaxCompiledCoordinates) {

@@ -20,6 +20,16 @@ DaeForm::DaeForm(Mechanics* mech,
     throw std::logic_error("DaeForm: projection is not a DAE form");
   const CompiledModel* cm = mech->compiled();
   if (cm == nullptr) return;
+  if (!mech->model().quaternions().empty()) {
+    // The residual programs and the sensitivity programs are recorded in
+    // coordinate directions (q' = v); on a model with quaternions the
+    // stages are compiled and the residual's Jacobian takes the tangent
+    // path through the chart (eval/chart.hpp).
+    if (evaluator)
+      *evaluator +=
+          " (IDAS residual on dual numbers: the model has quaternions)";
+    return;
+  }
   if (L_.form == Formulation::kBaumgarte && L_.nc > 0 &&
       options.sensitivity.method == SensMethod::kForward) {
     qs_kkt_ = KktLinearization::Make(cm, mech->model(), mech->rows(), options,
