@@ -31,12 +31,14 @@ struct Collector : Observer {
 };
 
 // The golfer with every drive switched on at t = 0 (torso, shoulder and
-// trail elbow from t = 0 instead of 0.03, 0.05 and 0.1 s; the wrist holding
-// -8 N m and the trail elbow ramping to 15 N m instead of 0), so that all
-// six channels carry non-zero inputs. Each is a quintic ramp of T_rise =
-// 0.084 s (set here, whatever the default) from t = 0, smooth (a
-// polynomial) on (0, 0.084): the first switch after t = 0 is at 0.084 s,
-// after the runs below, so no stencil straddles a kink of an input.
+// trail elbow from t = 0 instead of 0.028, 0.047 and 0.1 s; the wrist
+// holding -8 N m and the trail elbow ramping to 15 N m instead of 0), so
+// that all six channels carry non-zero inputs. Each is a quintic ramp of
+// T_rise = 0.084 s (set here, whatever the default) from t = 0, smooth (a
+// polynomial) on (0, 0.084): the first switch after t = 0 is at 0.084 s
+// (the default drives switch off from 0.116 s, the wrist releases from
+// 0.142 s), after the runs below, so no stencil straddles a kink of an
+// input.
 VectorXd Params(const Model& m) {
   VectorXd prm = m.default_parameters();
   prm[m.ParameterIndex("T_rise")] = 0.084;
