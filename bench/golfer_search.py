@@ -48,7 +48,7 @@ import tempfile
 import threading
 
 import numpy as np
-from scipy.optimize import least_squares, minimize
+from scipy.optimize import minimize
 
 # name, lower, upper. Magnitudes bounded by the previous defaults'
 # (U_pelvis 254.8, U_torso 152.1, U_shoulder_x 30.8, U_shoulder_z 142.8,
