@@ -31,12 +31,14 @@ struct Collector : Observer {
 };
 
 // The golfer with every drive switched on at t = 0 (torso, shoulder and
-// trail elbow from t = 0 instead of 0.03, 0.05 and 0.1 s; the wrist holding
-// -8 N m and the trail elbow ramping to 15 N m instead of 0), so that all
-// six channels carry non-zero inputs. Each is a quintic ramp of T_rise =
-// 0.084 s (set here, whatever the default) from t = 0, smooth (a
-// polynomial) on (0, 0.084): the first switch after t = 0 is at 0.084 s,
-// after the runs below, so no stencil straddles a kink of an input.
+// trail elbow from t = 0 instead of 0.028, 0.047 and 0.1 s; the wrist
+// holding -8 N m and the trail elbow ramping to 15 N m instead of 0), so
+// that all six channels carry non-zero inputs. Each is a quintic ramp of
+// T_rise = 0.084 s (set here, whatever the default) from t = 0, smooth (a
+// polynomial) on (0, 0.084): the first switch after t = 0 is at 0.084 s
+// (the default drives switch off from 0.116 s, the wrist releases from
+// 0.142 s), after the runs below, so no stencil straddles a kink of an
+// input.
 VectorXd Params(const Model& m) {
   VectorXd prm = m.default_parameters();
   prm[m.ParameterIndex("T_rise")] = 0.084;
@@ -130,20 +132,21 @@ Errors RoundTrip(const Model& m,
 // v by -h^4/30 v^(5) (O(h^4): a factor 16 when h halves), at the two first
 // and last samples (one-sided) O(h^3) (a factor 8). So:
 //  - inside, at the same times, the errors must fall by at least 12 when
-//    h halves (16 less the next term's share; measured 20.2 from
-//    positions, 15.8 from positions and velocities), at the ends by at
-//    least 6 (8 less the next term; measured 13.6 and 11.2); an error in
+//    h halves (16 less the next term's share; measured 18.1 from
+//    positions, 15.7 from positions and velocities), at the ends by at
+//    least 6 (8 less the next term; measured 10.2 and 8.5); an error in
 //    the quaternion kinematics (a wrong frame for w, a missing (q . q') w
 //    term) would not fall with h at all;
 //  - their size: with the order confirmed, the 1 ms error is the leading
 //    term, 1/15 of the 2 ms error's (Richardson), so it is what the
-//    sampling rate buys: 1.7e-5 (positions) and 4.0e-5 (velocities) of
-//    max |u| = 255 N m inside, 2.1e-3 and 2.5e-4 at the ends. Asserted
+//    sampling rate buys: 1.2e-5 (positions) and 2.8e-5 (velocities) of
+//    max |u| = 222 N m inside, 3.6e-3 and 1.9e-4 at the ends. Asserted
 //    below 5e-5 and 5e-3 of max |u|: a guard against regressions at the
 //    measured size, not a derived bound (that is the ratio above).
 // The run's own integration error plays no part: at rtol 1e-10, atol 1e-12
 // the same errors were measured to 3 % (4.40e-3 against 4.28e-3 N m inside
-// at 1 ms from positions): the dense output's error is smooth, and its
+// at 1 ms from positions, on the previous default swing, whose inputs
+// reached 255 N m): the dense output's error is smooth, and its
 // derivatives small against the truncation error. The rtol 1e-8 run costs
 // 1.8 s in release. The residual (the 4 directions no input drives) is the
 // same differentiation error in generalized-force space and falls with it.

@@ -268,8 +268,8 @@ SimulationOptions SwingOptions(const Problem& p) {
 
 // The default downswing (Baumgarte on CVODES BDF, rtol 1e-6, atol 1e-8)
 // stops at the impact event with the clubhead at the ball's target-line
-// position, moving at 35-50 m/s (docs/problems.md cites the range); the
-// energy balance and the grip power balance close.
+// position, moving at 35-50 m/s (docs/problems.md cites the range), on
+// the ball; the energy balance and the grip power balance close.
 TEST(Golfer3d, SwingReachesImpactWithBalancedPowers) {
   DAEDALUS_RELEASE_BUILD_ONLY(
       "the whole downswing on dual numbers: 2.2 s in release, 261 s under "
@@ -296,6 +296,24 @@ TEST(Golfer3d, SwingReachesImpactWithBalancedPowers) {
   const double speed = gd::ClubheadVelocity(g.kin, last.q, last.v, prm).norm();
   EXPECT_GT(speed, 35.0);
   EXPECT_LT(speed, 50.0);
+  // The strike (the design's goal, bench/golfer_search.py): the head's
+  // centre of mass within 0.02 m of the ball's height and 0.03 m of it
+  // along x when it crosses the ball's line.
+  EXPECT_LT(std::abs(head.z() - ball.z()), 0.02);
+  EXPECT_LT(std::abs(head.x() - ball.x()), 0.03);
+  // The shaft hinge's peak |angle| over the downswing's samples (every 2
+  // ms; the 4.5 Hz mode's period is 222 ms). The design reaches 0.37 rad
+  // (0.27 m at the tip; the previous one 0.48 rad), asserted below 0.4:
+  // the 0.2 rad (0.15 m) that would match real drivers was not reached by
+  // the search (docs/problems.md, "Where it falls short").
+  int flex_q = -1;
+  for (int i = 0; i < p.model.nq(); ++i)
+    if (p.model.coordinate_names()[i] == "shaft_flex") flex_q = i;
+  ASSERT_GE(flex_q, 0);
+  double peak_flex = 0.0;
+  for (const Sample& smp : c.samples)
+    peak_flex = std::max(peak_flex, std::abs(smp.q[flex_q]));
+  EXPECT_LE(peak_flex, 0.4);
 
   // Energy balance: the residual E - E0 - (work) is integration error,
   // of order rtol times the energy scale; asserted at 10 rtol of the
@@ -332,10 +350,10 @@ TEST(Golfer3d, SwingReachesImpactWithBalancedPowers) {
   EXPECT_LT(s.drift_quaternion_max, 1e-5);
   std::printf(
       "golfer_3d: impact at t = %.4f s, clubhead %.2f m/s, head %.3f m "
-      "above the ball, %.3f m along x; input work %.1f J, energy residual "
-      "%.2e J; grip power peak %.1f W, |hand + club| <= %.2e W; quaternion "
-      "drift %.1e\n",
-      last.t, speed, head.z() - ball.z(), head.x() - ball.x(), work,
+      "above the ball, %.3f m along x; peak shaft hinge %.3f rad; input "
+      "work %.1f J, energy residual %.2e J; grip power peak %.1f W, |hand "
+      "+ club| <= %.2e W; quaternion drift %.1e\n",
+      last.t, speed, head.z() - ball.z(), head.x() - ball.x(), peak_flex, work,
       s.energy_residual_max, peak, worst_sum, s.drift_quaternion_max);
 }
 
