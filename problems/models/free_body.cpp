@@ -15,6 +15,12 @@ Problem FreeBodyProblem() {
     return 0.5 * (x.p[i1] * x.v[0] * x.v[0] + x.p[i2] * x.v[1] * x.v[1] +
                   x.p[i3] * x.v[2] * x.v[2]);
   });
+  // For adjoint sensitivities (--sens-method adjoint --functional
+  // axis2_y): the y component of the body's axis 2 in the world at t_end,
+  // (R e2)_y = 1 - 2 (x^2 + z^2), which goes from 1 to -1 on each flip.
+  b.TerminalFunctional("axis2_y", [](const auto& x) {
+    return 1.0 - 2.0 * (x.q[1] * x.q[1] + x.q[3] * x.q[3]);
+  });
   Problem p;
   p.model = std::move(b).Build();
   p.description =

@@ -82,6 +82,23 @@ void ChartPositions(const ModelData& d,
   }
 }
 
+/// The user's q from the raw coordinates `raw` (nq) as the integrators
+/// carry them: n(raw) = raw / |raw| on each quaternion block, normalized in
+/// T's arithmetic, raw elsewhere; nv the model's. With T a dual number
+/// seeded along a raw direction dq, a user function of the result has the
+/// derivative through dn/dq = (I - n n') / |q| along dq, as the tangent
+/// workspace takes it (BasicWorkspace::UpdateUserQ): the derivative with
+/// respect to the raw q that the adjoints' terminal values and running
+/// gradients need (docs/sensitivities.md, "Quaternions").
+template <class T>
+VecX<T> UserCoordinates(const ModelData& d, const VecX<T>& raw, int nv) {
+  VecX<T> q = raw;
+  if (d.quaternions.empty()) return q;
+  const VecX<T> zero = VecX<T>::Zero(nv);
+  ChartPositions(d, raw, zero, q);
+  return q;
+}
+
 /// The user's v from the chart velocity (in place): v - xi x v / 2 on each
 /// quaternion block, unchanged elsewhere.
 template <class T>

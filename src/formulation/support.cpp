@@ -143,7 +143,7 @@ namespace {
 // What a model with quaternions (nq != nv, eval/chart.hpp) does not run on
 // yet: every formulation on CVODES, IDAS and the fixed-step schemes with
 // either evaluator does (the sparse one seeds the chart direction by
-// direction, eval/sparse_chart.hpp), with forward sensitivities.
+// direction, eval/sparse_chart.hpp), with forward and adjoint sensitivities.
 std::string QuaternionRefusal(const SimulationOptions& o, KktPath /*path*/) {
   const std::string head =
       "the model has quaternion coordinates (nq != nv: velocities that are "
@@ -160,16 +160,11 @@ std::string QuaternionRefusal(const SimulationOptions& o, KktPath /*path*/) {
            "--formulation index3 or ggl, or stormer-verlet or rattle";
   // Forward sensitivities map their position rows through the tangent of
   // q' = N(q) v (CVODES: OdeForm::RateTangent; IDAS: the tangent of the
-  // residual and DaeForm::InitialSensitivity; docs/sensitivities.md,
-  // "Quaternions"); the adjoints do not yet.
-  if (o.sensitivity.method == SensMethod::kAdjoint)
-    return head +
-           "the adjoint sensitivities do not support yet (the adjoint "
-           "equations would need the transpose of the tangent of q' = N(q) "
-           "v and terminal conditions mapped through the quaternion's "
-           "chart); use forward sensitivities (--sens-method forward) with "
-           "--formulation unstabilized or baumgarte on cvodes-bdf or "
-           "cvodes-adams, or unstabilized, baumgarte or ggl on idas";
+  // residual and DaeForm::InitialSensitivity), and the adjoints are their
+  // exact transposes, with the functionals differentiated with respect to
+  // the raw q through n(q) (docs/sensitivities.md, "Quaternions"): both
+  // run wherever they run without quaternions, but for the index-3 form's
+  // forward sensitivities below.
   if (o.sensitivity.method == SensMethod::kForward &&
       o.formulation == Formulation::kIndex3)
     return head +

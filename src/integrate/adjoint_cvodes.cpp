@@ -106,19 +106,27 @@ struct AdjointRun : CallbackGuard {
                               mech->parameters(), gy, gp))
       return;
     const Point<double> x = mech->point();
-    VecX<D1> q(nq), v(nv), p(np);
+    // With quaternions the state's q is the raw 4-vector the integrator
+    // carries and fn sees n(q): the derivative is with respect to the raw
+    // q, through the normalization (eval/chart.hpp, UserCoordinates), as
+    // the forward sensitivities' tangents take it.
+    const ModelData& md = mech->model().data();
+    const bool chart = !md.quaternions.empty();
+    const Eigen::VectorXd& q_at = chart ? mech->q() : x.q;
+    VecX<D1> q(nq), v(nv), p(np), qn;
     const D1 t(x.t, 0.0);
     auto seed = [&](int k) {
-      for (int i = 0; i < nq; ++i) q[i] = D1(x.q[i], k == i ? 1.0 : 0.0);
+      for (int i = 0; i < nq; ++i) q[i] = D1(q_at[i], k == i ? 1.0 : 0.0);
       for (int i = 0; i < nv; ++i) v[i] = D1(x.v[i], k == nq + i ? 1.0 : 0.0);
       for (int i = 0; i < np; ++i) p[i] = D1(x.p[i], k == n() + i ? 1.0 : 0.0);
+      if (chart) qn = UserCoordinates(md, q, nv);
     };
     gy->setZero(n());
     gp->setZero(np);
     if (!fn) return;
     for (int k = 0; k < n() + np; ++k) {
       seed(k);
-      const double d = fn.f1(Point<D1>{q, v, t, p}).d;
+      const double d = fn.f1(Point<D1>{chart ? qn : q, v, t, p}).d;
       if (!std::isfinite(d))
         throw std::runtime_error("functional '" + fun->name +
                                  "' has a non-finite derivative at " +

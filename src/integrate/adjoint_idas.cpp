@@ -45,6 +45,7 @@
 #include <memory>
 #include <sstream>
 
+#include "eval/chart.hpp"
 #include "formulation/dae_form.hpp"
 #include "formulation/sens_programs.hpp"
 #include "integrate/adapters.hpp"
@@ -117,13 +118,20 @@ struct IdasAdjointRun : CallbackGuard {
     if (!fn) return;
     mech->SetState(t, y, y + nq);
     const Point<double> x = mech->point();
-    VecX<D1> q(nq), v(nv), p(np);
+    // With quaternions y's q is the raw 4-vector and fn sees n(q): the
+    // derivative is with respect to the raw q, through the normalization
+    // (eval/chart.hpp, UserCoordinates), as the residual's tangents take it.
+    const ModelData& md = mech->model().data();
+    const bool chart = !md.quaternions.empty();
+    const Eigen::VectorXd& q_at = chart ? mech->q() : x.q;
+    VecX<D1> q(nq), v(nv), p(np), qn;
     const D1 td(x.t, 0.0);
     for (int k = 0; k < nd() + np; ++k) {
-      for (int i = 0; i < nq; ++i) q[i] = D1(x.q[i], k == i ? 1.0 : 0.0);
+      for (int i = 0; i < nq; ++i) q[i] = D1(q_at[i], k == i ? 1.0 : 0.0);
       for (int i = 0; i < nv; ++i) v[i] = D1(x.v[i], k == nq + i ? 1.0 : 0.0);
       for (int i = 0; i < np; ++i) p[i] = D1(x.p[i], k == nd() + i ? 1.0 : 0.0);
-      const double d = fn.f1(Point<D1>{q, v, td, p}).d;
+      if (chart) qn = UserCoordinates(md, q, nv);
+      const double d = fn.f1(Point<D1>{chart ? qn : q, v, td, p}).d;
       if (!std::isfinite(d))
         throw std::runtime_error("functional '" + fun->name +
                                  "' has a non-finite derivative at " +
@@ -181,6 +189,17 @@ struct IdasAdjointRun : CallbackGuard {
     const Eigen::MatrixXd J = Fy.block(nd(), nq, nc, nv);
     const Eigen::MatrixXd C = Fy.block(nd(), 0, nc, nq);
     const Eigen::MatrixXd G = Fy.block(nd() + nc, 0, nh, nq);
+    // The adjoint constraint on l_q is (dF_q/dmu)' l_q = 0. Without
+    // quaternions dF_q/dmu = G'. With them F_q = q' - N(q) (v - G_xi' mu)
+    // (G_xi the holonomic rows of J, in the chart), so dF_q/dmu = N G_xi'
+    // while G = dPhi/dq = G_xi dxi/dq, and dxi/dq = 4 N' / |q|^2 on a
+    // quaternion block (eval/chart.hpp, ChartDirection): the two differ in
+    // scale between quaternion and scalar columns. Ga (nh x nq) is the
+    // adjoint's; alpha = -(Ga G')^-1 Ga (phi_q + C' beta), and
+    // Ga G' = G_xi G_xi' since N' N = |q|^2 / 4.
+    const Eigen::MatrixXd Ga =
+        nq == nv ? G
+                 : Eigen::MatrixXd(Fy.block(0, nd() + nc, nq, nh).transpose());
     const Eigen::PartialPivLU<Eigen::MatrixXd> mlu(M);
     const Eigen::MatrixXd MiJt = mlu.solve(J.transpose());
     const Eigen::PartialPivLU<Eigen::MatrixXd> slu(J * MiJt);
@@ -188,8 +207,8 @@ struct IdasAdjointRun : CallbackGuard {
     const Eigen::VectorXd pq = phi_y.head(nq) + C.transpose() * beta;
     Eigen::VectorXd alpha = Eigen::VectorXd::Zero(nh);
     if (nh > 0) {
-      const Eigen::PartialPivLU<Eigen::MatrixXd> glu(G * G.transpose());
-      alpha = -glu.solve(G * pq);
+      const Eigen::PartialPivLU<Eigen::MatrixXd> glu(Ga * G.transpose());
+      alpha = -glu.solve(Ga * pq);
     }
     lT->head(nq) = pq + G.transpose() * alpha;
     *wT = phi_y.tail(nv) + J.transpose() * beta;
@@ -197,7 +216,7 @@ struct IdasAdjointRun : CallbackGuard {
     ab->resize(nc + nh);
     *ab << beta, alpha;
     const double gap =
-        (G * lT->head(nq)).norm() + (J * lT->segment(nq, nv)).norm();
+        (Ga * lT->head(nq)).norm() + (J * lT->segment(nq, nv)).norm();
     if (!lT->allFinite() || !ab->allFinite() ||
         gap > 1e-8 * (1.0 + phi_y.norm()))
       return "J M^-1 J' or G G' is singular: the constraints are dependent "

@@ -364,9 +364,28 @@ TEST_P(QuaternionSupportMatrix, RunsAndAgreesOrIsRefused) {
       ExpectAgrees(s, ref, c);
       break;
     }
-    case Feature::kAdjoint:
-      ADD_FAILURE() << "the quaternion table runs no adjoint cell";
+    case Feature::kAdjoint: {
+      const SimulationSummary s = Simulate(m, Start(), p, o);
+      ASSERT_TRUE(s.ok) << s.error;
+      ASSERT_EQ(s.sensitivities.functionals.size(), 1u);
+      const Eigen::VectorXd grad = s.sensitivities.functionals[0].second;
+      // As support_matrix_test.cpp: dG/dp = d(int z^2)/dp + d x(T)/dp from
+      // the reference combination's forward sensitivities (the quadrature
+      // height2 is G's running part; x is row 0).
+      const SimulationSummary fwd = Reference(Feature::kForward);
+      Eigen::VectorXd height2;
+      for (const auto& [name, d] : fwd.sensitivities.quadratures)
+        if (name == "height2") height2 = d;
+      ASSERT_EQ(height2.size(), 2);
+      const Eigen::VectorXd expected =
+          height2 + fwd.sensitivities.final.row(0).transpose();
+      ASSERT_GT(expected.cwiseAbs().maxCoeff(), 1e-3);
+      EXPECT_LT((grad - expected).cwiseAbs().maxCoeff(),
+                1e-4 * expected.cwiseAbs().maxCoeff())
+          << grad.transpose() << " vs " << expected.transpose();
+      ExpectAgrees(s, ref, c);
       break;
+    }
     case Feature::kCounterfactual: {
       // A branch without the motor from t = 0.3 s, against the reference
       // combination's branch.
