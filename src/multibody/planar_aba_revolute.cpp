@@ -24,6 +24,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "multibody/planar_aba.hpp"
@@ -64,9 +66,18 @@ std::atomic<bool> g_use_revolute{true};
 // when some |x| > 1e5 or is not finite: the caller takes std::sin and
 // std::cos.
 DAEDALUS_INLINE bool SinCosArray(const double* x, int n, double* s, double* c) {
-  double big = 0.0;
-  for (int i = 0; i < n; ++i) big = std::max(big, std::abs(x[i]));
-  if (!(big <= 1e5)) return false;
+  // |x| <= 1e5 and not NaN for every x: the magnitudes' bit patterns (as
+  // integers, ordered as the magnitudes, NaN above infinity) at most
+  // 1e5's. An integer maximum vectorizes; std::max of doubles did not.
+  std::int64_t worst = 0;
+  for (int i = 0; i < n; ++i) {
+    std::int64_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    bits &= INT64_MAX;
+    worst = bits > worst ? bits : worst;
+  }
+  constexpr std::int64_t kBits1e5 = 0x40f86a0000000000;  // 1e5
+  if (worst > kBits1e5) return false;
   constexpr double kTwoOverPi = 0.6366197723675814;
   constexpr double kP1 = 1.5707963267341256, kP2 = 6.077100506303966e-11,
                    kP3 = 2.0222662487959506e-21;
@@ -141,20 +152,9 @@ DAEDALUS_INLINE bool SinCosArray(const double* x, int n, double* s, double* c) {
 //   moved by p, so that qdd_i - pw0 alpha_{i-1} is the only work between
 //   two links' angular accelerations (two multiply-adds a link instead of
 //   five dependent operations).
-DAEDALUS_INLINE bool IsUnbranchedChain(const std::vector<RbLink>& links,
-                                       int nq,
-                                       int nv) {
-  const int n = static_cast<int>(links.size());
-  if (nq != n || nv != n) return false;
-  for (int i = 0; i < n; ++i) {
-    const RbLink& l = links[i];
-    if (l.kind != LinkKind::kRevolute || l.parent != i - 1 || l.qi != i ||
-        l.vi != i)
-      return false;
-  }
-  return true;
-}
-
+// Returns -3, having written nothing usable, when the links are not such
+// a chain (checked in pass 1, which reads the links anyway: a separate
+// check loop was 4 % of the call).
 DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
                                   const VecX<double>& q,
                                   const VecX<double>& v,
@@ -162,6 +162,7 @@ DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
                                   TreeData<double>* d,
                                   VecX<double>* qdd) {
   const int n = static_cast<int>(links.size());
+  if (q.size() != n || v.size() != n) return -3;
   // The joint angles' sines and cosines (in d->u and d->D, free until
   // pass 2).
   double* __restrict sn = d->u.data();
@@ -197,6 +198,9 @@ DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
   double cp = 1.0, sp = 0.0, wp = 0.0, vpx = 0.0, vpy = 0.0;
   for (int i = 0; i < n; ++i) {
     const RbLink& l = links[i];
+    if (l.kind != LinkKind::kRevolute || l.parent != i - 1 || l.qi != i ||
+        l.vi != i)
+      return -3;
     const double sigma = l.axis[2];
     const Eigen::Matrix3d& rp = l.pre.R;
     const double cq = cs[i], sq = sigma * sn[i];
@@ -329,10 +333,10 @@ DAEDALUS_INLINE int Revolute(const std::vector<RbLink>& links,
   using std::cos;
   using std::sin;
   const int n = static_cast<int>(links.size());
-  if constexpr (std::is_same_v<S, double>)
-    if (IsUnbranchedChain(links, static_cast<int>(q.size()),
-                          static_cast<int>(v.size())))
-      return RevoluteChain(links, q, v, tau, d, qdd);
+  if constexpr (std::is_same_v<S, double>) {
+    const int r = RevoluteChain(links, q, v, tau, d, qdd);
+    if (r != -3) return r;
+  }
   // Scratch (TreeData's planar vectors): pcos, psin: the link's rotation in
   // the world; pr: (p_x, p_y, sigma), p = e_z x r; pv: the velocity (w,
   // v_x, v_y) of the joint point (pass 3: the acceleration); pc: (qd,
