@@ -162,7 +162,8 @@ DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
                                   TreeData<double>* d,
                                   VecX<double>* qdd) {
   const int n = static_cast<int>(links.size());
-  if (q.size() != n || v.size() != n) return -3;
+  // (No links: the general code, which has nothing to do.)
+  if (n == 0 || q.size() != n || v.size() != n) return -3;
   // The joint angles' sines and cosines (in d->u and d->D, free until
   // pass 2).
   double* __restrict sn = d->u.data();
