@@ -24,6 +24,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "multibody/planar_aba.hpp"
@@ -64,9 +66,18 @@ std::atomic<bool> g_use_revolute{true};
 // when some |x| > 1e5 or is not finite: the caller takes std::sin and
 // std::cos.
 DAEDALUS_INLINE bool SinCosArray(const double* x, int n, double* s, double* c) {
-  double big = 0.0;
-  for (int i = 0; i < n; ++i) big = std::max(big, std::abs(x[i]));
-  if (!(big <= 1e5)) return false;
+  // |x| <= 1e5 and not NaN for every x: the magnitudes' bit patterns (as
+  // integers, ordered as the magnitudes, NaN above infinity) at most
+  // 1e5's. An integer maximum vectorizes; std::max of doubles did not.
+  std::int64_t worst = 0;
+  for (int i = 0; i < n; ++i) {
+    std::int64_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    bits &= INT64_MAX;
+    worst = bits > worst ? bits : worst;
+  }
+  constexpr std::int64_t kBits1e5 = 0x40f86a0000000000;  // 1e5
+  if (worst > kBits1e5) return false;
   constexpr double kTwoOverPi = 0.6366197723675814;
   constexpr double kP1 = 1.5707963267341256, kP2 = 6.077100506303966e-11,
                    kP3 = 2.0222662487959506e-21;
@@ -79,19 +90,26 @@ DAEDALUS_INLINE bool SinCosArray(const double* x, int n, double* s, double* c) {
     // sin(m pi/2) = m (4 - u)/3 with u = m^2, exact for these m.
     const double m = k - 4.0 * ((0.25 * k + kRound) - kRound);
     const double u = m * m;
-    const double ck = (u - 1.0) * (u - 6.0) / 6.0, sk = m * (4.0 - u) / 3.0;
+    // Multiplied by the reciprocals 1/6 and 1/3 (rounded): exact for these
+    // integers (6 fl(1/6) and 3 fl(1/3) round to 1), and a multiplication
+    // where the division took as long as the rest of the iteration.
+    constexpr double kSixth = 1.0 / 6.0, kThird = 1.0 / 3.0;
+    const double ck = (u - 1.0) * (u - 6.0) * kSixth,
+                 sk = m * (4.0 - u) * kThird;
     const double r2 = r * r;
     const double sr =
         r +
         r * r2 *
             (-1.0 / 6.0 +
-             r2 * (1.0 / 120.0 +
-                   r2 * (-1.0 / 5040.0 +
-                         r2 * (1.0 / 362880.0 +
-                               r2 * (-1.0 / 39916800.0 +
-                                     r2 * (1.0 / 6227020800.0 +
-                                           r2 * (-1.0 / 1307674368000.0 +
-                                                 r2 / 355687428096000.0)))))));
+             r2 *
+                 (1.0 / 120.0 +
+                  r2 * (-1.0 / 5040.0 +
+                        r2 * (1.0 / 362880.0 +
+                              r2 * (-1.0 / 39916800.0 +
+                                    r2 * (1.0 / 6227020800.0 +
+                                          r2 * (-1.0 / 1307674368000.0 +
+                                                r2 * (1.0 /
+                                                      355687428096000.0))))))));
     const double cr =
         1.0 +
         r2 *
@@ -110,11 +128,199 @@ DAEDALUS_INLINE bool SinCosArray(const double* x, int n, double* s, double* c) {
                                           (-1.0 / 87178291200.0 +
                                            r2 *
                                                (1.0 / 20922789888000.0 -
-                                                r2 / 6402373705728000.0))))))));
+                                                r2 *
+                                                    (1.0 /
+                                                     6402373705728000.0)))))))));
     s[i] = sr * ck + cr * sk;
     c[i] = cr * ck - sr * sk;
   }
   return true;
+}
+
+// An unbranched chain (link i's parent is link i - 1, link 0's the ground,
+// all revolute, one angle per link), chain_reduced's: the same algorithm
+// as Revolute below with the passes rearranged for it (round-off apart,
+// the same arithmetic). Per link, only what the later passes read is
+// stored, in arrays of one quantity each (structure of arrays):
+//
+// - pass 1 (outward) keeps to the rotation and velocity recurrences and
+//   stores p, the velocity, the rotated first moment, sigma and qd;
+// - pass 2 (inward) computes the link's inertia, bias force and c itself,
+//   off its chain (the division per link and a few multiply-adds after
+//   it), and carries the articulated inertia and bias force in registers;
+// - pass 3 (outward) writes the parent's acceleration a_p(i) = a_p(i-1)
+//   moved by p, so that qdd_i - pw0 alpha_{i-1} is the only work between
+//   two links' angular accelerations (two multiply-adds a link instead of
+//   five dependent operations).
+// Returns -3, having written nothing usable, when the links are not such
+// a chain (checked in pass 1, which reads the links anyway: a separate
+// check loop was 4 % of the call).
+DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
+                                  const VecX<double>& q,
+                                  const VecX<double>& v,
+                                  const VecX<double>& tau,
+                                  TreeData<double>* d,
+                                  VecX<double>* qdd) {
+  const int n = static_cast<int>(links.size());
+  // (No links: the general code, which has nothing to do.)
+  if (n == 0 || q.size() != n || v.size() != n) return -3;
+  // The joint angles' sines and cosines (in d->u and d->D, free until
+  // pass 2).
+  double* __restrict sn = d->u.data();
+  double* __restrict cs = d->D.data();
+  if (!SinCosArray(q.data(), n, sn, cs))
+    for (int i = 0; i < n; ++i) {
+      sn[i] = std::sin(q[i]);
+      cs[i] = std::cos(q[i]);
+    }
+  // Scratch arrays of n doubles: nine in pI's storage (9 n doubles), pass
+  // 2's results in pw's (3 n), pc's (3 n) and pb.
+  double* const base = d->pI.data()->data();
+  double* __restrict px_ = base;         // p = e_z x r (r: from the parent's
+  double* __restrict py_ = base + n;     // joint to this one, world axes)
+  double* __restrict w_ = base + 2 * n;  // the joint point's velocity
+  double* __restrict vx_ = base + 3 * n;
+  double* __restrict vy_ = base + 4 * n;
+  double* __restrict hx_ = base + 5 * n;  // the first moment, world axes
+  double* __restrict hy_ = base + 6 * n;
+  double* __restrict sg_ = base + 7 * n;  // sigma
+  double* __restrict qd_ = base + 8 * n;  // the joint rate
+  double* const wbase = d->pw.data()->data();
+  double* __restrict pw0_ = wbase;  // qdd = pb - pw . a_parent
+  double* __restrict pw1_ = wbase + n;
+  double* __restrict pw2_ = wbase + 2 * n;
+  double* __restrict pb_ = d->pb.data();
+  double* const cbase = d->pc.data()->data();
+  double* __restrict c1_ = cbase;  // c = (qd, c1, c2) = v x S qd
+  double* __restrict c2_ = cbase + n;
+  const double* __restrict tq = tau.data();
+
+  // Pass 1, outward: rotations and velocities.
+  double cp = 1.0, sp = 0.0, wp = 0.0, vpx = 0.0, vpy = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const RbLink& l = links[i];
+    if (l.kind != LinkKind::kRevolute || l.parent != i - 1 || l.qi != i ||
+        l.vi != i)
+      return -3;
+    const double sigma = l.axis[2];
+    const Eigen::Matrix3d& rp = l.pre.R;
+    const double cq = cs[i], sq = sigma * sn[i];
+    const double c = rp(0, 0) * cq + rp(0, 1) * sq;
+    const double s = rp(1, 0) * cq + rp(1, 1) * sq;
+    const double cw = cp * c - sp * s, sw = sp * c + cp * s;
+    const Vec3<double>& pre = d->p_pre[i];
+    const double rx = cp * pre[0] - sp * pre[1], ry = sp * pre[0] + cp * pre[1];
+    const double qd = v[i];
+    const double w = wp + sigma * qd;
+    const double vx = vpx - wp * ry, vy = vpy + wp * rx;
+    const RbInertia<double>& in = d->I[i];
+    px_[i] = -ry;
+    py_[i] = rx;
+    w_[i] = w;
+    vx_[i] = vx;
+    vy_[i] = vy;
+    hx_[i] = cw * in.h[0] - sw * in.h[1];
+    hy_[i] = sw * in.h[0] + cw * in.h[1];
+    sg_[i] = sigma;
+    qd_[i] = qd;
+    cp = cw;
+    sp = sw;
+    wp = w;
+    vpx = vx;
+    vpy = vy;
+  }
+
+  // Pass 2, inward. Link j's own inertia about its joint, world axes,
+  // [J, -h_y, h_x; -h_y, m, 0; h_x, 0, m], and bias force v x* I v; the
+  // kinetic energy on the way (summed from the tip).
+  double kinetic = 0.0;
+  auto own = [&](int j, double* oa, double* ob0, double* ob1, double* om,
+                 double* of0, double* of1, double* of2) {
+    const RbInertia<double>& in = d->I[j];
+    const double m = in.m, jz = in.I(2, 2);
+    const double hx = hx_[j], hy = hy_[j];
+    const double w = w_[j], vx = vx_[j], vy = vy_[j];
+    const double iw = jz * w - hy * vx + hx * vy, ix = m * vx - hy * w,
+                 iy = m * vy + hx * w;
+    kinetic += 0.5 * (w * iw + vx * ix + vy * iy);
+    *oa = jz;
+    *ob0 = -hy;
+    *ob1 = hx;
+    *om = m;
+    *of0 = vx * iy - vy * ix;
+    *of1 = -w * iy;
+    *of2 = w * ix;
+  };
+  double a, b0, b1, k00, k01 = 0.0, k11, f0, f1, f2;
+  own(n - 1, &a, &b0, &b1, &k00, &f0, &f1, &f2);
+  k11 = k00;
+  for (int i = n - 1; i >= 0; --i) {
+    if (!(a > 0.0)) {
+      d->D[i] = a;
+      d->kinetic = kinetic;
+      return i;
+    }
+    const double inv = 1.0 / a;
+    const double px = px_[i], py = py_[i], sigma = sg_[i];
+    const double sqd = sigma * qd_[i];
+    const double c1 = sqd * vy_[i], c2 = -sqd * vx_[i];
+    const double t = tq[i];
+    const double u = t - sigma * f0;
+    const double w0 = b0 * inv, w1 = b1 * inv;
+    pb_[i] = (u - sigma * (b0 * c1 + b1 * c2)) * inv;
+    pw0_[i] = sigma * (1.0 + (px * w0 + py * w1));
+    pw1_[i] = sigma * w0;
+    pw2_[i] = sigma * w1;
+    c1_[i] = c1;
+    c2_[i] = c2;
+    if (i == 0) break;
+    double oa, ob0, ob1, om, of0, of1, of2;
+    own(i - 1, &oa, &ob0, &ob1, &om, &of0, &of1, &of2);
+    // Before the division's result is needed: K p, p'K p, p . b.
+    const double kpx = k00 * px + k01 * py, kpy = k01 * px + k11 * py;
+    const double pkp = px * kpx + py * kpy;
+    const double pb = px * b0 + py * b1;
+    const double pbi = pb * inv;
+    // k = K - b w'.
+    const double n00 = k00 - b0 * w0, n01 = k01 - b0 * w1, n11 = k11 - b1 * w1;
+    // f = pA + Ia c + U u / D: (sigma tau, pA_xy + k c_xy + sigma u w).
+    const double su = sigma * u;
+    const double fx = f1 + (n00 * c1 + n01 * c2) + su * w0;
+    const double fy = f2 + (n01 * c1 + n11 * c2) + su * w1;
+    const double fn = sigma * t + (px * fx + py * fy);
+    a = (oa + pkp) - pb * pbi;
+    b0 = (ob0 + kpx) - b0 * pbi;
+    b1 = (ob1 + kpy) - b1 * pbi;
+    k00 = om + n00;
+    k01 = n01;
+    k11 = om + n11;
+    f0 = of0 + fn;
+    f1 = of1 + fx;
+    f2 = of2 + fy;
+  }
+  d->kinetic = kinetic;
+
+  // Pass 3, outward: qdd_i = pb_i - pw_i . a_{i-1}, a_i = X a_{i-1} + c_i
+  // + S qdd_i, with a_{i-1}'s linear part written as bx + alpha_{i-2} p
+  // (bx = a_{i-2}'s linear part + c_{i-1}) so that alpha_{i-1} enters
+  // qdd_i last.
+  double* __restrict out = qdd->data();
+  double al1 = 0.0, al2 = 0.0;  // alpha_{i-1}, alpha_{i-2}
+  double bx = d->a0[3], by = d->a0[4], pxm = 0.0, pym = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double pw0 = pw0_[i], pw1 = pw1_[i], pw2 = pw2_[i];
+    const double e =
+        (pb_[i] - (pw1 * bx + pw2 * by)) - (pw1 * pxm + pw2 * pym) * al2;
+    const double acc = e - pw0 * al1;
+    out[i] = acc;
+    bx = (bx + al2 * pxm) + c1_[i];
+    by = (by + al2 * pym) + c2_[i];
+    pxm = px_[i];
+    pym = py_[i];
+    al2 = al1;
+    al1 = al1 + sg_[i] * acc;
+  }
+  return -1;
 }
 
 // The algorithm; inlined into each instruction-set version below.
@@ -128,6 +334,10 @@ DAEDALUS_INLINE int Revolute(const std::vector<RbLink>& links,
   using std::cos;
   using std::sin;
   const int n = static_cast<int>(links.size());
+  if constexpr (std::is_same_v<S, double>) {
+    const int r = RevoluteChain(links, q, v, tau, d, qdd);
+    if (r != -3) return r;
+  }
   // Scratch (TreeData's planar vectors): pcos, psin: the link's rotation in
   // the world; pr: (p_x, p_y, sigma), p = e_z x r; pv: the velocity (w,
   // v_x, v_y) of the joint point (pass 3: the acceleration); pc: (qd,

@@ -84,8 +84,9 @@ Model SpatialTree() {
 // non-planar for TreeDynamics (the 6D ABA). Without the prismatic joint
 // (revolute = true: that link revolute too, and the joint frames turned
 // about z) the planar tree takes the revolute-only planar ABA
-// (src/multibody/planar_aba_revolute.cpp).
-Model PlanarTree(double z_offset, bool revolute = false) {
+// (src/multibody/planar_aba_revolute.cpp). Without the branch (branch =
+// false) it is an unbranched chain, which that ABA runs on its own path.
+Model PlanarTree(double z_offset, bool revolute = false, bool branch = true) {
   ModelBuilder b("planar_tree");
   Multibody s(Dimension::kSpatial);
   s.SetGravity(PVec(0.0, -9.81, 0.0));
@@ -110,6 +111,10 @@ Model PlanarTree(double z_offset, bool revolute = false) {
     parent = s.AddFrame(name + "_tip", l, PVec(0.02, -0.2, z_offset),
                         mb::RotationZ(revolute ? 0.4 - 0.3 * i : 0.0));
     if (i == 1) mid = l;
+  }
+  if (!branch) {
+    std::move(s).AddTo(&b, DynamicsForm::kRecursive);
+    return std::move(b).Build();
   }
   // A branch off link 1.
   const BodyIndex br =
@@ -273,6 +278,15 @@ TEST(PlanarAba, RevoluteOnlyEqualsTheSpatialAndTheGenericPlanarAba) {
   // Joint frames turned about z, an axis along -z, a branch.
   const Model planar = PlanarTree(0.0, true), lifted = PlanarTree(0.07, true);
   ExpectRevoluteAbaMatches(planar, &lifted);
+}
+
+TEST(PlanarAba, RevoluteOnlyUnbranchedChainEqualsTheOthers) {
+  // The unbranched-chain path: joint frames turned about z, an axis along
+  // -z, no branch.
+  const Model planar = PlanarTree(0.0, true, false),
+              lifted = PlanarTree(0.07, true, false);
+  ExpectRevoluteAbaMatches(planar, &lifted);
+  ExpectForwardMatchesKkt(planar, 20);
 }
 
 TEST(PlanarAba, RevoluteOnlyOnChainReducedsChain) {
