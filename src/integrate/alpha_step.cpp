@@ -22,7 +22,7 @@
 // dvdot moves h Dq by beta' h^2 dvdot and q1 by q1 (x) exp(T(h Dq)
 // beta' h^2 dvdot / 2) to first order, T the tangent operator (the right
 // Jacobian of the exponential), T(x) = I - x~/2 + O(|x|^2). The iteration
-// matrix takes T = I, as Bruls et al. (2012, section 5) allow: the
+// matrix takes T = I, as Bruls et al. (2012) discuss: the
 // stiffness block is K N(q1), K = dF/dq the DaeForm Jacobian's position
 // columns and N(q1) dxi = q1 (x) (0, dxi) / 2 their chart direction (the
 // derivative of F(q1 (x) exp(xi / 2)) at xi = 0, where J = Phi_q N), and
