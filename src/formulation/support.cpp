@@ -148,16 +148,8 @@ std::string QuaternionRefusal(const SimulationOptions& o, KktPath /*path*/) {
   const std::string head =
       "the model has quaternion coordinates (nq != nv: velocities that are "
       "not coordinate derivatives), which ";
-  // The fixed-step schemes update each quaternion on the group, q (x)
-  // exp(h w / 2) (integrate/fixed_step.cpp); the alpha schemes' update
-  // q + h v + h^2 ((1/2 - beta) a + beta a') is not yet the Lie-group one
-  // of Bruls, Cardona and Arnold (2012).
-  if (IsAlpha(o.integrator))
-    return head + "--integrator " + Flag(o.integrator) +
-           " does not support yet (its Newmark update is written for q' = "
-           "v; the Lie-group generalized-alpha of Bruls, Cardona and Arnold "
-           "2012 is not implemented); use --integrator idas with "
-           "--formulation index3 or ggl, or stormer-verlet or rattle";
+  // Generalized-alpha and HHT run: their update is the Lie-group one of
+  // Bruls, Cardona and Arnold (2012) there (integrate/alpha_step.cpp).
   // Forward sensitivities map their position rows through the tangent of
   // q' = N(q) v (CVODES: OdeForm::RateTangent; IDAS: the tangent of the
   // residual and DaeForm::InitialSensitivity), and the adjoints are their

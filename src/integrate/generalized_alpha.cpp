@@ -69,7 +69,12 @@
 // through the run's Mechanics and monitor as for the other adapters; the
 // reported multipliers are the KKT reactions at the sampled (q, v), as on
 // IDAS (second order, where the scheme's own are first).
-#include <Eigen/LU>
+//
+// On models with unit quaternions (nq != nv) the position update is the
+// Lie-group one of Bruls, Cardona and Arnold (2012), q1 = q0 (x)
+// exp(h Dq) with Dq = v0 + h (1/2 - beta) a0 + h beta a1, Newton and the
+// error test in the tangent space (nv): the step and those details are in
+// alpha_step.cpp. Without quaternions the arithmetic is the vector one.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -80,6 +85,7 @@
 #include "formulation/dae_form.hpp"
 #include "formulation/roots.hpp"
 #include "integrate/adapters.hpp"
+#include "integrate/alpha_step.hpp"
 #include "integrate/common.hpp"
 #include "monitor/recorder.hpp"
 
@@ -103,17 +109,9 @@ AlphaParameters AlphaParametersFor(Integrator scheme, double rho_inf) {
 
 namespace {
 
-// The state the scheme carries from step to step.
-struct AlphaState {
-  double t = 0.0;
-  Eigen::VectorXd q, v, vdot, a, lambda;
-};
-
 // The study knobs of the calling thread (adapters.hpp).
 thread_local AlphaStudy g_study;
 
-// Newton iterations allowed per step before the step is cut.
-constexpr int kMaxAlphaNewton = 10;
 // The Newton iteration stops when its correction is below this fraction
 // of the error weights (SUNDIALS's default, 0.1 of the error test,
 // tightened by ten). The local error estimate reads vdot1, whose Newton
@@ -123,13 +121,6 @@ constexpr int kMaxAlphaNewton = 10;
 // step control the estimate was held to tol h / span and the Newton
 // tolerance had to shrink with h / span too.)
 constexpr double kNewtonTolerance = 0.01;
-// The Newton weights' floor, relative to the largest unknown: 1e4 units
-// of round-off. A correction below it cannot be resolved whatever the
-// tolerance (at rtol 1e-13 the pendulum's multipliers stalled at 300
-// units of their round-off); an iteration that stops contracting within
-// kStallFloors of these floors has converged to round-off.
-constexpr double kRoundOffFloor = 1e4 * std::numeric_limits<double>::epsilon();
-constexpr double kStallFloors = 100.0;
 // Step-size factors: growth capped at 2 per step, cut at most to 1/5.
 constexpr double kMaxGrowth = 2.0, kMinShrink = 0.2, kSafety = 0.9;
 // Gustafsson's PI controller for an error quantity of order k in h (3 per
@@ -141,202 +132,6 @@ constexpr double kMaxGrowth = 2.0, kMinShrink = 0.2, kSafety = 0.9;
 // so that one tiny error does not let the next step grow unchecked.
 constexpr double kPiI = 0.3, kPiP = 0.4;
 constexpr double kPrevErrorFloor = 1e-4;
-
-class AlphaStepper {
- public:
-  AlphaStepper(DaeForm* form,
-               const AlphaParameters& p,
-               const SimulationOptions& o,
-               SolverStats* stats)
-      : form_(form), p_(p), o_(o), stats_(stats) {
-    const DaeLayout& L = form_->layout();
-    nv_ = L.nv;
-    nc_ = L.nc;
-    n_ = form_->size();
-    y_.resize(n_);
-    yp_.resize(n_);
-    F_.resize(n_);
-    A_.resize(n_, n_);
-    K_.resize(nv_ + nc_, nv_ + nc_);
-    holonomic_ = L.holonomic;
-  }
-
-  /// Mass scale of the multiplier weights (max diagonal of M at the start).
-  void set_mass_scale(double m) { mass_scale_ = m; }
-
-  /// One step of size h from s0 into s1; false when Newton does not
-  /// converge (why says how far it got).
-  /// tol_factor: the Newton tolerance as a fraction of the error weights.
-  bool Step(const AlphaState& s0,
-            double h,
-            double tol_factor,
-            AlphaState* s1,
-            std::string* why) {
-    const double am = p_.alpha_m, af = p_.alpha_f;
-    const double bp = p_.beta * (1.0 - af) / (1.0 - am);
-    const double gp = p_.gamma * (1.0 - af) / (1.0 - am);
-    const double sq = bp * h * h;  // dq / dvdot, and the row scale
-    const double snh = bp * h / gp;
-    const double t1 = s0.t + h;
-    // The parts of a1, q1 and v1 that do not depend on vdot1.
-    const Eigen::VectorXd a_base = (af * s0.vdot - am * s0.a) / (1.0 - am);
-    const Eigen::VectorXd q_base =
-        s0.q + h * s0.v + h * h * (0.5 - p_.beta) * s0.a;
-    const Eigen::VectorXd v_base = s0.v + h * (1.0 - p_.gamma) * s0.a;
-    const double c = (1.0 - af) / (1.0 - am);
-    s1->t = t1;
-    s1->vdot = s0.vdot;  // predictor: constant accelerations
-    s1->lambda = s0.lambda;
-    Eigen::VectorXd rhs(nv_ + nc_), dx(nv_ + nc_);
-    double last = std::numeric_limits<double>::infinity();
-    bool refresh = true;
-    for (int it = 0; it < kMaxAlphaNewton; ++it) {
-      s1->a = a_base + c * s1->vdot;
-      s1->q = q_base + h * h * p_.beta * s1->a;
-      s1->v = v_base + h * p_.gamma * s1->a;
-      Pack(*s1);
-      form_->Residual(t1, y_.data(), yp_.data(), F_.data());
-      ++stats_->rhs_evals;
-      if (!F_.allFinite()) {
-        *why = "the residual is not finite";
-        return false;
-      }
-      rhs.head(nv_) = -sq * F_.segment(nv_, nv_);
-      for (int i = 0; i < nc_; ++i)
-        rhs[nv_ + i] =
-            -(holonomic_[static_cast<size_t>(i)] ? 1.0 : snh) * F_[2 * nv_ + i];
-      // The exact Jacobian at the step's first iteration, kept while the
-      // iteration contracts by 5 or more per iteration and evaluated
-      // again where it does not (a modified Newton: the Jacobian costs
-      // n tangent sweeps, an iteration with it kept one residual).
-      if (refresh) {
-        form_->DenseJacobian(t1, 1.0 / (gp * h), y_.data(), yp_.data(),
-                             A_.data());
-        ++stats_->jacobian_evals;
-        Assemble(h, bp, gp);
-        lu_.compute(K_);
-        refresh = false;
-      }
-      dx = lu_.solve(rhs);
-      ++stats_->newton_iterations;
-      if (!dx.allFinite()) {
-        *why = "the iteration matrix is singular";
-        return false;
-      }
-      s1->vdot += dx.head(nv_) / sq;
-      s1->lambda += dx.tail(nc_) / sq;
-      const double dq = WeightedMax(dx.head(nv_), s1->q, 1.0, tol_factor);
-      // The multiplier rows are the constraints at position level, so
-      // their correction beta' h^2 dlambda carries the positions'
-      // round-off: its floor is the positions' (with the multipliers' own
-      // floor, 1e4 eps |beta' h^2 lambda|, the correction sat at three
-      // times a tolerance that shrinks with h, the stall went unseen, and
-      // four_bar at rtol 1e-8 cut its step from 2e-5 to 5e-15 s by
-      // t = 0.096).
-      const double dmu =
-          nc_ > 0 ? WeightedMax(dx.tail(nc_), sq * s1->lambda, mass_scale_,
-                                tol_factor, s1->q.cwiseAbs().maxCoeff())
-                  : 0.0;
-      const double d = std::max(dq, dmu);
-      const bool stalled = it >= 1 && d > 0.5 * last && d <= kStallFloors;
-      if (d <= 1.0 || stalled) {
-        s1->a = a_base + c * s1->vdot;
-        s1->q = q_base + h * h * p_.beta * s1->a;
-        s1->v = v_base + h * p_.gamma * s1->a;
-        return true;
-      }
-      if (it >= 2 && d > 0.9 * last) break;  // not contracting
-      if (it >= 1 && d > 0.2 * last) refresh = true;
-      last = d;
-    }
-    std::ostringstream os;
-    os << "Newton did not converge in " << kMaxAlphaNewton
-       << " iterations (weighted correction " << last << ")";
-    *why = os.str();
-    return false;
-  }
-
-  /// The local error estimate of q over the step s0 -> s1 (not weighed):
-  /// h^3 (beta - gamma/2 + 1/12) q''' with h q''' = vdot1 - vdot0 (see the
-  /// file's head).
-  Eigen::VectorXd ErrorEstimate(const AlphaState& s0,
-                                const AlphaState& s1,
-                                double h) const {
-    return (h * h * (p_.beta - 0.5 * p_.gamma + 1.0 / 12.0)) *
-           (s1.vdot - s0.vdot);
-  }
-
-  /// Its RMS norm in the weights rtol max(|q0|, |q1|) + atol.
-  double ErrorNorm(const Eigen::VectorXd& e,
-                   const AlphaState& s0,
-                   const AlphaState& s1) const {
-    double sum = 0.0;
-    for (int i = 0; i < nv_; ++i) {
-      const double w =
-          o_.rtol * std::max(std::abs(s0.q[i]), std::abs(s1.q[i])) + o_.atol;
-      sum += (e[i] / w) * (e[i] / w);
-    }
-    return nv_ > 0 ? std::sqrt(sum / nv_) : 0.0;
-  }
-
- private:
-  void Pack(const AlphaState& s) {
-    const DaeLayout& L = form_->layout();
-    y_.segment(L.iq(), nv_) = s.q;
-    y_.segment(L.iv(), nv_) = s.v;
-    y_.segment(L.il(), nc_) = s.lambda;
-    yp_.segment(L.iq(), nv_) = s.v;
-    yp_.segment(L.iv(), nv_) = s.vdot;
-    yp_.segment(L.il(), nc_).setZero();
-  }
-
-  // K_ from A_ = dF/dy + cj dF/dyp at cj = 1 / (gamma' h): the q columns
-  // plus gamma' / (beta' h) times the v columns are dF/dq1 along the
-  // update (q1, v1, vdot1 all move with dvdot1).
-  void Assemble(double h, double bp, double gp) {
-    const double sq = bp * h * h, snh = bp * h / gp;
-    const double w = gp / (bp * h);
-    const int iv = nv_, il = 2 * nv_;
-    for (int r = 0; r < nv_ + nc_; ++r) {
-      const int row = nv_ + r;  // F's v rows, then its constraint rows
-      const bool eq = r < nv_;
-      const double s =
-          eq ? sq : (holonomic_[static_cast<size_t>(r - nv_)] ? 1.0 : snh);
-      for (int j = 0; j < nv_; ++j)
-        K_(r, j) = s * (A_(row, j) + w * A_(row, iv + j));
-      for (int j = 0; j < nc_; ++j)
-        K_(r, nv_ + j) = eq ? A_(row, il + j) : s * A_(row, il + j) / sq;
-    }
-  }
-
-  // max |d_i| / w_i with w_i = f (rtol |x_i| + atol scale), floored at
-  // kRoundOffFloor times the vector's largest entry.
-  double WeightedMax(const Eigen::VectorXd& d,
-                     const Eigen::VectorXd& x,
-                     double scale,
-                     double f,
-                     double magnitude = 0.0) const {
-    const double floor =
-        kRoundOffFloor * std::max(magnitude, x.cwiseAbs().maxCoeff());
-    double m = 0.0;
-    for (Eigen::Index i = 0; i < d.size(); ++i)
-      m = std::max(m, std::abs(d[i]) / std::max(f * (o_.rtol * std::abs(x[i]) +
-                                                     o_.atol * scale),
-                                                floor));
-    return m;
-  }
-
-  DaeForm* form_;
-  AlphaParameters p_;
-  const SimulationOptions& o_;
-  SolverStats* stats_;
-  int nv_ = 0, nc_ = 0, n_ = 0;
-  double mass_scale_ = 1.0;
-  std::vector<bool> holonomic_;
-  Eigen::VectorXd y_, yp_, F_;
-  Eigen::MatrixXd A_, K_;
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
-};
 
 }  // namespace
 
@@ -359,6 +154,9 @@ void IntegrateAlpha(Mechanics* mech,
   Recorder recorder(model, &sum, observer);
   const QuadLayout& layout = recorder.layout();
   const RootSet roots(model);
+  // The model's description when it has quaternions (the Lie-group
+  // update, alpha_step.cpp), null otherwise.
+  const ModelData* chart = form.layout().chart;
   const int nr = roots.size();
 
   Eigen::VectorXd q = x0.q, v = x0.v;
@@ -410,9 +208,10 @@ void IntegrateAlpha(Mechanics* mech,
     // Initial step: the second-order term h^2/2 vdot at a tenth of the
     // error weights, within the first output interval.
     double m = 0.0;
-    for (Eigen::Index i = 0; i < s.q.size(); ++i)
-      m = std::max(m, std::abs(s.vdot[i]) /
-                          (options.rtol * std::abs(s.q[i]) + options.atol));
+    const Eigen::VectorXd mag = TangentMagnitudes(chart, s.q);
+    for (Eigen::Index i = 0; i < mag.size(); ++i)
+      m = std::max(
+          m, std::abs(s.vdot[i]) / (options.rtol * mag[i] + options.atol));
     h = m > 0.0 ? std::sqrt(0.2 / m) : options.output_step;
     h = std::min({h, options.output_step, 0.01 * span});
   }
@@ -422,7 +221,7 @@ void IntegrateAlpha(Mechanics* mech,
   const AlphaStudy study = g_study;
   const double dalpha = par.alpha_m - par.alpha_f;
   bool shift_a = study.perturbed_start && dalpha != 0.0;
-  Eigen::VectorXd q3 = Eigen::VectorXd::Zero(s.q.size());
+  Eigen::VectorXd q3 = Eigen::VectorXd::Zero(s.v.size());
   if (shift_a) {
     // Consistent accelerations at t0 +- d along the Taylor polynomial, d
     // the first step (the central difference's O(d^2) error enters a0 as
@@ -431,7 +230,12 @@ void IntegrateAlpha(Mechanics* mech,
     Eigen::VectorXd acc[2];
     for (int k = 0; k < 2; ++k) {
       const double sd = k == 0 ? d : -d;
-      const Eigen::VectorXd qd = s.q + sd * s.v + (0.5 * sd * sd) * s.vdot;
+      // (On the group: q (x) exp(sd v + sd^2/2 vdot), AdvancePositions.)
+      const Eigen::VectorXd qd =
+          chart == nullptr
+              ? Eigen::VectorXd(s.q + sd * s.v + (0.5 * sd * sd) * s.vdot)
+              : AdvancePositions(chart, s.q,
+                                 sd * s.v + (0.5 * sd * sd) * s.vdot);
       const Eigen::VectorXd vd = s.v + sd * s.vdot;
       mech->Evaluate(s.t + sd, qd, vd);
       mech->SolveKkt(mech->bias(), &r);
@@ -530,8 +334,7 @@ void IntegrateAlpha(Mechanics* mech,
           // pendulum's step fell to 3e-15 s at rtol 1e-4.
           evaluate(s1, &root_now);
           Eigen::VectorXd e = stepper.ErrorEstimate(s, s1, hk);
-          Eigen::VectorXd ev = Eigen::VectorXd::Zero(e.size());
-          mech->ProjectErrorEstimate(e, ev);
+          ProjectTangentError(mech, chart, s1.q, &e);
           const double err =
               stepper.ErrorNorm(e, s, s1) * (per_step ? 1.0 : span / hk);
           const double f_i =
