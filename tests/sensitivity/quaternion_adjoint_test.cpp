@@ -230,14 +230,27 @@ Problem ConstrainedProblem() {
   return pr;
 }
 
+// The adjoint-vs-forward comparisons run at rtol 1e-10, atol 1e-12 with
+// the bound 1e-7 (1000 rtol; measured 4.6e-10 to 9.8e-9). The sanitizer
+// build (-O0 with ASan and UBSan, where the constrained top's IDAS cells
+// took 40 to 75 s each at rtol 1e-10) runs them at rtol 1e-7, atol 1e-9
+// with the same 1000 rtol (measured there, release: 2.6e-7 to 1.7e-6):
+// the same code paths, whose numbers the release build checks.
+#ifdef DAEDALUS_SANITIZER_BUILD
+constexpr double kRtol = 1e-7;
+#else
+constexpr double kRtol = 1e-10;
+#endif
+constexpr double kAgreement = 1000 * kRtol;
+
 SimulationOptions Options(Integrator integrator, Formulation f) {
   SimulationOptions o;
   o.formulation = f;
   o.integrator = integrator;
   o.t_end = 1.5;
   o.output_step = o.t_end;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
+  o.rtol = kRtol;
+  o.atol = kRtol / 100;
   return o;
 }
 
@@ -396,10 +409,11 @@ TEST_P(QuaternionTopAdjoint, AgreesWithForward) {
       Forward(pr, Options(fwd_integrator, Formulation::kUnstabilized));
   ASSERT_GT(fwd.cwiseAbs().minCoeff(), 1e-2) << fwd.transpose();
   // Two integrations at rtol 1e-10 over 1.5 s: bound 1e-7 relative to
-  // max(1, |forward|) (adjoint_idas_test.cpp's bound for the same rtol).
+  // max(1, |forward|) (adjoint_idas_test.cpp's bound for the same rtol;
+  // kAgreement, 1000 rtol, in either build).
   Record("adjoint_vs_forward", adj, fwd);
-  EXPECT_TRUE(NearRel(adj, fwd, 1e-7)) << adj.transpose() << "\n"
-                                       << fwd.transpose();
+  EXPECT_TRUE(NearRel(adj, fwd, kAgreement)) << adj.transpose() << "\n"
+                                             << fwd.transpose();
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -424,8 +438,8 @@ TEST_P(QuaternionConstrainedTopAdjoint, AgreesWithForward) {
       Forward(pr, Options(Integrator::kCvodesBdf, Formulation::kBaumgarte));
   ASSERT_GT(fwd.cwiseAbs().minCoeff(), 1e-2) << fwd.transpose();
   Record("adjoint_vs_forward", adj, fwd);
-  EXPECT_TRUE(NearRel(adj, fwd, 1e-7)) << adj.transpose() << "\n"
-                                       << fwd.transpose();
+  EXPECT_TRUE(NearRel(adj, fwd, kAgreement)) << adj.transpose() << "\n"
+                                             << fwd.transpose();
 }
 
 INSTANTIATE_TEST_SUITE_P(
