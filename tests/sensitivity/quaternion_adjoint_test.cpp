@@ -14,13 +14,16 @@
 #include <vector>
 
 #include "daedalus/simulate.hpp"
+#include "support/quaternion_models.hpp"
 #include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
 namespace quaternion_adjoint_test {
 
+using testing::ConstrainedStart;
 using testing::NearRel;
+using testing::TopStart;
 
 // ---- the heavy top with a quaternion (nq = 4, nv = 3, nc = 0), as in
 // quaternion_sensitivity_test.cpp, with a functional that reads the
@@ -34,35 +37,17 @@ double AxisX(const Eigen::Vector4d& r) {
 }
 
 Model QuaternionTop() {
-  ModelBuilder b("quaternion_top");
-  b.Quaternion("R");
-  const Param i1 = b.Parameter("I1", 1.2, ParamRange::Positive());
-  const Param i3 = b.Parameter("I3", 0.5, ParamRange::Positive());
-  const Param mgl = b.Parameter("mgl", 2.0);
-  b.KineticEnergy([=](const auto& x) {
-    return 0.5 * (x.p[i1] * (x.v[0] * x.v[0] + x.v[1] * x.v[1]) +
-                  x.p[i3] * x.v[2] * x.v[2]);
+  return testing::QuaternionTop([](ModelBuilder* b, Param mgl) {
+    const auto running = [](const auto& x) {
+      const auto ax = 2.0 * (x.q[1] * x.q[3] + x.q[0] * x.q[2]);
+      return ax * ax + 0.1 * x.v[0] * x.v[0];
+    };
+    b->Quadrature("g", running);
+    b->Functional("G", running, [=](const auto& x) {
+      return 1.0 - 2.0 * (x.q[1] * x.q[1] + x.q[2] * x.q[2]) + 0.1 * x.v[0] +
+             0.01 * x.p[mgl] * x.v[2];
+    });
   });
-  b.PotentialEnergy([=](const auto& x) {
-    return x.p[mgl] * (1.0 - 2.0 * (x.q[1] * x.q[1] + x.q[2] * x.q[2]));
-  });
-  const auto running = [](const auto& x) {
-    const auto ax = 2.0 * (x.q[1] * x.q[3] + x.q[0] * x.q[2]);
-    return ax * ax + 0.1 * x.v[0] * x.v[0];
-  };
-  b.Quadrature("g", running);
-  b.Functional("G", running, [=](const auto& x) {
-    return 1.0 - 2.0 * (x.q[1] * x.q[1] + x.q[2] * x.q[2]) + 0.1 * x.v[0] +
-           0.01 * x.p[mgl] * x.v[2];
-  });
-  return std::move(b).Build();
-}
-
-InitialState TopStart() {
-  InitialState s;
-  s.q = Eigen::Vector4d(std::cos(0.2), std::sin(0.2), 0.0, 0.0);
-  s.v = Eigen::Vector3d(0.3, 0.0, 8.0);
-  return s;
 }
 
 // phi of the top at a final state, and its gradient (d/dq at the unit
@@ -92,45 +77,19 @@ void TopPhiGradient(const Eigen::VectorXd& q,
 // the inertia:
 //   g   = a_x^2 + cz^2 + 0.1 w1^2,
 //   phi = cx + a_x + 0.1 w3 + 0.1 m cz'.
-constexpr double kGravity = 9.81;
 
 Model ConstrainedTop() {
-  ModelBuilder b("constrained_top");
-  b.Coordinates({"cx", "cy", "cz"});
-  b.Quaternion("R");
-  const Param m = b.Parameter("m", 1.5, ParamRange::Positive());
-  const Param l = b.Parameter("l", 0.4, ParamRange::Positive());
-  const Param i1 = b.Parameter("I1c", 0.3, ParamRange::Positive());
-  const Param i3 = b.Parameter("I3c", 0.5, ParamRange::Positive());
-  b.KineticEnergy([=](const auto& x) {
-    return 0.5 * x.p[m] *
-               (x.v[0] * x.v[0] + x.v[1] * x.v[1] + x.v[2] * x.v[2]) +
-           0.5 * (x.p[i1] * (x.v[3] * x.v[3] + x.v[4] * x.v[4]) +
-                  x.p[i3] * x.v[5] * x.v[5]);
+  return testing::ConstrainedTop([](ModelBuilder* b, Param m) {
+    const auto running = [](const auto& x) {
+      const auto ax = 2.0 * (x.q[4] * x.q[6] + x.q[3] * x.q[5]);
+      return ax * ax + x.q[2] * x.q[2] + 0.1 * x.v[3] * x.v[3];
+    };
+    b->Quadrature("g", running);
+    b->Functional("G", running, [=](const auto& x) {
+      return x.q[0] + 2.0 * (x.q[4] * x.q[6] + x.q[3] * x.q[5]) + 0.1 * x.v[5] +
+             0.1 * x.p[m] * x.v[2];
+    });
   });
-  b.PotentialEnergy([=](const auto& x) { return x.p[m] * kGravity * x.q[2]; });
-  b.Holonomic(
-      "tip",
-      [=](const auto& x) {
-        VecX<Scalar<decltype(x)>> r(3);
-        const auto &w = x.q[3], &a = x.q[4], &bb = x.q[5], &c = x.q[6];
-        // R e3 = (2 (a c + w b), 2 (b c - w a), 1 - 2 (a^2 + b^2))
-        r[0] = x.q[0] - x.p[l] * 2.0 * (a * c + w * bb);
-        r[1] = x.q[1] - x.p[l] * 2.0 * (bb * c - w * a);
-        r[2] = x.q[2] - x.p[l] * (1.0 - 2.0 * (a * a + bb * bb));
-        return r;
-      },
-      3);
-  const auto running = [](const auto& x) {
-    const auto ax = 2.0 * (x.q[4] * x.q[6] + x.q[3] * x.q[5]);
-    return ax * ax + x.q[2] * x.q[2] + 0.1 * x.v[3] * x.v[3];
-  };
-  b.Quadrature("g", running);
-  b.Functional("G", running, [=](const auto& x) {
-    return x.q[0] + 2.0 * (x.q[4] * x.q[6] + x.q[3] * x.q[5]) + 0.1 * x.v[5] +
-           0.1 * x.p[m] * x.v[2];
-  });
-  return std::move(b).Build();
 }
 
 double ConstrainedPhi(const Eigen::VectorXd& q,
@@ -156,26 +115,6 @@ void ConstrainedPhiGradient(const Eigen::VectorXd& q,
   (*gy)[9] = 0.1 * m;
   gp->setZero(4);
   (*gp)[0] = 0.1 * v[2];
-}
-
-// The consistent start for length l and its derivative d x0 / d l.
-InitialState ConstrainedStart(double l, Eigen::VectorXd* dx0_dl = nullptr) {
-  const InitialState top = TopStart();
-  const Eigen::Quaterniond R(top.q[0], top.q[1], top.q[2], top.q[3]);
-  const Eigen::Vector3d w = top.v;
-  const Eigen::Vector3d axis = R * Eigen::Vector3d::UnitZ();
-  const Eigen::Vector3d rate = R * w.cross(Eigen::Vector3d::UnitZ());
-  InitialState s;
-  s.q.resize(7);
-  s.q << l * axis, top.q;
-  s.v.resize(6);
-  s.v << l * rate, w;
-  if (dx0_dl) {
-    dx0_dl->setZero(13);
-    dx0_dl->segment<3>(0) = axis;
-    dx0_dl->segment<3>(7) = rate;
-  }
-  return s;
 }
 
 // ---- the two ways to the gradient

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 #include <random>
 
 #include "daedalus/model.hpp"
+#include "daedalus/simulate.hpp"
 
 namespace daedalus::testing {
 
@@ -42,5 +44,29 @@ Model PinnedFreeBody(const Eigen::Matrix3d& inertia_com,
 
 /// A random quaternion of norm `scale` (Gaussian direction).
 Eigen::Vector4d RandomQuaternion(std::mt19937* rng, double scale);
+
+/// Adds to a top's builder what a test needs (quadratures, functionals),
+/// given the parameter the test's functional reads (mgl for QuaternionTop,
+/// m for ConstrainedTop).
+using TopExtension = std::function<void(ModelBuilder*, Param)>;
+
+/// The heavy (Lagrange) top of the sensitivity tests: its tip fixed at the
+/// origin, the orientation the quaternion "R" (nq = 4, nv = 3), parameters
+/// I1, I3 (about the tip) and mgl: T = (I1 (w1^2 + w2^2) + I3 w3^2) / 2,
+/// V = mgl (R e3)_z.
+Model QuaternionTop(const TopExtension& extend = {});
+
+/// Its start: tilted 0.4 rad about the body x axis, w = (0.3, 0, 8).
+InitialState TopStart();
+
+/// The same top as a free body whose tip is held at the origin by the
+/// three holonomic rows "tip": coordinates the centre of mass c (3) and R
+/// (4) (nq = 7, nv = 6, nc = 3), parameters m, l, I1c, I3c, gravity
+/// kQuatGravity; Phi = c - l R e3.
+Model ConstrainedTop(const TopExtension& extend = {});
+
+/// The consistent start of ConstrainedTop for length l (TopStart's
+/// orientation and rates), and its derivative d x0 / d l ((nq + nv) x 1).
+InitialState ConstrainedStart(double l, Eigen::VectorXd* dx0_dl = nullptr);
 
 }  // namespace daedalus::testing
