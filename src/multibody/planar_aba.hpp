@@ -27,4 +27,11 @@ int ForwardPlanarRevolute(const std::vector<RbLink>& links,
 void UseRevolutePlanarAba(bool on);
 bool RevolutePlanarAbaInUse();
 
+/// Tests only: the revolute planar ABA's instruction-set versions on this
+/// CPU (1: the baseline only; 2: also AVX2 + FMA; 3: also AVX-512), and a
+/// cap on the one chosen (0: baseline, 1: AVX2, 2: AVX-512, the default;
+/// the CPU's best below the cap). Global, not for concurrent use.
+int RevoluteIsaLevels();
+void CapRevoluteIsa(int level);
+
 }  // namespace daedalus::mb::internal

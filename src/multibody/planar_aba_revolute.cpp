@@ -52,6 +52,7 @@ namespace daedalus::mb::internal {
 
 namespace {
 std::atomic<bool> g_use_revolute{true};
+std::atomic<int> g_isa_cap{2};  // RevoluteIsaCap (tests)
 
 // sin and cos of x[0..n) into s and c, branch-free so that the loop
 // vectorizes (the joint angles' sincos was a sixth of chain_reduced's run
@@ -140,21 +141,36 @@ DAEDALUS_INLINE bool SinCosArray(const double* x, int n, double* s, double* c) {
 // An unbranched chain (link i's parent is link i - 1, link 0's the ground,
 // all revolute, one angle per link), chain_reduced's: the same algorithm
 // as Revolute below with the passes rearranged for it (round-off apart,
-// the same arithmetic). Per link, only what the later passes read is
-// stored, in arrays of one quantity each (structure of arrays):
+// the same arithmetic). Each link's values live in one record of kRec
+// doubles (in TreeData::IA's storage, which the planar ABA does not
+// otherwise use), so that a pass reads and writes through one pointer and
+// a constant offset (arrays of one quantity each took fourteen pointers,
+// which with the carried values did not fit the registers).
 //
-// - pass 1 (outward) keeps to the rotation and velocity recurrences and
-//   stores p, the velocity, the rotated first moment, sigma and qd;
-// - pass 2 (inward) computes the link's inertia, bias force and c itself,
-//   off its chain (the division per link and a few multiply-adds after
-//   it), and carries the articulated inertia and bias force in registers;
-// - pass 3 (outward) writes the parent's acceleration a_p(i) = a_p(i-1)
-//   moved by p, so that qdd_i - pw0 alpha_{i-1} is the only work between
-//   two links' angular accelerations (two multiply-adds a link instead of
-//   five dependent operations).
+// - Pass 1 (outward) keeps to the rotation and velocity recurrences and
+//   stores p, h in world axes, sigma, the velocity and qd.
+// - Pass 2 (inward) computes each link's own inertia, bias force and c,
+//   and carries the articulated inertia [a b'; b K] and bias force f in
+//   registers. The link-to-link dependencies are short: the parent's a is
+//   one multiply-add after this link's division (p'K p and p . b come
+//   from K and b, which are one multiply-add after the child's), and its
+//   f0 one multiply-add after z, as f0 += p . (f_xy + K c) + (p . b) z.
+//   It stores z and w = b / a for pass 3.
+// - Pass 3 (outward): see there.
+//
 // Returns -3, having written nothing usable, when the links are not such
 // a chain (checked in pass 1, which reads the links anyway: a separate
 // check loop was 4 % of the call).
+constexpr int kRec = 12;  // doubles a record; fits IA's 36 a link
+// Pass 1's fields: p = e_z x r (r: the joint from the parent's joint,
+// world axes), the first moment h in world axes, sigma, the joint point's
+// velocity (w, v_x, v_y) and the joint rate qd.
+constexpr int kPx = 0, kPy = 1, kHx = 2, kHy = 3, kSg = 4, kW = 5, kVx = 6,
+              kVy = 7, kQd = 8;
+// Pass 2's, read by pass 3: z = sigma qdd at a zero parent acceleration,
+// w = b / A.
+constexpr int kZ = 9, kW0 = 10, kW1 = 11;
+
 DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
                                   const VecX<double>& q,
                                   const VecX<double>& v,
@@ -173,27 +189,8 @@ DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
       sn[i] = std::sin(q[i]);
       cs[i] = std::cos(q[i]);
     }
-  // Scratch arrays of n doubles: nine in pI's storage (9 n doubles), pass
-  // 2's results in pw's (3 n), pc's (3 n) and pb.
-  double* const base = d->pI.data()->data();
-  double* __restrict px_ = base;         // p = e_z x r (r: from the parent's
-  double* __restrict py_ = base + n;     // joint to this one, world axes)
-  double* __restrict w_ = base + 2 * n;  // the joint point's velocity
-  double* __restrict vx_ = base + 3 * n;
-  double* __restrict vy_ = base + 4 * n;
-  double* __restrict hx_ = base + 5 * n;  // the first moment, world axes
-  double* __restrict hy_ = base + 6 * n;
-  double* __restrict sg_ = base + 7 * n;  // sigma
-  double* __restrict qd_ = base + 8 * n;  // the joint rate
-  double* const wbase = d->pw.data()->data();
-  double* __restrict pw0_ = wbase;  // qdd = pb - pw . a_parent
-  double* __restrict pw1_ = wbase + n;
-  double* __restrict pw2_ = wbase + 2 * n;
-  double* __restrict pb_ = d->pb.data();
-  double* const cbase = d->pc.data()->data();
-  double* __restrict c1_ = cbase;  // c = (qd, c1, c2) = v x S qd
-  double* __restrict c2_ = cbase + n;
-  const double* __restrict tq = tau.data();
+  double* __restrict const rec = d->IA.data()->data();
+  const RbInertia<double>* __restrict const inertia = d->I.data();
 
   // Pass 1, outward: rotations and velocities.
   double cp = 1.0, sp = 0.0, wp = 0.0, vpx = 0.0, vpy = 0.0;
@@ -213,16 +210,17 @@ DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
     const double qd = v[i];
     const double w = wp + sigma * qd;
     const double vx = vpx - wp * ry, vy = vpy + wp * rx;
-    const RbInertia<double>& in = d->I[i];
-    px_[i] = -ry;
-    py_[i] = rx;
-    w_[i] = w;
-    vx_[i] = vx;
-    vy_[i] = vy;
-    hx_[i] = cw * in.h[0] - sw * in.h[1];
-    hy_[i] = sw * in.h[0] + cw * in.h[1];
-    sg_[i] = sigma;
-    qd_[i] = qd;
+    const Vec3<double>& h = inertia[i].h;
+    double* __restrict r = rec + kRec * i;
+    r[kPx] = -ry;
+    r[kPy] = rx;
+    r[kHx] = cw * h[0] - sw * h[1];
+    r[kHy] = sw * h[0] + cw * h[1];
+    r[kSg] = sigma;
+    r[kW] = w;
+    r[kVx] = vx;
+    r[kVy] = vy;
+    r[kQd] = qd;
     cp = cw;
     sp = sw;
     wp = w;
@@ -230,95 +228,110 @@ DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
     vpy = vy;
   }
 
-  // Pass 2, inward. Link j's own inertia about its joint, world axes,
-  // [J, -h_y, h_x; -h_y, m, 0; h_x, 0, m], and bias force v x* I v; the
-  // kinetic energy on the way (summed from the tip).
+  // Pass 2, inward. Carried into the iteration of link i: its articulated
+  // inertia [a b'; b K] and bias force f, complete (its own and its
+  // descendants'). With bc = b . c_xy, U = sigma (a, b), u = tau - sigma
+  // f0 and the parent's acceleration zero, qdd = (u - U'c) / D = sigma z,
+  // z = (sigma tau - f0 - bc) / a; the parent gets X' (IA - U U'/D) X
+  // and X' (f + IA c + U u / D), where (IA - U U'/D) c's linear part is
+  // K c - b bc / a, so that (f + IA c + U u / D)_xy = f_xy + K c + b z.
+  //
+  // Link j's own inertia about its joint, world axes, is [J, -h_y, h_x;
+  // -h_y, m, 0; h_x, 0, m], its bias force v x* I v; the kinetic energy is
+  // summed on the way (from the tip).
   double kinetic = 0.0;
-  auto own = [&](int j, double* oa, double* ob0, double* ob1, double* om,
-                 double* of0, double* of1, double* of2) {
-    const RbInertia<double>& in = d->I[j];
-    const double m = in.m, jz = in.I(2, 2);
-    const double hx = hx_[j], hy = hy_[j];
-    const double w = w_[j], vx = vx_[j], vy = vy_[j];
+  auto own_force = [&kinetic](const double* r, double m, double jz, double* of0,
+                              double* of1, double* of2) {
+    const double hx = r[kHx], hy = r[kHy];
+    const double w = r[kW], vx = r[kVx], vy = r[kVy];
     const double iw = jz * w - hy * vx + hx * vy, ix = m * vx - hy * w,
                  iy = m * vy + hx * w;
-    kinetic += 0.5 * (w * iw + vx * ix + vy * iy);
-    *oa = jz;
-    *ob0 = -hy;
-    *ob1 = hx;
-    *om = m;
+    kinetic += w * iw + vx * ix + vy * iy;
     *of0 = vx * iy - vy * ix;
     *of1 = -w * iy;
     *of2 = w * ix;
   };
-  double a, b0, b1, k00, k01 = 0.0, k11, f0, f1, f2;
-  own(n - 1, &a, &b0, &b1, &k00, &f0, &f1, &f2);
-  k11 = k00;
+  double a, b0, b1, k00, k01, k11, f0, f1, f2;
+  {
+    const double* r = rec + kRec * (n - 1);
+    const double m = inertia[n - 1].m, jz = inertia[n - 1].I(2, 2);
+    a = jz;
+    b0 = -r[kHy];
+    b1 = r[kHx];
+    k00 = k11 = m;
+    k01 = 0.0;
+    own_force(r, m, jz, &f0, &f1, &f2);
+  }
   for (int i = n - 1; i >= 0; --i) {
     if (!(a > 0.0)) {
       d->D[i] = a;
-      d->kinetic = kinetic;
+      d->kinetic = 0.5 * kinetic;
       return i;
     }
     const double inv = 1.0 / a;
-    const double px = px_[i], py = py_[i], sigma = sg_[i];
-    const double sqd = sigma * qd_[i];
-    const double c1 = sqd * vy_[i], c2 = -sqd * vx_[i];
-    const double t = tq[i];
-    const double u = t - sigma * f0;
+    double* __restrict r = rec + kRec * i;
+    const double sigma = r[kSg], sqd = sigma * r[kQd];
+    const double c1 = sqd * r[kVy], c2 = -sqd * r[kVx], st = sigma * tau[i];
+    // (st - bc before f0: f0 is on a dependency chain, b is not.)
+    const double z = ((st - (b0 * c1 + b1 * c2)) - f0) * inv;
     const double w0 = b0 * inv, w1 = b1 * inv;
-    pb_[i] = (u - sigma * (b0 * c1 + b1 * c2)) * inv;
-    pw0_[i] = sigma * (1.0 + (px * w0 + py * w1));
-    pw1_[i] = sigma * w0;
-    pw2_[i] = sigma * w1;
-    c1_[i] = c1;
-    c2_[i] = c2;
+    r[kZ] = z;
+    r[kW0] = w0;
+    r[kW1] = w1;
     if (i == 0) break;
-    double oa, ob0, ob1, om, of0, of1, of2;
-    own(i - 1, &oa, &ob0, &ob1, &om, &of0, &of1, &of2);
-    // Before the division's result is needed: K p, p'K p, p . b.
-    const double kpx = k00 * px + k01 * py, kpy = k01 * px + k11 * py;
-    const double pkp = px * kpx + py * kpy;
+    const double px = r[kPx], py = r[kPy];
+    const double* rq = r - kRec;  // link i - 1
+    const double jz = inertia[i - 1].I(2, 2), m = inertia[i - 1].m;
+    double of0, of1, of2;
+    own_force(rq, m, jz, &of0, &of1, &of2);
+    // The parent's A = J + p'k p with k = K - b b'/a: p'K p and p . b
+    // before this link's division is done, from K (ready one multiply-add
+    // after the child's division).
+    const double pkp =
+        jz + (k00 * (px * px) + (k01 * (2.0 * px * py) + k11 * (py * py)));
     const double pb = px * b0 + py * b1;
-    const double pbi = pb * inv;
-    // k = K - b w'.
-    const double n00 = k00 - b0 * w0, n01 = k01 - b0 * w1, n11 = k11 - b1 * w1;
-    // f = pA + Ia c + U u / D: (sigma tau, pA_xy + k c_xy + sigma u w).
-    const double su = sigma * u;
-    const double fx = f1 + (n00 * c1 + n01 * c2) + su * w0;
-    const double fy = f2 + (n01 * c1 + n11 * c2) + su * w1;
-    const double fn = sigma * t + (px * fx + py * fy);
-    a = (oa + pkp) - pb * pbi;
-    b0 = (ob0 + kpx) - b0 * pbi;
-    b1 = (ob1 + kpy) - b1 * pbi;
-    k00 = om + n00;
-    k01 = n01;
-    k11 = om + n11;
-    f0 = of0 + fn;
-    f1 = of1 + fx;
-    f2 = of2 + fy;
+    const double kpx = k00 * px + k01 * py, kpy = k01 * px + k11 * py;
+    const double f1c = f1 + (k00 * c1 + k01 * c2),
+                 f2c = f2 + (k01 * c1 + k11 * c2);
+    const double bb00 = b0 * b0, bb01 = b0 * b1, bb11 = b1 * b1;
+    a = pkp - (pb * pb) * inv;
+    k00 = (k00 + m) - bb00 * inv;
+    k01 = k01 - bb01 * inv;
+    k11 = (k11 + m) - bb11 * inv;
+    // f0 gets p . (f1c + b0 z, f2c + b1 z) = p . (f1c, f2c) + (p . b) z:
+    // one multiply-add after z.
+    f0 = ((of0 + st) + (px * f1c + py * f2c)) + pb * z;
+    f1 = (of1 + f1c) + b0 * z;
+    f2 = (of2 + f2c) + b1 * z;
+    b0 = (kpx - rq[kHy]) - pb * w0;
+    b1 = (kpy + rq[kHx]) - pb * w1;
   }
-  d->kinetic = kinetic;
+  d->kinetic = 0.5 * kinetic;
 
   // Pass 3, outward: qdd_i = pb_i - pw_i . a_{i-1}, a_i = X a_{i-1} + c_i
-  // + S qdd_i, with a_{i-1}'s linear part written as bx + alpha_{i-2} p
-  // (bx = a_{i-2}'s linear part + c_{i-1}) so that alpha_{i-1} enters
-  // qdd_i last.
+  // + S qdd_i, with pb = sigma z, pw = sigma (1 + p . w, w). a_{i-1}'s
+  // linear part is written as bx + alpha_{i-2} p_{i-1} (bx = a_{i-2}'s
+  // linear part + c_{i-1}), so that qdd_i = e_i - pw0_i alpha_{i-1} with
+  // e_i free of alpha_{i-1}, and alpha_i = alpha_{i-1} + sigma_i qdd_i =
+  // g_i alpha_{i-1} + sigma_i e_i, g_i = 1 - sigma_i pw0_i = -p . w.
   double* __restrict out = qdd->data();
   double al1 = 0.0, al2 = 0.0;  // alpha_{i-1}, alpha_{i-2}
   double bx = d->a0[3], by = d->a0[4], pxm = 0.0, pym = 0.0;
   for (int i = 0; i < n; ++i) {
-    const double pw0 = pw0_[i], pw1 = pw1_[i], pw2 = pw2_[i];
-    const double e =
-        (pb_[i] - (pw1 * bx + pw2 * by)) - (pw1 * pxm + pw2 * pym) * al2;
-    const double acc = e - pw0 * al1;
-    out[i] = acc;
-    bx = (bx + al2 * pxm) + c1_[i];
-    by = (by + al2 * pym) + c2_[i];
-    pxm = px_[i];
-    pym = py_[i];
+    const double* __restrict r = rec + kRec * i;
+    const double sigma = r[kSg], w0 = r[kW0], w1 = r[kW1];
+    const double pdw = r[kPx] * w0 + r[kPy] * w1;
+    // sigma e = z - w . (bx + alpha_{i-2} p_{i-1}).
+    const double se =
+        (r[kZ] - (w0 * bx + w1 * by)) - (w0 * pxm + w1 * pym) * al2;
+    out[i] = sigma * (se - (1.0 + pdw) * al1);
+    const double sqd = sigma * r[kQd];
+    bx = bx + (al2 * pxm + sqd * r[kVy]);
+    by = by + (al2 * pym - sqd * r[kVx]);
+    pxm = r[kPx];
+    pym = r[kPy];
     al2 = al1;
-    al1 = al1 + sg_[i] * acc;
+    al1 = se - pdw * al1;
   }
   return -1;
 }
@@ -531,19 +544,41 @@ DAEDALUS_INLINE int Revolute(const std::vector<RbLink>& links,
 }
 
 #if DAEDALUS_REVOLUTE_AVX2
-__attribute__((target("avx2,fma"))) int RevoluteAvx2(
-    const std::vector<RbLink>& links,
-    const VecX<double>& q,
-    const VecX<double>& v,
-    const VecX<double>& tau,
-    TreeData<double>* d,
-    VecX<double>* qdd) {
+// (GCC's SLP vectorizer paired independent scalars of pass 2, z and w_1,
+// into one vector and back: shuffles on the dependency chain; off here.)
+__attribute__((target("avx2,fma"), optimize("no-tree-slp-vectorize"))) int
+RevoluteAvx2(const std::vector<RbLink>& links,
+             const VecX<double>& q,
+             const VecX<double>& v,
+             const VecX<double>& tau,
+             TreeData<double>* d,
+             VecX<double>* qdd) {
   return Revolute<double>(links, q, v, tau, d, qdd);
 }
 
-bool HasAvx2Fma() {
+// The same with AVX-512's 32 vector registers (scalar instructions, EVEX
+// encoded): pass 2 carries nine values and needs about twenty more at
+// once, which with 16 registers spilled to the stack on its dependency
+// chain.
+__attribute__((target("avx2,fma,avx512f,avx512vl"),
+               optimize("no-tree-slp-vectorize"))) int
+RevoluteAvx512(const std::vector<RbLink>& links,
+               const VecX<double>& q,
+               const VecX<double>& v,
+               const VecX<double>& tau,
+               TreeData<double>* d,
+               VecX<double>* qdd) {
+  return Revolute<double>(links, q, v, tau, d, qdd);
+}
+
+// 2: AVX-512 (F and VL) with FMA, 1: AVX2 with FMA, 0: the baseline.
+int CpuLevel() {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+    return 0;
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
+             ? 2
+             : 1;
 }
 #endif
 
@@ -554,8 +589,10 @@ int Dispatch(const std::vector<RbLink>& links,
              TreeData<double>* d,
              VecX<double>* qdd) {
 #if DAEDALUS_REVOLUTE_AVX2
-  static const bool avx2 = HasAvx2Fma();
-  if (avx2) return RevoluteAvx2(links, q, v, tau, d, qdd);
+  static const int cpu = CpuLevel();
+  const int level = std::min(cpu, g_isa_cap.load(std::memory_order_relaxed));
+  if (level == 2) return RevoluteAvx512(links, q, v, tau, d, qdd);
+  if (level == 1) return RevoluteAvx2(links, q, v, tau, d, qdd);
 #endif
   return Revolute<double>(links, q, v, tau, d, qdd);
 }
@@ -575,6 +612,19 @@ void UseRevolutePlanarAba(bool on) {
 }
 bool RevolutePlanarAbaInUse() {
   return g_use_revolute.load(std::memory_order_relaxed);
+}
+
+int RevoluteIsaLevels() {
+#if DAEDALUS_REVOLUTE_AVX2
+  static const int cpu = CpuLevel();
+  return cpu + 1;
+#else
+  return 1;
+#endif
+}
+
+void CapRevoluteIsa(int level) {
+  g_isa_cap.store(level, std::memory_order_relaxed);
 }
 
 template <class S>

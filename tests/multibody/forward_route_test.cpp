@@ -265,6 +265,16 @@ void ExpectRevoluteAbaMatches(const Model& planar, const Model* lifted) {
     mb::internal::UseRevolutePlanarAba(true);
     EXPECT_LT(RelDiff(ar, ag), 1e-13) << "state " << k;
     EXPECT_NEAR(kr, wp.kinetic, 1e-14 * (1.0 + wp.kinetic));
+    // Every instruction-set version this CPU runs (baseline, AVX2 + FMA,
+    // AVX-512): round-off apart, the same.
+    for (int level = 0; level < mb::internal::RevoluteIsaLevels(); ++level) {
+      Eigen::VectorXd ai;
+      mb::internal::CapRevoluteIsa(level);
+      EvaluateForward(&wp, true, &ai);
+      mb::internal::CapRevoluteIsa(2);
+      EXPECT_LT(RelDiff(ai, ag), 1e-13) << "state " << k << ", ISA " << level;
+      EXPECT_NEAR(wp.kinetic, kr, 1e-14 * (1.0 + kr));
+    }
     if (wl) {
       wl->SetState(0.0, q, v);
       EvaluateForward(wl.get(), true, &al);
