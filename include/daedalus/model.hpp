@@ -265,12 +265,13 @@ struct InertialFn {
   /// Optional forward dynamics in O(nv) (a tree's articulated-body
   /// algorithm): at x with the generalized force `force` (nv: B u - D v +
   /// Q_r, everything but the inertial forces) it writes vdot solving
-  /// M vdot = force - inertial and the kinetic energy. The ODE forms use it
-  /// for a model without constraints instead of forming and factoring M.
+  /// M vdot = force - inertial and, when `kinetic` is not null, the
+  /// kinetic energy. The ODE forms use it for a model without constraints
+  /// instead of forming and factoring M.
   std::function<void(const Point<double>&,
                      const VecX<double>& force,
                      VecX<double>& vdot,
-                     double& kinetic)>
+                     double* kinetic)>
       forward;
   /// What computes it, for messages ("recursive multibody dynamics").
   std::string what;

@@ -261,6 +261,8 @@ struct TreeData {
   std::vector<internal::RbInertia<S>> I;  // link inertias (in L)
   Vec6<S> a0 = Vec6<S>::Zero();           // [0; -g]: the ground's acceleration
   bool ready = false;
+  int chain = 0;  // MakeData: 1 unbranched revolute chain, 2 pre.R = 1, +z
+  bool want_kinetic = true;  // false: `kinetic` may be left NaN
   // Per call:
   std::vector<internal::Xform<S>> X;       // parent -> link transforms
   std::vector<Vec6<S>> Sj;                 // motion subspaces (in L; 1 dof)
@@ -279,9 +281,8 @@ struct TreeData {
   // f_x, f_y), 3 x 3 articulated inertias, the link rotation's cosine and
   // sine and the translation of its origin in the parent.
   std::vector<Vec3<S>> pv, pc, pa, pp, pU, pr, pw;
-  std::vector<S> pb;
+  std::vector<S> pb, pcos, psin;
   std::vector<Mat3<S>> pI;
-  std::vector<S> pcos, psin;
   /// The kinetic energy sum v_i' I_i v_i / 2 of the last ForwardDynamics.
   S kinetic = S(0.0);
 };
@@ -329,6 +330,7 @@ class TreeDynamics {
     d.pI.resize(n);
     d.pcos.resize(n);
     d.psin.resize(n);
+    d.chain = chain_;
     d.qr.resize(nq_);
     d.vr.resize(nv_);
     d.ar.resize(nv_);
@@ -421,6 +423,7 @@ class TreeDynamics {
                      VecX<S>* qdd) const;
   bool absolute_ = false;  // some link is an absolute-angle joint
   bool planar_ = false;    // see planar()
+  int chain_ = 0;          // TreeData::chain (planar_aba_revolute.cpp)
   int nq_ = 0, nv_ = 0;
 
   std::shared_ptr<const std::vector<internal::RbLink>> links_;

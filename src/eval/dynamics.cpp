@@ -431,7 +431,8 @@ void EvaluateForward(Workspace* ws, bool energies, Eigen::VectorXd* vdot) {
   // B u - D v + Q_r: everything but the inertial forces.
   ws->out0 = ws->Bu - ws->Dv + ws->Qr;
   double kinetic = 0.0;
-  d.inertial_dynamics.forward(x0, ws->out0, *vdot, kinetic);
+  d.inertial_dynamics.forward(x0, ws->out0, *vdot,
+                              energies ? &kinetic : nullptr);
   if (!AllFinite(*vdot)) ThrowNonFinite(*ws, d.inertial_dynamics.what);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   ws->L_t = 0.0;  // the energies of an InertialFn model do not depend on t

@@ -331,6 +331,7 @@ void RecursiveForward(const TreeDynamics& dyn,
                       VecX<double>* vdot,
                       double* kinetic) {
   TreeData<double>& data = CachedData(dyn, key, x.p);
+  data.want_kinetic = kinetic != nullptr;
   if (t.springs.empty() && t.spring_dampers.empty()) {
     *vdot = dyn.ForwardDynamics<double>(x.q, x.v, force, &data);
   } else {
@@ -338,7 +339,7 @@ void RecursiveForward(const TreeDynamics& dyn,
     SpringForces<double>(t, x, &springs);
     *vdot = dyn.ForwardDynamics<double>(x.q, x.v, force - springs, &data);
   }
-  *kinetic = data.kinetic;
+  if (kinetic) *kinetic = data.kinetic;
 }
 
 // M and the inertial forces by the recursive algorithms: CRBA for M, RNEA
@@ -424,8 +425,8 @@ Kinematics Multibody::AddTo(ModelBuilder* builder, DynamicsForm form) && {
     };
     fn.forward = [dyn, tree, key](const Point<double>& x,
                                   const VecX<double>& force, VecX<double>& vdot,
-                                  double& kinetic) {
-      RecursiveForward(dyn, *tree, key, x, force, &vdot, &kinetic);
+                                  double* kinetic) {
+      RecursiveForward(dyn, *tree, key, x, force, &vdot, kinetic);
     };
     builder->InertialDynamics(std::move(fn));
   }

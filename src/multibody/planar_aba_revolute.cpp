@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "multibody/planar_aba.hpp"
@@ -171,15 +172,16 @@ constexpr int kPx = 0, kPy = 1, kHx = 2, kHy = 3, kSg = 4, kW = 5, kVx = 6,
 // w = b / A.
 constexpr int kZ = 9, kW0 = 10, kW1 = 11;
 
-DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
-                                  const VecX<double>& q,
-                                  const VecX<double>& v,
-                                  const VecX<double>& tau,
-                                  TreeData<double>* d,
-                                  VecX<double>* qdd) {
+// kPlain: d->chain is 2 (sigma = 1, pre.R = 1: their products are left
+// out); kKinetic: d->want_kinetic.
+template <bool kPlain, bool kKinetic>
+DAEDALUS_INLINE int RevoluteChainT(const std::vector<RbLink>& links,
+                                   const VecX<double>& q,
+                                   const VecX<double>& v,
+                                   const VecX<double>& tau,
+                                   TreeData<double>* d,
+                                   VecX<double>* qdd) {
   const int n = static_cast<int>(links.size());
-  // (No links: the general code, which has nothing to do.)
-  if (n == 0 || q.size() != n || v.size() != n) return -3;
   // The joint angles' sines and cosines (in d->u and d->D, free until
   // pass 2).
   double* __restrict sn = d->u.data();
@@ -195,20 +197,20 @@ DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
   // Pass 1, outward: rotations and velocities.
   double cp = 1.0, sp = 0.0, wp = 0.0, vpx = 0.0, vpy = 0.0;
   for (int i = 0; i < n; ++i) {
-    const RbLink& l = links[i];
-    if (l.kind != LinkKind::kRevolute || l.parent != i - 1 || l.qi != i ||
-        l.vi != i)
-      return -3;
-    const double sigma = l.axis[2];
-    const Eigen::Matrix3d& rp = l.pre.R;
-    const double cq = cs[i], sq = sigma * sn[i];
-    const double c = rp(0, 0) * cq + rp(0, 1) * sq;
-    const double s = rp(1, 0) * cq + rp(1, 1) * sq;
+    double sigma = 1.0, c = cs[i], s = sn[i];
+    if constexpr (!kPlain) {
+      const RbLink& l = links[i];
+      sigma = l.axis[2];
+      const Eigen::Matrix3d& rp = l.pre.R;
+      const double cq = c, sq = sigma * s;
+      c = rp(0, 0) * cq + rp(0, 1) * sq;
+      s = rp(1, 0) * cq + rp(1, 1) * sq;
+    }
     const double cw = cp * c - sp * s, sw = sp * c + cp * s;
     const Vec3<double>& pre = d->p_pre[i];
     const double rx = cp * pre[0] - sp * pre[1], ry = sp * pre[0] + cp * pre[1];
     const double qd = v[i];
-    const double w = wp + sigma * qd;
+    const double w = kPlain ? wp + qd : wp + sigma * qd;
     const double vx = vpx - wp * ry, vy = vpy + wp * rx;
     const Vec3<double>& h = inertia[i].h;
     double* __restrict r = rec + kRec * i;
@@ -244,9 +246,13 @@ DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
                               double* of1, double* of2) {
     const double hx = r[kHx], hy = r[kHy];
     const double w = r[kW], vx = r[kVx], vy = r[kVy];
-    const double iw = jz * w - hy * vx + hx * vy, ix = m * vx - hy * w,
-                 iy = m * vy + hx * w;
-    kinetic += w * iw + vx * ix + vy * iy;
+    const double ix = m * vx - hy * w, iy = m * vy + hx * w;
+    if constexpr (kKinetic) {
+      const double iw = jz * w - hy * vx + hx * vy;
+      kinetic += w * iw + vx * ix + vy * iy;
+    } else {
+      (void)jz;
+    }
     *of0 = vx * iy - vy * ix;
     *of1 = -w * iy;
     *of2 = w * ix;
@@ -270,8 +276,10 @@ DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
     }
     const double inv = 1.0 / a;
     double* __restrict r = rec + kRec * i;
-    const double sigma = r[kSg], sqd = sigma * r[kQd];
-    const double c1 = sqd * r[kVy], c2 = -sqd * r[kVx], st = sigma * tau[i];
+    const double sigma = kPlain ? 1.0 : r[kSg];
+    const double sqd = kPlain ? r[kQd] : sigma * r[kQd];
+    const double c1 = sqd * r[kVy], c2 = -sqd * r[kVx];
+    const double st = kPlain ? tau[i] : sigma * tau[i];
     // (st - bc before f0: f0 is on a dependency chain, b is not.)
     const double z = ((st - (b0 * c1 + b1 * c2)) - f0) * inv;
     const double w0 = b0 * inv, w1 = b1 * inv;
@@ -285,19 +293,18 @@ DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
     double of0, of1, of2;
     own_force(rq, m, jz, &of0, &of1, &of2);
     // The parent's A = J + p'k p with k = K - b b'/a: p'K p and p . b
-    // before this link's division is done, from K (ready one multiply-add
-    // after the child's division).
-    const double pkp =
-        jz + (k00 * (px * px) + (k01 * (2.0 * px * py) + k11 * (py * py)));
-    const double pb = px * b0 + py * b1;
+    // before this link's division is done. (The pass is bound by the
+    // multiplier ports, about 50 products a link on two ports, more than
+    // by its dependencies: the forms with the fewest products.)
     const double kpx = k00 * px + k01 * py, kpy = k01 * px + k11 * py;
+    const double pkp = jz + (px * kpx + py * kpy);
+    const double pb = px * b0 + py * b1;
     const double f1c = f1 + (k00 * c1 + k01 * c2),
                  f2c = f2 + (k01 * c1 + k11 * c2);
-    const double bb00 = b0 * b0, bb01 = b0 * b1, bb11 = b1 * b1;
     a = pkp - (pb * pb) * inv;
-    k00 = (k00 + m) - bb00 * inv;
-    k01 = k01 - bb01 * inv;
-    k11 = (k11 + m) - bb11 * inv;
+    k00 = (k00 + m) - b0 * w0;
+    k01 = k01 - b0 * w1;
+    k11 = (k11 + m) - b1 * w1;
     // f0 gets p . (f1c + b0 z, f2c + b1 z) = p . (f1c, f2c) + (p . b) z:
     // one multiply-add after z.
     f0 = ((of0 + st) + (px * f1c + py * f2c)) + pb * z;
@@ -306,7 +313,8 @@ DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
     b0 = (kpx - rq[kHy]) - pb * w0;
     b1 = (kpy + rq[kHx]) - pb * w1;
   }
-  d->kinetic = 0.5 * kinetic;
+  d->kinetic =
+      kKinetic ? 0.5 * kinetic : std::numeric_limits<double>::quiet_NaN();
 
   // Pass 3, outward: qdd_i = pb_i - pw_i . a_{i-1}, a_i = X a_{i-1} + c_i
   // + S qdd_i, with pb = sigma z, pw = sigma (1 + p . w, w). a_{i-1}'s
@@ -319,13 +327,14 @@ DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
   double bx = d->a0[3], by = d->a0[4], pxm = 0.0, pym = 0.0;
   for (int i = 0; i < n; ++i) {
     const double* __restrict r = rec + kRec * i;
-    const double sigma = r[kSg], w0 = r[kW0], w1 = r[kW1];
+    const double sigma = kPlain ? 1.0 : r[kSg], w0 = r[kW0], w1 = r[kW1];
     const double pdw = r[kPx] * w0 + r[kPy] * w1;
     // sigma e = z - w . (bx + alpha_{i-2} p_{i-1}).
     const double se =
         (r[kZ] - (w0 * bx + w1 * by)) - (w0 * pxm + w1 * pym) * al2;
-    out[i] = sigma * (se - (1.0 + pdw) * al1);
-    const double sqd = sigma * r[kQd];
+    const double acc = se - (1.0 + pdw) * al1;
+    out[i] = kPlain ? acc : sigma * acc;
+    const double sqd = kPlain ? r[kQd] : sigma * r[kQd];
     bx = bx + (al2 * pxm + sqd * r[kVy]);
     by = by + (al2 * pym - sqd * r[kVx]);
     pxm = r[kPx];
@@ -334,6 +343,24 @@ DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
     al1 = se - pdw * al1;
   }
   return -1;
+}
+
+DAEDALUS_INLINE int RevoluteChain(const std::vector<RbLink>& links,
+                                  const VecX<double>& q,
+                                  const VecX<double>& v,
+                                  const VecX<double>& tau,
+                                  TreeData<double>* d,
+                                  VecX<double>* qdd) {
+  const int n = static_cast<int>(links.size());
+  // (No links: the general code, which has nothing to do.)
+  if (d->chain == 0 || n == 0 || q.size() != n || v.size() != n) return -3;
+  if (d->chain == 2)
+    return d->want_kinetic
+               ? RevoluteChainT<true, true>(links, q, v, tau, d, qdd)
+               : RevoluteChainT<true, false>(links, q, v, tau, d, qdd);
+  return d->want_kinetic
+             ? RevoluteChainT<false, true>(links, q, v, tau, d, qdd)
+             : RevoluteChainT<false, false>(links, q, v, tau, d, qdd);
 }
 
 // The algorithm; inlined into each instruction-set version below.

@@ -193,6 +193,16 @@ TreeDynamics::TreeDynamics(const Kinematics& kinematics) {
   for (const RbLink& l : *links) absolute_ = absolute_ || l.absolute;
   planar_ = !links->empty();
   for (const RbLink& l : *links) planar_ = planar_ && PlanarLink(l);
+  chain_ = planar_ ? 2 : 0;
+  for (size_t i = 0; i < links->size() && chain_ > 0; ++i) {
+    const RbLink& l = (*links)[i];
+    const int k = static_cast<int>(i);
+    if (l.kind != LinkKind::kRevolute || l.parent != k - 1 || l.qi != k ||
+        l.vi != k)
+      chain_ = 0;
+    else if (l.axis[2] != 1.0 || l.pre.R != Eigen::Matrix3d::Identity())
+      chain_ = 1;
+  }
   nq_ = t.nq;
   nv_ = t.nv;
   links_ = std::move(links);
