@@ -44,6 +44,14 @@
     !defined(DAEDALUS_NO_MULTIVERSION)
 #define DAEDALUS_REVOLUTE_AVX2 1
 #define DAEDALUS_INLINE inline __attribute__((always_inline))
+// GCC's SLP vectorizer paired independent scalars of pass 2 (z and w_1)
+// into one vector and split them again: shuffles on the dependency
+// chain. Off in the x86-64 versions (clang has no such attribute).
+#if defined(__clang__)
+#define DAEDALUS_NO_SLP
+#else
+#define DAEDALUS_NO_SLP , optimize("no-tree-slp-vectorize")
+#endif
 #else
 #define DAEDALUS_REVOLUTE_AVX2 0
 #define DAEDALUS_INLINE inline
@@ -242,8 +250,8 @@ DAEDALUS_INLINE int RevoluteChainT(const std::vector<RbLink>& links,
   // -h_y, m, 0; h_x, 0, m], its bias force v x* I v; the kinetic energy is
   // summed on the way (from the tip).
   double kinetic = 0.0;
-  auto own_force = [&kinetic](const double* r, double m, double jz, double* of0,
-                              double* of1, double* of2) {
+  auto own_force = [&](const double* r, double m, double jz, double* of0,
+                       double* of1, double* of2) {
     const double hx = r[kHx], hy = r[kHy];
     const double w = r[kW], vx = r[kVx], vy = r[kVy];
     const double ix = m * vx - hy * w, iy = m * vy + hx * w;
@@ -571,15 +579,13 @@ DAEDALUS_INLINE int Revolute(const std::vector<RbLink>& links,
 }
 
 #if DAEDALUS_REVOLUTE_AVX2
-// (GCC's SLP vectorizer paired independent scalars of pass 2, z and w_1,
-// into one vector and back: shuffles on the dependency chain; off here.)
-__attribute__((target("avx2,fma"), optimize("no-tree-slp-vectorize"))) int
-RevoluteAvx2(const std::vector<RbLink>& links,
-             const VecX<double>& q,
-             const VecX<double>& v,
-             const VecX<double>& tau,
-             TreeData<double>* d,
-             VecX<double>* qdd) {
+__attribute__((target("avx2,fma") DAEDALUS_NO_SLP)) int RevoluteAvx2(
+    const std::vector<RbLink>& links,
+    const VecX<double>& q,
+    const VecX<double>& v,
+    const VecX<double>& tau,
+    TreeData<double>* d,
+    VecX<double>* qdd) {
   return Revolute<double>(links, q, v, tau, d, qdd);
 }
 
@@ -587,8 +593,7 @@ RevoluteAvx2(const std::vector<RbLink>& links,
 // encoded): pass 2 carries nine values and needs about twenty more at
 // once, which with 16 registers spilled to the stack on its dependency
 // chain.
-__attribute__((target("avx2,fma,avx512f,avx512vl"),
-               optimize("no-tree-slp-vectorize"))) int
+__attribute__((target("avx2,fma,avx512f,avx512vl") DAEDALUS_NO_SLP)) int
 RevoluteAvx512(const std::vector<RbLink>& links,
                const VecX<double>& q,
                const VecX<double>& v,
