@@ -167,9 +167,9 @@ DAEDALUS_INLINE bool SinCosArray(const double* x, int n, double* s, double* c) {
 //   It stores z and w = b / a for pass 3.
 // - Pass 3 (outward): see there.
 //
-// Returns -3, having written nothing usable, when the links are not such
-// a chain (checked in pass 1, which reads the links anyway: a separate
-// check loop was 4 % of the call).
+// Returns -3, having written nothing, when the links are not such a chain
+// (TreeData::chain, found once by TreeDynamics: checking the links at
+// every call cost a tenth of pass 1).
 constexpr int kRec = 12;  // doubles a record; fits IA's 36 a link
 // Pass 1's fields: p = e_z x r (r: the joint from the parent's joint,
 // world axes), the first moment h in world axes, sigma, the joint point's
