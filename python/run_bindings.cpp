@@ -408,7 +408,7 @@ py::list Batch(const Problem& problem,
   const RunConfig cfg = Parse(problem, args);
   internal::SetNativeKernels(!cfg.interpreted);
   // An unknown functional is a usage error, not a failure of every member.
-  problem.model.FunctionalIndex(cfg.options.sensitivity.functional);
+  CheckFunctionalSpec(problem.model, cfg.options.sensitivity.functional);
   for (const Eigen::VectorXd& p : params)
     for (Eigen::Index i = 0; i < p.size(); ++i)
       if (!std::isfinite(p[i]))

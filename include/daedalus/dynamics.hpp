@@ -192,12 +192,15 @@ bool HasForwardDynamics(const Model& model);
 void EvaluateForward(Workspace* ws, bool energies, Eigen::VectorXd* vdot);
 
 /// Seeds a tangent workspace at the value state (t, q, v, p) of `ws` with
-/// tangents (dq, dv) and parameter tangent dp (np; empty for zero), dt = 0.
+/// tangents (dq, dv), parameter tangent dp (np; empty for zero) and time
+/// tangent dt (along the motion, (dq, dv, dt) = (q', v', 1) gives the
+/// time derivatives of every output).
 void SeedTangent(const Workspace& ws,
                  const Eigen::Ref<const Eigen::VectorXd>& dq,
                  const Eigen::Ref<const Eigen::VectorXd>& dv,
                  const Eigen::Ref<const Eigen::VectorXd>& dp,
-                 TangentWorkspace* tws);
+                 TangentWorkspace* tws,
+                 double dt = 0.0);
 
 /// Directional derivative of the energy E = v'L_v - L with respect to q
 /// along dq (nq) at the workspace state, holding v and t: E_q . dq. Used for

@@ -85,6 +85,25 @@ struct ParamRange {
 enum class ConstraintKind { kHolonomic, kMoving, kNonholonomic };
 const char* ToString(ConstraintKind kind);
 
+/// Which zero crossings of an event function g fire the event
+/// (ModelBuilder::Event): kFalling from g > 0 to g < 0 (a gap closing),
+/// kRising the reverse, kAny both.
+enum class EventDirection { kAny, kRising, kFalling };
+const char* ToString(EventDirection d);
+/// @throws std::invalid_argument listing the valid names (any, rising,
+/// falling).
+EventDirection EventDirectionFromString(const std::string& s);
+
+/// How an event acts (ModelBuilder::Event; docs/sensitivities.md,
+/// "Events").
+struct EventOptions {
+  EventDirection direction = EventDirection::kAny;
+  /// The run stops at the event's first occurrence. false: the run
+  /// records each occurrence and goes on, applying the event's reset map
+  /// (ModelBuilder::Reset) when it has one.
+  bool stop = true;
+};
+
 namespace internal {
 
 /// One scalar-valued user function at the scalar types Daedalus uses. f3 is
@@ -279,6 +298,16 @@ struct InertialFn {
   /// declares energy terms later, which it would not include.
   size_t kinetic_terms = 0, potential_terms = 0;
   explicit operator bool() const { return static_cast<bool>(f0); }
+};
+
+/// A named event: its function g(t, q, v, p), the crossings that fire
+/// it, whether it stops the run, and its reset map (may be empty):
+/// (q+, v+) = Delta(t, q-, v-, p), nq + nv rows.
+struct EventDecl {
+  std::string name;
+  ScalarFn fn;
+  EventOptions options;
+  VectorFn reset;
 };
 
 struct InputChannel {
@@ -636,16 +665,39 @@ class ModelBuilder {
     AddQuadrature(name, internal::MakeScalarFn(std::move(f)));
     return *this;
   }
-  /// A named event: the integration stops where g(t, q, v, p) crosses zero
-  /// (located by the SUNDIALS root finder) and the summary reports it.
+  /// A named event: where g(t, q, v, p) crosses zero in the direction
+  /// `options.direction` (located by the SUNDIALS root finder), the run
+  /// stops (the default) or records the occurrence and goes on
+  /// (options.stop = false). Every occurrence is in the summary's events,
+  /// with dt_e/dp when forward sensitivities run (docs/sensitivities.md,
+  /// "Events").
   template <class F>
-  ModelBuilder& Event(const std::string& name, F f) {
-    AddEvent(name, internal::MakeScalarFn(std::move(f)));
+  ModelBuilder& Event(const std::string& name,
+                      F f,
+                      EventOptions options = {}) {
+    AddEvent(name, internal::MakeScalarFn(std::move(f)), options);
+    return *this;
+  }
+  /// The reset map of the non-stopping event `event`: at each occurrence
+  /// the state jumps to (q+, v+) = Delta(t, q-, v-, p), returned as one
+  /// vector of nq + nv rows (the new coordinates, then the new
+  /// velocities), e.g. v+ = -e v- for a bouncing ball. Integration
+  /// restarts from there consistently (projected onto the constraints,
+  /// with the correction reported); forward and adjoint sensitivities
+  /// jump with the saltation matrix (docs/sensitivities.md, "Resets").
+  /// Resolved by Build().
+  template <class F>
+  ModelBuilder& Reset(const std::string& event, F f) {
+    AddReset(event, internal::MakeVectorFn1(std::move(f)));
     return *this;
   }
 
-  /// A named functional for adjoint sensitivities (--functional NAME):
-  ///   G = int_t0^T g(t, q, v, p) dt + phi(T, q(T), v(T), p).
+  /// A named functional (--functional NAME, or NAME@EVENT at an event):
+  ///   G = int_t0^T g(t, q, v, p) dt + phi(T, q(T), v(T), p),
+  /// T the end of the run, or the time of the event NAME@EVENT names.
+  /// Every run reports its value; adjoint and forward sensitivities give
+  /// its gradient. The running integral is integrated as the quadrature
+  /// "functional:NAME" (error controlled, in the CSV).
   /// RunningFunctional gives g only, TerminalFunctional phi only.
   template <class G, class P>
   ModelBuilder& Functional(const std::string& name, G g, P phi) {
@@ -710,7 +762,10 @@ class ModelBuilder {
       std::function<MatX<double>(const Eigen::VectorXd&)> constant_mass = {});
   void AddPotentialTerm(std::vector<int> coords, internal::ScalarFn fn);
   void AddQuadrature(const std::string& name, internal::ScalarFn fn);
-  void AddEvent(const std::string& name, internal::ScalarFn fn);
+  void AddEvent(const std::string& name,
+                internal::ScalarFn fn,
+                EventOptions options);
+  void AddReset(const std::string& event, internal::VectorFn fn);
   void AddFunctional(const std::string& name,
                      internal::ScalarFn running,
                      internal::ScalarFn terminal);
@@ -745,12 +800,17 @@ struct ModelData {
   std::vector<EnergyTerm> kinetic_terms;
   std::vector<EnergyTerm> potential_terms;
   std::vector<std::pair<std::string, ScalarFn>> quadratures;
-  std::vector<std::pair<std::string, ScalarFn>> events;
+  std::vector<EventDecl> events;
+  /// Reset maps declared with ModelBuilder::Reset, by event name, until
+  /// Build() moves them onto their events.
+  std::vector<std::pair<std::string, VectorFn>> resets;
   /// Functionals: name, running integrand g, terminal term phi (either may
-  /// be empty).
+  /// be empty), and the index of the quadrature "functional:<name>" that
+  /// integrates g (-1 without a running term; set by Build()).
   struct FunctionalDecl {
     std::string name;
     ScalarFn running, terminal;
+    int quadrature = -1;
   };
   std::vector<FunctionalDecl> functionals;
   std::vector<std::string> unilateral_names;  // from Unilateral(), for Build

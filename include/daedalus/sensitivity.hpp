@@ -54,8 +54,12 @@ struct SensitivityOptions {
   /// Use SUNDIALS's internal difference quotients for the sensitivity
   /// residuals instead of the exact AD tangents (model parameters only).
   bool difference_quotient = false;
-  /// Adjoint: the name of the functional (Model::Functional) whose gradient
-  /// is wanted.
+  /// The functional (ModelBuilder::Functional) to evaluate and, with
+  /// sensitivities, differentiate: "NAME" at the end of the run,
+  /// "NAME@EVENT" at the event's first occurrence, "NAME@EVENT#K" at its
+  /// K-th (docs/sensitivities.md, "Functionals at events"). Required by
+  /// the adjoint; with forward sensitivities its gradient is reported
+  /// too.
   std::string functional;
   /// Adjoint: steps between checkpoints (IDAAdjInit / CVodeAdjInit).
   long checkpoint_steps = 100;
@@ -72,6 +76,11 @@ struct SensParameter {
   Kind kind = Kind::kModel;
   int index = 0;  ///< parameter index, or coordinate index for q0/v0
 };
+
+/// Checks a functional specification (SensitivityOptions::functional)
+/// against a model. @throws std::invalid_argument naming what is unknown or
+/// malformed and listing the model's functionals and events.
+void CheckFunctionalSpec(const Model& model, const std::string& spec);
 
 /// Resolves names to parameters.
 /// @throws std::invalid_argument naming the bad entry and listing the

@@ -199,6 +199,7 @@ struct Sample {
   Eigen::VectorXd ideal_constraint_work;  // nc: int -lambda_i Phi_t,i
   double explicit_time_work = 0.0;        // int -L_t
   double stabilization_work = 0.0;  // GGL correction power, projection jumps
+  double reset_work = 0.0;  // sum of E+ - E- over the resets so far
   Eigen::VectorXd quadratures;      // the model's named quadratures
   /// Forward sensitivities d(q, v, lambda)/dp (rows: nq + nv + nc,
   /// columns: the requested parameters); empty without --sens.
@@ -248,8 +249,50 @@ struct EventRecord {
   std::string name;  ///< user event name, or "lambda_<row>" for a unilateral
                      ///< multiplier changing sign
   double t = 0.0;
-  bool stopped = false;    ///< the run stopped here (user events stop)
+  bool stopped = false;    ///< the run stopped here (EventOptions::stop)
   double direction = 0.0;  ///< +1 rising, -1 falling
+  /// The model's event index, or -1 for a feasibility root.
+  int index = -1;
+  /// 1 for an event's first occurrence, 2 for its second, ...
+  int occurrence = 0;
+  /// Forward sensitivities: dt_e/dp = -(g_x s + g_p) / (g_x x' + g_t) per
+  /// sensitivity parameter (docs/sensitivities.md, "Events"); empty
+  /// without them, or when the crossing is grazing.
+  Eigen::VectorXd dt_dp;
+  /// The crossing is (nearly) tangential: |dg/dt| is below kGrazing times
+  /// |g_x| |x'| + |g_t|, so t_e is not differentiable to working accuracy
+  /// and no dt_e/dp is given.
+  bool grazing = false;
+  /// dg/dt along the motion at the event (g_x x' + g_t).
+  double rate = 0.0;
+  /// A reset map acted here (ModelBuilder::Reset): the state jumped, and
+  /// E+ - E- is the energy it changed (in the energy balance as reset
+  /// work); the projection of its result onto the constraints moved q and
+  /// v by these max-norms (0 when the reset map kept them).
+  bool reset = false;
+  double energy_change = 0.0;
+  double reset_correction_position = 0.0;
+  double reset_correction_velocity = 0.0;
+};
+
+/// Below this ratio |g_x x' + g_t| / (|g_x| |x'| + |g_t|) an event's
+/// crossing is called grazing: dt_e/dp = -(...) / (g_x x' + g_t) would
+/// amplify the sensitivities' own error (about the tolerance) by more
+/// than 1e8, beyond what any tolerance leaves meaningful.
+inline constexpr double kGrazing = 1e-8;
+
+/// The value of a declared functional at the end of a run or at an event
+/// (SensitivityOptions::functional, NAME@EVENT), and its gradient when
+/// forward sensitivities ran.
+struct FunctionalValue {
+  std::string name;
+  /// "end", or the event and its occurrence ("impact#1").
+  std::string at = "end";
+  double t = 0.0;
+  bool evaluated = false;  ///< false when the event never occurred
+  double value = 0.0;
+  /// dG/dp per sensitivity parameter (forward sensitivities only).
+  Eigen::VectorXd gradient;
 };
 
 /// One interval during which a feasibility condition was violated: a
@@ -311,6 +354,10 @@ struct SimulationSummary {
   double drift_tol = 0.0;
   std::vector<Escalation> escalations;
   std::vector<EventRecord> events;
+  /// Every declared functional at the end of the run, and the one
+  /// SensitivityOptions::functional names (at its event, when it names
+  /// one).
+  std::vector<FunctionalValue> functionals;
   SensitivityResult sensitivities;  ///< method kNone without --sens
   /// Feasibility: number of unilateral rows and friction cones watched,
   /// and every violation interval.

@@ -176,8 +176,18 @@ void CopyConstraints(const Model& m, Dims n, ModelBuilder* b) {
 void CopyQuadraturesAndEvents(const Model& m, Dims n, ModelBuilder* b) {
   for (const auto& qd : m.data().quadratures)
     b->Quadrature(qd.first, ForwardScalar(qd.second, n));
-  for (const auto& ev : m.data().events)
-    b->Event(ev.first, ForwardScalar(ev.second, n));
+  for (const auto& ev : m.data().events) {
+    b->Event(ev.name, ForwardScalar(ev.fn, n), ev.options);
+    if (!ev.reset) continue;
+    // A reset map returns the original model's (q, v); a rewrite that
+    // appends coordinates would need their post-event values too.
+    if (!n.same())
+      throw std::invalid_argument(
+          "model '" + m.name() + "': event '" + ev.name +
+          "' has a reset map, which this rewrite (appended coordinates) "
+          "cannot extend to the new coordinates");
+    b->Reset(ev.name, ForwardVector(ev.reset, n, 0));
+  }
 }
 
 std::vector<bool> RemovalMask(const Model& model,

@@ -283,7 +283,7 @@ RunConfig ParseCommandLine(const Problem& problem,
     } else if (arg == "--functional") {
       // Checked here, like --sens, so that a typo fails before any work
       // (the message lists the functionals the model declares).
-      problem.model.FunctionalIndex(value);
+      CheckFunctionalSpec(problem.model, value);
       o.sensitivity.functional = value;
     } else if (arg == "--step") {
       o.step = internal::ParseNumber(arg, value);
@@ -466,7 +466,10 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --sens P[,P...]      sensitivities w.r.t. parameters or q0[i],\n"
      << "                       v0[i] (forward unless --sens-method)\n"
      << "  --sens-method M      forward | adjoint\n"
-     << "  --functional G       adjoint: the declared functional\n"
+     << "  --functional G       a declared functional, reported and (with\n"
+     << "                       --sens) differentiated: G at the end, G@E\n"
+     << "                       at event E's first occurrence, G@E#K at\n"
+     << "                       its K-th (needed by --sens-method adjoint)\n"
      << "  --sens-dq            SUNDIALS difference quotients for the\n"
      << "                       sensitivity residuals (default exact AD)\n"
      << "  --sens-corrector C   auto (staggered on IDAS, simultaneous on\n"

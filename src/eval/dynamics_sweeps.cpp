@@ -324,7 +324,8 @@ void SeedTangent(const Workspace& ws,
                  const Eigen::Ref<const Eigen::VectorXd>& dq,
                  const Eigen::Ref<const Eigen::VectorXd>& dv,
                  const Eigen::Ref<const Eigen::VectorXd>& dp,
-                 TangentWorkspace* tws) {
+                 TangentWorkspace* tws,
+                 double dt) {
   // Written in place (no temporaries): this runs once per Jacobian column
   // and per sensitivity parameter in every residual evaluation.
   const Eigen::Index nq = ws.q.size(), nv = ws.v.size(), np = ws.p.size();
@@ -333,7 +334,7 @@ void SeedTangent(const Workspace& ws,
     throw std::invalid_argument(
         "SeedTangent: the tangent workspace, the value workspace and the "
         "directions disagree in size");
-  tws->t = D1(ws.t, 0.0);
+  tws->t = D1(ws.t, dt);
   for (Eigen::Index i = 0; i < nq; ++i) tws->q[i] = D1(ws.q[i], dq[i]);
   for (Eigen::Index i = 0; i < nv; ++i) tws->v[i] = D1(ws.v[i], dv[i]);
   tws->UpdateUserQ();

@@ -126,8 +126,14 @@ void DaeForm::InitialSensitivity(const KktResult& r0,
                                  const Eigen::MatrixXd& initial_tangent,
                                  Eigen::Ref<Eigen::VectorXd> s,
                                  Eigen::Ref<Eigen::VectorXd> sp_dot) {
-  const internal::InitialSensitivity s0 =
-      mech_->LinearizeStart(r0.vdot, r0.lambda, sp, initial_tangent);
+  FillSensitivity(
+      mech_->LinearizeStart(r0.vdot, r0.lambda, sp, initial_tangent), s,
+      sp_dot);
+}
+
+void DaeForm::FillSensitivity(const internal::InitialSensitivity& s0,
+                              Eigen::Ref<Eigen::VectorXd> s,
+                              Eigen::Ref<Eigen::VectorXd> sp_dot) {
   s.setZero();
   sp_dot.setZero();
   s.segment(L_.iq(), L_.nq) = s0.dq;

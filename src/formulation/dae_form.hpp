@@ -81,6 +81,12 @@ class DaeForm {
                           const Eigen::MatrixXd& initial_tangent,
                           Eigen::Ref<Eigen::VectorXd> s,
                           Eigen::Ref<Eigen::VectorXd> sp_dot);
+  /// The sensitivities (y, yp) of a consistent start from its
+  /// linearization `s0` (Mechanics::LinearizeStart or LinearizeRestart,
+  /// at the state the mechanics holds).
+  void FillSensitivity(const internal::InitialSensitivity& s0,
+                       Eigen::Ref<Eigen::VectorXd> s,
+                       Eigen::Ref<Eigen::VectorXd> sp_dot);
 
   // Residual and Quadratures run once per IDAS residual evaluation: their
   // compiled fast path is inline (bench/slider_crank_overhead.py counts

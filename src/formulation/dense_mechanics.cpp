@@ -181,9 +181,10 @@ class DenseMechanics final : public Mechanics {
   TangentWorkspace& Tangent(const Eigen::Ref<const Eigen::VectorXd>& dq,
                             const Eigen::Ref<const Eigen::VectorXd>& dv,
                             const Eigen::VectorXd& dp,
-                            const EvalRequest& req) override {
+                            const EvalRequest& req,
+                            double dt) override {
     TangentWorkspace& tws = Tws();
-    SeedTangent(ws_, dq, dv, dp, &tws);
+    SeedTangent(ws_, dq, dv, dp, &tws, dt);
     EvaluateAll(&tws, req);
     return tws;
   }
@@ -203,6 +204,14 @@ class DenseMechanics final : public Mechanics {
       const Eigen::MatrixXd& initial_tangent) override {
     return LinearizeConsistentStart(ws_, &Tws(), vdot, lambda, sp,
                                     initial_tangent);
+  }
+  InitialSensitivity LinearizeRestart(const Eigen::VectorXd& vdot,
+                                      const Eigen::VectorXd& lambda,
+                                      const Eigen::VectorXd& dq0,
+                                      const Eigen::VectorXd& dv0,
+                                      const Eigen::VectorXd& dp) override {
+    return LinearizeConsistentTangent(ws_, &Tws(), vdot, lambda, dq0, dv0,
+                                      dp);
   }
 
   KktHealthSample Health(bool details) override {

@@ -220,11 +220,13 @@ class Mechanics {
 
   // ---- exact tangents (sensitivities, Jacobians; docs/sensitivities.md)
   /// Seeds the tangent workspace at the state of the last SetState or
-  /// Evaluate with (dq, dv, dp) (dp empty: zero) and evaluates it.
+  /// Evaluate with (dq, dv, dp) (dp empty: zero) and the time tangent dt,
+  /// and evaluates it.
   virtual TangentWorkspace& Tangent(const Eigen::Ref<const Eigen::VectorXd>& dq,
                                     const Eigen::Ref<const Eigen::VectorXd>& dv,
                                     const Eigen::VectorXd& dp,
-                                    const EvalRequest& req = {}) = 0;
+                                    const EvalRequest& req = {},
+                                    double dt = 0.0) = 0;
   /// Factors the linearized KKT matrix [M -J'; J 0] at the evaluated state
   /// (tangent_kkt.hpp).
   virtual void FactorTangentKkt() = 0;
@@ -244,6 +246,14 @@ class Mechanics {
       const Eigen::VectorXd& lambda,
       const SensParameter& sp,
       const Eigen::MatrixXd& initial_tangent) = 0;
+  /// Linearizes the consistent state evaluated here along a direction
+  /// (dq0 (nq), dv0 (nv), dp (np)): its projection onto the linearized
+  /// manifold and the KKT solution's tangent (a restart after a reset).
+  virtual InitialSensitivity LinearizeRestart(const Eigen::VectorXd& vdot,
+                                              const Eigen::VectorXd& lambda,
+                                              const Eigen::VectorXd& dq0,
+                                              const Eigen::VectorXd& dv0,
+                                              const Eigen::VectorXd& dp) = 0;
 
   // ---- diagnostics
   /// KKT health at the evaluated state; `details` adds sigma_min and the

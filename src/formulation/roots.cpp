@@ -78,15 +78,54 @@ void FeasibilitySet::Check(
 // ----------------------------------------------------------------- roots
 
 RootSet::RootSet(const Model& m)
-    : feasibility_(m), num_events_(static_cast<int>(m.data().events.size())) {}
+    : feasibility_(m),
+      num_events_(static_cast<int>(m.data().events.size())),
+      offset_(m.data().events.size(), 0.0) {
+  directions_.assign(static_cast<size_t>(size()), 0);
+  for (int k = 0; k < num_events_; ++k) {
+    const EventDirection d = m.data().events[k].options.direction;
+    directions_[static_cast<size_t>(k)] =
+        d == EventDirection::kRising ? 1 : d == EventDirection::kFalling ? -1
+                                                                          : 0;
+  }
+}
 
 void RootSet::Evaluate(const Mechanics& mech,
                        const Eigen::Ref<const Eigen::VectorXd>& lambda,
                        double* g) const {
   const Point<double> x = mech.point();
   const auto& ev = mech.model().data().events;
-  for (int k = 0; k < num_events_; ++k) g[k] = ev[k].second.f0(x);
+  for (int k = 0; k < num_events_; ++k)
+    g[k] = ev[k].fn.f0(x) - offset_[static_cast<size_t>(k)];
   feasibility_.Margins(lambda, g + num_events_);
+}
+
+void RootSet::Settle(const Mechanics& mech) {
+  const Point<double> x = mech.point();
+  const auto& ev = mech.model().data().events;
+  for (int k = 0; k < num_events_; ++k) {
+    double& o = offset_[static_cast<size_t>(k)];
+    if (o != 0.0 && std::abs(ev[k].fn.f0(x)) > 2.0 * std::abs(o)) o = 0.0;
+  }
+}
+
+namespace {
+
+// Whether a crossing in direction `found` (+1 rising, -1 falling) fires an
+// event declared with direction `d`.
+bool Fires(EventDirection d, int found) {
+  return found != 0 && (d == EventDirection::kAny ||
+                        (d == EventDirection::kRising) == (found > 0));
+}
+
+}  // namespace
+
+std::vector<int> RootSet::FiredEvents(const Model& m, const int* found) const {
+  std::vector<int> out;
+  for (int k = 0; k < num_events_; ++k)
+    if (Fires(m.data().events[k].options.direction, found[k]))
+      out.push_back(k);
+  return out;
 }
 
 bool RootSet::Record(const Model& m,
@@ -100,9 +139,16 @@ bool RootSet::Record(const Model& m,
     e.t = t;
     e.direction = found[k] > 0 ? 1.0 : -1.0;
     if (k < num_events_) {
-      e.name = m.data().events[k].first;
-      e.stopped = true;
-      stop = true;
+      const EventDecl& ev = m.data().events[k];
+      if (!Fires(ev.options.direction, found[k])) continue;
+      e.name = ev.name;
+      e.index = k;
+      e.stopped = ev.options.stop;
+      e.reset = static_cast<bool>(ev.reset);
+      e.occurrence = 1;
+      for (const EventRecord& o : sum->events)
+        if (o.index == k) ++e.occurrence;
+      stop |= ev.options.stop;
     } else {
       const int j = k - num_events_;
       e.name = feasibility_.event_name(j);

@@ -57,18 +57,41 @@ class FeasibilitySet {
 /// Root functions of a run: the model's events, then the feasibility
 /// margins (unilateral multipliers, friction cones), whose sign changes
 /// are reported and refine the violation intervals.
+///
+/// Re-arming after a reset (docs/sensitivities.md, "Resets"): the state
+/// a reset restarts from lies on the event's surface only to within the
+/// root finder's tolerance, on either side, so the event function could
+/// cross zero again at once. Rearm(k, g0) subtracts g0, the function's
+/// value at the restart, until Settle finds the function clear of zero;
+/// the shifted function is exactly zero at the restart, which SUNDIALS's
+/// root finders treat as "not a crossing" (a component that is zero at
+/// the initial time is watched from the sign it takes next).
 class RootSet {
  public:
   explicit RootSet(const Model& m);
   int size() const { return num_events_ + feasibility_.size(); }
+  int num_events() const { return num_events_; }
+  /// SUNDIALS's root directions (CVodeSetRootDirection,
+  /// IDASetRootDirection): +1 rising, -1 falling, 0 both, per root.
+  const std::vector<int>& Directions() const { return directions_; }
   /// g at the evaluated state of `mech` with reported multipliers `lambda`.
   void Evaluate(const Mechanics& mech,
                 const Eigen::Ref<const Eigen::VectorXd>& lambda,
                 double* g) const;
+  /// Shifts event k's root function by g0 (its value at a restart).
+  void Rearm(int k, double g0) { offset_[static_cast<size_t>(k)] = g0; }
+  /// Drops the shifts whose events' functions are now clear of zero
+  /// (|g| above twice the shift) at the evaluated state of `mech`: called
+  /// at output samples, between solver calls.
+  void Settle(const Mechanics& mech);
+  /// The user events among the roots flagged in `found` (in the declared
+  /// direction), by index.
+  std::vector<int> FiredEvents(const Model& m, const int* found) const;
   /// Records the roots flagged in `found` (after the sample at t has been
-  /// recorded); returns true if a user event (which stops the run) was
-  /// among them. A falling feasibility margin opens a violation interval
-  /// at t, a rising one closes it at t.
+  /// recorded); returns true if an event that stops the run was among
+  /// them. A falling feasibility margin opens a violation interval at t, a
+  /// rising one closes it at t. Each user event's record gets its
+  /// occurrence number.
   bool Record(const Model& m,
               double t,
               const int* found,
@@ -77,6 +100,8 @@ class RootSet {
  private:
   FeasibilitySet feasibility_;
   int num_events_ = 0;
+  std::vector<double> offset_;  // per event (Rearm)
+  std::vector<int> directions_;  // per root (Directions)
 };
 
 }  // namespace daedalus::internal

@@ -191,9 +191,10 @@ class SparseMechanics final : public Mechanics {
   TangentWorkspace& Tangent(const Eigen::Ref<const Eigen::VectorXd>& dq,
                             const Eigen::Ref<const Eigen::VectorXd>& dv,
                             const Eigen::VectorXd& dp,
-                            const EvalRequest& req) override {
+                            const EvalRequest& req,
+                            double dt) override {
     Workspace& shadow = Shadow();
-    SeedTangent(shadow, dq, dv, dp, tws_.get());
+    SeedTangent(shadow, dq, dv, dp, tws_.get(), dt);
     EvaluateAll(tws_.get(), req);
     return *tws_;
   }
@@ -217,6 +218,16 @@ class SparseMechanics final : public Mechanics {
     EvaluateAll(&shadow);
     return LinearizeConsistentStart(shadow, tws_.get(), vdot, lambda, sp,
                                     initial_tangent);
+  }
+  InitialSensitivity LinearizeRestart(const Eigen::VectorXd& vdot,
+                                      const Eigen::VectorXd& lambda,
+                                      const Eigen::VectorXd& dq0,
+                                      const Eigen::VectorXd& dv0,
+                                      const Eigen::VectorXd& dp) override {
+    Workspace& shadow = Shadow();
+    EvaluateAll(&shadow);
+    return LinearizeConsistentTangent(shadow, tws_.get(), vdot, lambda, dq0,
+                                      dv0, dp);
   }
 
   KktHealthSample Health(bool details) override {

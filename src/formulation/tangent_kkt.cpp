@@ -46,9 +46,8 @@ InitialSensitivity LinearizeConsistentStart(
     const Eigen::VectorXd& lambda,
     const SensParameter& sp,
     const Eigen::MatrixXd& initial_tangent) {
-  const int nq = ws.model().nq(), nv = ws.model().nv(), nc = ws.model().nc();
+  const int nq = ws.model().nq(), nv = ws.model().nv();
   const int np = ws.model().num_parameters();
-  InitialSensitivity out;
   Eigen::VectorXd dq0 = Eigen::VectorXd::Zero(nq);
   Eigen::VectorXd dv0 = Eigen::VectorXd::Zero(nv);
   Eigen::VectorXd dp = Eigen::VectorXd::Zero(np);
@@ -61,6 +60,18 @@ InitialSensitivity LinearizeConsistentStart(
       dv0 = initial_tangent.col(sp.index).tail(nv);
     }
   }
+  return LinearizeConsistentTangent(ws, tws, vdot, lambda, dq0, dv0, dp);
+}
+
+InitialSensitivity LinearizeConsistentTangent(Workspace& ws,
+                                              TangentWorkspace* tws,
+                                              const Eigen::VectorXd& vdot,
+                                              const Eigen::VectorXd& lambda,
+                                              Eigen::VectorXd dq0,
+                                              const Eigen::VectorXd& dv0,
+                                              const Eigen::VectorXd& dp) {
+  const int nq = ws.model().nq(), nv = ws.model().nv(), nc = ws.model().nc();
+  InitialSensitivity out;
 
   // Quaternions (eval/chart.hpp): the state's q is unit here (the start
   // normalizes it), and the functions see n(q). A direction along q only

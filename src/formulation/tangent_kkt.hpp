@@ -53,4 +53,16 @@ InitialSensitivity LinearizeConsistentStart(
     const SensParameter& sp,
     const Eigen::MatrixXd& initial_tangent);
 
+/// The same along a given direction (dq0 (nq), dv0 (nv), dp (np)): the
+/// linearized projection onto the manifold of a restart (after a reset
+/// map, docs/sensitivities.md, "Resets") and the linearized KKT solution
+/// there.
+InitialSensitivity LinearizeConsistentTangent(Workspace& ws,
+                                              TangentWorkspace* tws,
+                                              const Eigen::VectorXd& vdot,
+                                              const Eigen::VectorXd& lambda,
+                                              Eigen::VectorXd dq0,
+                                              const Eigen::VectorXd& dv0,
+                                              const Eigen::VectorXd& dp);
+
 }  // namespace daedalus::internal

@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "events/event_handler.hpp"
 #include "formulation/ode_form.hpp"
 #include "integrate/adapters.hpp"
 #include "integrate/common.hpp"
@@ -379,11 +380,17 @@ void IntegrateCvodes(Mechanics* mech,
     recorder.AttachSensitivities(&sens_now);
     StartForwardResult(model, sens, &sum.sensitivities);
   }
-  // Sensitivities at a sample: the state's from CVODES, the multipliers'
-  // (reported ones) from the linearized KKT system at that state.
-  auto read_sens = [&](double t, N_Vector yy, bool first) {
+  // Sensitivities at a sample: the state's from CVODES (or given: after a
+  // reset, before CVODES has taken a step, it cannot interpolate), the
+  // multipliers' (reported ones) from the linearized KKT system at that
+  // state.
+  auto read_sens = [&](double t, N_Vector yy, bool first,
+                       const Eigen::MatrixXd* given) {
     if (!fsa) return;
-    if (!first) {
+    if (given != nullptr) {
+      for (int i = 0; i < ns; ++i)
+        View(yS.get()[i]).head(run.n) = given->col(i);
+    } else if (!first) {
       double ts = t;
       DAEDALUS_SUNDIALS_CHECK(CVodeGetSens(mem, &ts, yS.get()));
     }
@@ -395,11 +402,14 @@ void IntegrateCvodes(Mechanics* mech,
     }
   };
 
-  const RootSet roots(model);
+  RootSet roots(model);
   run.roots = &roots;
   std::vector<int> found(static_cast<size_t>(roots.size()), 0);
-  if (roots.size() > 0)
+  if (roots.size() > 0) {
     DAEDALUS_SUNDIALS_CHECK(CVodeRootInit(mem, roots.size(), RootFn));
+    std::vector<int> dirs = roots.Directions();
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetRootDirection(mem, dirs.data()));
+  }
   auto projection_on = [&] {
     DAEDALUS_SUNDIALS_CHECK(CVodeSetProjFn(mem, ProjFn));
     DAEDALUS_SUNDIALS_CHECK(CVodeSetProjErrEst(mem, SUNTRUE));
@@ -410,40 +420,201 @@ void IntegrateCvodes(Mechanics* mech,
   // ---- sampling
   Eigen::VectorXd w(form.layout().size());
   auto ysample = MakeVector(n, ctx.get());
-  auto sample = [&](double t, N_Vector yy, bool first) {
-    if (!first && form.projects()) {
+  // The quadratures at t: carried in the state, or CVODES's (into yq).
+  auto read_quad = [&](double t, N_Vector yy) {
+    if (in_state) {
+      w.setZero();
+      const auto Y = ConstView(yy);
+      for (int j = 0; j < nlive; ++j) w[run.live[j]] = Y[run.n + j];
+    } else {
+      double tq = t;
+      DAEDALUS_SUNDIALS_CHECK(CVodeGetQuad(mem, &tq, yq.get()));
+      w = ConstView(yq.get());
+    }
+  };
+  // `restart`: CVODES has just been reinitialized (after a reset) and
+  // cannot interpolate yet: the state sensitivities are `given` (n x ns,
+  // with forward sensitivities) and the quadratures w as they are.
+  // `total`: the reported sensitivities (q, v, lambda rows) to write
+  // instead (at an event that stops the run: with the event-time term).
+  auto sample = [&](double t, N_Vector yy, bool first,
+                    const Eigen::MatrixXd* total = nullptr,
+                    bool restart = false,
+                    const Eigen::MatrixXd* given = nullptr) {
+    if (!first && !restart && form.projects()) {
       // Report the interpolated state on the manifold (ProjectSample).
       N_VScale(1.0, yy, ysample.get());
       form.ProjectSample(t, N_VGetArrayPointer(ysample.get()));
       yy = ysample.get();
     }
-    read_sens(t, yy, first);
+    read_sens(t, yy, first, given);
+    if (total != nullptr) sens_now = *total;
     form.Accelerations(t, ConstView(yy).data());
-    if (!first) {
-      if (in_state) {
-        w.setZero();
-        const auto Y = ConstView(yy);
-        for (int j = 0; j < nlive; ++j) w[run.live[j]] = Y[run.n + j];
-      } else {
-        double tq = t;
-        DAEDALUS_SUNDIALS_CHECK(CVodeGetQuad(mem, &tq, yq.get()));
-        w = ConstView(yq.get());
-      }
-    }
+    if (!first && !restart) read_quad(t, yy);
     recorder.Record(*mech, form.applied().vdot, form.Reported(), w,
                     form.ProjectionWork(t), first);
   };
 
+  // Statistics of the finished segments (a reset or an escalation
+  // reinitializes CVODES, which zeroes its counters), and the current one's.
+  SolverStats done;
   auto collect_stats = [&] {
-    CVodeGetNumSteps(mem, &sum.stats.steps);
-    CVodeGetNumRhsEvals(mem, &sum.stats.rhs_evals);
+    SolverStats c;
+    CVodeGetNumSteps(mem, &c.steps);
+    CVodeGetNumRhsEvals(mem, &c.rhs_evals);
     if (krylov)
-      CVodeGetNumJtimesEvals(mem, &sum.stats.jacobian_evals);
+      CVodeGetNumJtimesEvals(mem, &c.jacobian_evals);
     else if (A)
-      CVodeGetNumJacEvals(mem, &sum.stats.jacobian_evals);
-    CVodeGetNumErrTestFails(mem, &sum.stats.error_test_failures);
-    CVodeGetNumNonlinSolvConvFails(mem, &sum.stats.nonlinear_conv_failures);
-    if (form.projects()) CVodeGetNumProjEvals(mem, &sum.stats.projections);
+      CVodeGetNumJacEvals(mem, &c.jacobian_evals);
+    CVodeGetNumErrTestFails(mem, &c.error_test_failures);
+    CVodeGetNumNonlinSolvConvFails(mem, &c.nonlinear_conv_failures);
+    if (form.projects()) CVodeGetNumProjEvals(mem, &c.projections);
+    sum.stats.steps = done.steps + c.steps;
+    sum.stats.rhs_evals = done.rhs_evals + c.rhs_evals;
+    sum.stats.jacobian_evals = done.jacobian_evals + c.jacobian_evals;
+    sum.stats.error_test_failures =
+        done.error_test_failures + c.error_test_failures;
+    sum.stats.nonlinear_conv_failures =
+        done.nonlinear_conv_failures + c.nonlinear_conv_failures;
+    sum.stats.projections = done.projections + c.projections;
+  };
+
+  // ---- events (events/event_handler.hpp)
+  std::unique_ptr<EventHandler> events;
+  try {
+    events = std::make_unique<EventHandler>(mech, options, &roots, &sum,
+                                            run.directions);
+  } catch (const std::exception& e) {
+    sum.error = e.what();
+    return;
+  }
+  // y and y' at t (y' the form's right-hand side).
+  auto flow_at = [&](double t, N_Vector yy) {
+    FlowPoint f;
+    f.t = t;
+    f.y = ConstView(yy).head(run.n);
+    f.ydot.resize(run.n);
+    Eigen::VectorXd ydot(n);
+    form.Rhs(t, ConstView(yy).data(), ydot.data());
+    f.ydot = ydot.head(run.n);
+    return f;
+  };
+  // The state sensitivities (n x ns) at t.
+  auto state_sens = [&](double t) {
+    Eigen::MatrixXd s(run.n, ns);
+    if (!fsa) return s;
+    double ts = t;
+    DAEDALUS_SUNDIALS_CHECK(CVodeGetSens(mem, &ts, yS.get()));
+    for (int i = 0; i < ns; ++i) s.col(i) = ConstView(yS.get()[i]).head(run.n);
+    return s;
+  };
+  // The quadrature sensitivities (layout x ns) at t, into qS (or yS's
+  // tail when carried in the state).
+  const QuadLayout& QL = form.layout();
+  auto quad_sens = [&](double t) {
+    Eigen::MatrixXd qsens = Eigen::MatrixXd::Zero(QL.size(), ns);
+    if (!fsa) return qsens;
+    if (in_state) {
+      for (int i = 0; i < ns; ++i)
+        for (int j = 0; j < nlive; ++j)
+          qsens(run.live[j], i) = ConstView(yS.get()[i])[run.n + j];
+    } else {
+      double tq = t;
+      DAEDALUS_SUNDIALS_CHECK(CVodeGetQuadSens(mem, &tq, qS.get()));
+      for (int i = 0; i < ns; ++i) qsens.col(i) = ConstView(qS.get()[i]);
+    }
+    return qsens;
+  };
+  // The user quadratures at the state of the last Accelerations.
+  Eigen::VectorXd integrands(QL.size());
+  auto user_quads = [&](const Eigen::MatrixXd& qsens) {
+    QuadratureSnapshot q;
+    form.IntegrandsHere(integrands);
+    q.value = w.segment(QL.user(), QL.nuq);
+    q.integrand = integrands.segment(QL.user(), QL.nuq);
+    if (fsa) q.sens = qsens.middleRows(QL.user(), QL.nuq);
+    return q;
+  };
+  Eigen::MatrixXd stop_quad_sens;  // at a stop, with the event-time term
+
+  // At a root return that fired a model event: the sample before it
+  // (with the event-time terms when the run stops there), the records,
+  // and the restart after a reset. Returns true when the run stops.
+  auto at_events = [&](double t) {
+    const size_t first = sum.events.size();
+    const FlowPoint minus = flow_at(t, y.get());
+    const Eigen::MatrixXd s = state_sens(t);
+    events->Linearize(minus, s);
+    if (events->stops() && fsa) {
+      const Eigen::MatrixXd total = events->TotalSensitivity(s);
+      sample(t, y.get(), false, &total);
+    } else {
+      sample(t, y.get(), false);
+    }
+    const Eigen::MatrixXd qsens = quad_sens(t);
+    form.Accelerations(t, ConstView(y.get()).data());
+    const QuadratureSnapshot quads = user_quads(qsens);
+    const Eigen::VectorXd before = integrands;
+    roots.Record(model, t, found.data(), &sum);
+    events->Annotate(first, quads);
+    if (events->stops()) {
+      if (fsa) {
+        stop_quad_sens = qsens;
+        if (events->tau().size() > 0)
+          stop_quad_sens += before * events->tau().transpose();
+      }
+      return true;
+    }
+    if (events->reset() == nullptr) return false;
+    // ---- the reset: the consistent state after it, then CVODES anew.
+    const double energy_minus = sum.final.energy;
+    Eigen::VectorXd qn, vn;
+    events->ResetState(&qn, &vn);
+    View(y.get()).head(nq) = qn;
+    View(y.get()).segment(nq, nv) = vn;
+    const FlowPoint plus = flow_at(t, y.get());
+    form.IntegrandsHere(integrands);
+    const double energy_plus = mech->energy();
+    Eigen::MatrixXd s_plus;
+    if (fsa) {
+      mech->Evaluate(t, qn, vn);
+      KktResult r_plus;
+      mech->SolveKkt(mech->bias(), &r_plus);
+      s_plus = events->SensitivitiesAfter(plus, r_plus, s);
+      // Quadratures: sQ+ = sQ- + (L- - L+) tau.
+      const Eigen::MatrixXd jump =
+          (before - integrands) * events->tau().transpose();
+      for (int i = 0; i < ns; ++i) {
+        View(yS.get()[i]).head(run.n) = s_plus.col(i);
+        if (in_state) {
+          for (int j = 0; j < nlive; ++j)
+            View(yS.get()[i])[run.n + j] += jump(run.live[j], i);
+        } else {
+          View(qS.get()[i]) = qsens.col(i) + jump.col(i);
+        }
+      }
+    }
+    collect_stats();
+    done = sum.stats;
+    DAEDALUS_SUNDIALS_CHECK(CVodeReInit(mem, t, y.get()));
+    if (!in_state) {
+      View(yq.get()) = w;
+      DAEDALUS_SUNDIALS_CHECK(CVodeQuadReInit(mem, yq.get()));
+    }
+    if (fsa) {
+      DAEDALUS_SUNDIALS_CHECK(CVodeSensReInit(
+          mem,
+          so.corrector == SensCorrector::kStaggered ? CV_STAGGERED
+                                                    : CV_SIMULTANEOUS,
+          yS.get()));
+      if (!in_state)
+        DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensReInit(mem, qS.get()));
+    }
+    if (form.projects()) projection_on();
+    events->Restarted(energy_minus, energy_plus);
+    recorder.NoteReset(energy_plus - energy_minus);
+    sample(t, y.get(), false, nullptr, true, &s_plus);
+    return false;
   };
 
   try {
@@ -471,15 +642,20 @@ void IntegrateCvodes(Mechanics* mech,
         sum.t_reached = tret;
         return;
       }
-      sample(tret, y.get(), false);
       if (flag == CV_ROOT_RETURN) {
         DAEDALUS_SUNDIALS_CHECK(CVodeGetRootInfo(mem, found.data()));
-        if (roots.Record(model, tret, found.data(), &sum)) break;
-        // A multiplier sign change: go on to the same output time, unless
-        // the root fell on it.
+        if (events->Fire(found.data())) {
+          if (at_events(tret)) break;
+        } else {
+          sample(tret, y.get(), false);
+          roots.Record(model, tret, found.data(), &sum);
+        }
+        // Go on to the same output time, unless the root fell on it.
         if (tret < tout) --k;
         continue;
       }
+      sample(tret, y.get(), false);
+      roots.Settle(*mech);
       // ---- drift contract
       int row = 0;
       double drift = 0.0;
@@ -524,6 +700,8 @@ void IntegrateCvodes(Mechanics* mech,
       }
       View(y.get()).head(nq) = qn;
       View(y.get()).segment(nq, nv) = vn;
+      collect_stats();
+      done = sum.stats;
       DAEDALUS_SUNDIALS_CHECK(CVodeReInit(mem, tret, y.get()));
       if (!in_state) DAEDALUS_SUNDIALS_CHECK(CVodeQuadReInit(mem, yq.get()));
       projection_on();
@@ -534,31 +712,27 @@ void IntegrateCvodes(Mechanics* mech,
     return;
   }
   collect_stats();
-  if (fsa) {
-    SensitivityResult& sr = sum.sensitivities;
-    sr.final = sens_now;
-    const QuadLayout& L = form.layout();
-    // The user quadratures' sensitivities, from CVODES's quadrature
-    // sensitivities or from the state's tail.
-    std::vector<const double*> qs(static_cast<size_t>(ns));
-    std::vector<int> at(static_cast<size_t>(L.size()), -1);
-    if (in_state) {
-      double ts = sum.t_reached;
-      DAEDALUS_SUNDIALS_CHECK(CVodeGetSens(mem, &ts, yS.get()));
-      for (int i = 0; i < ns; ++i)
-        qs[i] = N_VGetArrayPointer(yS.get()[i]) + run.n;
-      for (int j = 0; j < nlive; ++j) at[run.live[j]] = j;
-    } else {
-      double tq = sum.t_reached;
-      DAEDALUS_SUNDIALS_CHECK(CVodeGetQuadSens(mem, &tq, qS.get()));
-      for (int i = 0; i < ns; ++i) qs[i] = N_VGetArrayPointer(qS.get()[i]);
-      for (int k = 0; k < L.size(); ++k) at[k] = k;
+  try {
+    // The quadratures' sensitivities at the end: CVODES's, or at a stop
+    // with the event-time term.
+    const bool stopped = stop_quad_sens.size() > 0;
+    const Eigen::MatrixXd qsens =
+        stopped ? stop_quad_sens : quad_sens(sum.t_reached);
+    if (fsa) {
+      SensitivityResult& sr = sum.sensitivities;
+      sr.final = sens_now;
+      for (int k = 0; k < QL.nuq; ++k)
+        sr.quadratures.emplace_back(model.quadrature_name(k),
+                                    qsens.row(QL.user() + k).transpose());
     }
-    for (int k = 0; k < L.nuq; ++k) {
-      Eigen::VectorXd g(ns);
-      for (int i = 0; i < ns; ++i) g[i] = qs[i][at[L.user() + k]];
-      sr.quadratures.emplace_back(model.quadrature_name(k), g);
-    }
+    // The functionals at the end (at a stop the handler uses the event's
+    // state and terms).
+    const FlowPoint end = flow_at(sum.t_reached, y.get());
+    form.Accelerations(sum.t_reached, ConstView(y.get()).data());
+    events->AtEnd(end, state_sens(sum.t_reached), user_quads(qsens));
+  } catch (const std::exception& e) {
+    sum.error = std::string("functionals at the end of the run: ") + e.what();
+    return;
   }
   sum.ok = true;
 }

@@ -22,6 +22,26 @@ const char* ToString(ConstraintKind kind) {
   return "?";
 }
 
+const char* ToString(EventDirection d) {
+  switch (d) {
+    case EventDirection::kAny:
+      return "any";
+    case EventDirection::kRising:
+      return "rising";
+    case EventDirection::kFalling:
+      return "falling";
+  }
+  return "?";
+}
+
+EventDirection EventDirectionFromString(const std::string& s) {
+  if (s == "any") return EventDirection::kAny;
+  if (s == "rising") return EventDirection::kRising;
+  if (s == "falling") return EventDirection::kFalling;
+  throw std::invalid_argument("unknown event direction '" + s +
+                              "'; valid: any, rising, falling");
+}
+
 // ---------------------------------------------------------------- Model
 
 const std::string& Model::name() const { return data_->name; }
@@ -383,14 +403,20 @@ void ModelBuilder::AddQuadrature(const std::string& name,
   data_->quadratures.emplace_back(name, std::move(fn));
 }
 
-void ModelBuilder::AddEvent(const std::string& name, internal::ScalarFn fn) {
+void ModelBuilder::AddEvent(const std::string& name,
+                            internal::ScalarFn fn,
+                            EventOptions options) {
   for (const auto& e : data_->events) {
-    if (e.first == name) {
+    if (e.name == name) {
       throw std::invalid_argument("model '" + data_->name + "': event '" +
                                   name + "' declared twice");
     }
   }
-  data_->events.emplace_back(name, std::move(fn));
+  data_->events.push_back({name, std::move(fn), options, {}});
+}
+
+void ModelBuilder::AddReset(const std::string& event, internal::VectorFn fn) {
+  data_->resets.emplace_back(event, std::move(fn));
 }
 
 ModelBuilder& ModelBuilder::Unilateral(const std::string& constraint) {
@@ -437,6 +463,48 @@ int FindConstraint(const internal::ModelData& d,
 }
 
 // Resolves Unilateral() names and friction cones against the constraints.
+// Puts each reset map on its event, and gives every functional with a
+// running term the quadrature "functional:<name>" that integrates it.
+void ResolveEvents(internal::ModelData& d) {
+  const std::string where = "model '" + d.name + "': ";
+  for (auto& [name, fn] : d.resets) {
+    internal::EventDecl* ev = nullptr;
+    for (auto& e : d.events)
+      if (e.name == name) ev = &e;
+    if (ev == nullptr) {
+      std::string valid;
+      for (const auto& e : d.events) valid += (valid.empty() ? "" : ", ") + e.name;
+      throw std::invalid_argument(
+          where + "Reset() names the event '" + name +
+          "', which is not declared; declared events: " +
+          (valid.empty() ? "(none)" : valid));
+    }
+    if (ev->reset)
+      throw std::invalid_argument(where + "event '" + name +
+                                  "' has two reset maps; declare one");
+    if (ev->options.stop)
+      throw std::invalid_argument(
+          where + "event '" + name +
+          "' stops the run, so its reset map would never act; declare the "
+          "event with EventOptions{.stop = false}");
+    ev->reset = std::move(fn);
+  }
+  d.resets.clear();
+  for (auto& f : d.functionals) {
+    f.quadrature = -1;
+    if (!f.running) continue;
+    const std::string qname = "functional:" + f.name;
+    for (const auto& q : d.quadratures)
+      if (q.first == qname)
+        throw std::invalid_argument(
+            where + "a quadrature is named '" + qname +
+            "', the name of functional '" + f.name +
+            "''s running integral; rename the quadrature");
+    f.quadrature = static_cast<int>(d.quadratures.size());
+    d.quadratures.emplace_back(qname, f.running);
+  }
+}
+
 void ResolveFeasibility(internal::ModelData& d) {
   const std::string where = "model '" + d.name + "': ";
   for (const auto& n : d.unilateral_names)
@@ -571,6 +639,7 @@ Model ModelBuilder::Build() && {
     d.nc += c.rows;
   }
   ResolveFeasibility(d);
+  ResolveEvents(d);
   const std::string non_affine = internal::NonAffineConstraintAtRandomStates(d);
   if (!non_affine.empty()) throw std::invalid_argument(where + non_affine);
   Model m;

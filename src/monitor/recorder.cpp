@@ -35,7 +35,13 @@ void Recorder::Record(Mechanics& mech,
   // sign change a root: the model fuzzer's seed 12, case 13104, index 3 on
   // IDAS, 30 returns at t = 4.2e-4) adds no sample: sample times increase
   // strictly. Its events are still recorded.
-  if (!first && sum_->samples > 0 && !(mech.t() > sum_->final.t)) return;
+  // The state after a reset is the one exception: a second row at the
+  // event's time.
+  const bool after_reset = after_reset_;
+  after_reset_ = false;
+  if (!first && sum_->samples > 0 && !(mech.t() > sum_->final.t) &&
+      !(after_reset && mech.t() == sum_->final.t))
+    return;
   const QuadLayout& L = layout_;
   Sample s;
   s.t = mech.t();
@@ -74,11 +80,12 @@ void Recorder::Record(Mechanics& mech,
   s.ideal_constraint_work = w.segment(L.ideal(), L.nc);
   s.explicit_time_work = w[L.time()];
   s.stabilization_work = w[L.stabilization()] + extra_stabilization;
+  s.reset_work = reset_work_;
   s.quadratures = w.tail(L.nuq);
   if (sens_) s.sens = *sens_;
   const double work = s.input_work.sum() - s.damping_loss + s.other_work +
                       s.constraint_work.sum() + s.explicit_time_work +
-                      s.stabilization_work;
+                      s.stabilization_work + s.reset_work;
   s.energy_residual = s.energy - e0_ - work;
   SimulationSummary& sum = *sum_;
   RecordKktHealth(mech, &s);

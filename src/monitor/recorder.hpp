@@ -39,6 +39,15 @@ class Recorder {
               double extra_stabilization,
               bool first);
 
+  /// A reset map acted (ModelBuilder::Reset) and changed the energy by
+  /// `energy_change` (E+ - E-): booked as reset work from now on, and the
+  /// next Record, the state after the reset, may repeat the last
+  /// sample's time.
+  void NoteReset(double energy_change) {
+    reset_work_ += energy_change;
+    after_reset_ = true;
+  }
+
   /// The constraint row with the largest drift in the last sample, and
   /// that drift (position for holonomic rows, velocity for all).
   int WorstDriftRow(double* drift) const;
@@ -53,6 +62,8 @@ class Recorder {
   FeasibilitySet feasibility_;
   Model model_;
   double e0_ = 0.0;
+  double reset_work_ = 0.0;
+  bool after_reset_ = false;
   const Eigen::MatrixXd* sens_ = nullptr;
 };
 

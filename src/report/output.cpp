@@ -280,12 +280,53 @@ std::string SummaryJson(const Model& model,
   }
   json evj = json::array();
   for (const auto& e : sum.events) {
-    evj.push_back({{"name", e.name},
-                   {"t", e.t},
-                   {"direction", e.direction},
-                   {"stopped", e.stopped}});
+    json ej = {{"name", e.name},
+               {"t", e.t},
+               {"direction", e.direction},
+               {"stopped", e.stopped}};
+    if (e.index >= 0) {
+      ej["occurrence"] = e.occurrence;
+      ej["rate"] = Num(e.rate);
+      ej["grazing"] = e.grazing;
+      // dt_e/dp per sensitivity parameter (forward sensitivities only).
+      if (e.dt_dp.size() > 0 &&
+          e.dt_dp.size() ==
+              static_cast<Eigen::Index>(sum.sensitivities.parameters.size())) {
+        json d = json::object();
+        for (Eigen::Index i = 0; i < e.dt_dp.size(); ++i)
+          d[sum.sensitivities.parameters[static_cast<size_t>(i)]] =
+              Num(e.dt_dp[i]);
+        ej["dt_dp"] = d;
+      }
+      if (e.reset)
+        ej["reset"] = {
+            {"energy_change", Num(e.energy_change)},
+            {"correction_position", Num(e.reset_correction_position)},
+            {"correction_velocity", Num(e.reset_correction_velocity)}};
+    }
+    evj.push_back(ej);
   }
   j["events"] = evj;
+  json fj = json::array();
+  for (const auto& fv : sum.functionals) {
+    json one = {{"name", fv.name},
+                {"at", fv.at},
+                {"evaluated", fv.evaluated},
+                {"t", Num(fv.t)},
+                {"value", fv.evaluated ? Num(fv.value) : json(nullptr)}};
+    if (fv.gradient.size() > 0) {
+      json g = json::object();
+      for (Eigen::Index i = 0; i < fv.gradient.size() &&
+                               i < static_cast<Eigen::Index>(
+                                       sum.sensitivities.parameters.size());
+           ++i)
+        g[sum.sensitivities.parameters[static_cast<size_t>(i)]] =
+            Num(fv.gradient[i]);
+      one["gradient"] = g;
+    }
+    fj.push_back(one);
+  }
+  j["functionals"] = fj;
   j["drift"] = {{"position_max", Num(sum.drift_position_max)},
                 {"velocity_max", Num(sum.drift_velocity_max)},
                 {"tolerance", sum.drift_tol},
@@ -361,7 +402,8 @@ std::string SummaryJson(const Model& model,
                {"damping_loss", Num(f.damping_loss)},
                {"other", Num(f.other_work)},
                {"explicit_time", Num(f.explicit_time_work)},
-               {"stabilization", Num(f.stabilization_work)}};
+               {"stabilization", Num(f.stabilization_work)},
+               {"reset", Num(f.reset_work)}};
   j["stabilization_work"] = Num(f.stabilization_work);
   json qj = json::object();
   for (int k = 0; k < model.num_quadratures() && k < f.quadratures.size(); ++k)
@@ -385,7 +427,7 @@ std::string SummaryJson(const Model& model,
     json sf = json::object();
     for (const auto& [name, g] : sr.functionals) sf[name] = NumVec(g);
     sj["functionals"] = sf;
-    if (sr.method == SensMethod::kAdjoint)
+    if (sr.method == SensMethod::kAdjoint || !sr.functionals.empty())
       sj["functional_value"] = Num(sr.functional_value);
     j["sensitivities"] = sj;
   }

@@ -29,14 +29,16 @@ LAYERS = {
     "formulation": ["model", "eval", "kkt"],
     "sensitivity": ["model", "eval", "kkt", "formulation"],
     "monitor": ["model", "eval", "kkt", "formulation"],
+    "events": ["model", "eval", "kkt", "formulation", "sensitivity",
+               "monitor"],
     "integrate": ["model", "eval", "kkt", "formulation", "sensitivity",
-                  "monitor"],
+                  "monitor", "events"],
     "analysis": ["model", "eval", "kkt", "formulation", "sensitivity",
-                 "monitor", "integrate"],
+                 "monitor", "events", "integrate"],
     "report": ["model", "eval", "kkt", "formulation", "sensitivity",
-               "monitor", "integrate", "analysis"],
+               "monitor", "events", "integrate", "analysis"],
     "cli": ["model", "eval", "kkt", "formulation", "sensitivity", "monitor",
-            "integrate", "analysis", "report"],
+            "events", "integrate", "analysis", "report"],
 }
 MAX_LINES = 800
 PRIVATE_DEPENDENCIES = re.compile(
