@@ -90,6 +90,11 @@ Problem GolfSwingProblem() {
     return x.q[0] - Psi(x.t, x.p[P.psi_top], x.p[P.psi_impact], x.p[P.t_down]);
   });
   b.Event("impact", [](const auto& x) { return x.q[1]; });
+  // The clubhead's speed |r'(lc)| [m/s]: --functional clubhead_speed (at
+  // the end of the run, which stops at impact) or clubhead_speed@impact.
+  b.TerminalFunctional("clubhead_speed", [=](const auto& x) {
+    return sqrt(point_velocity(x, 1.0, 1.0).squaredNorm());
+  });
 
   Problem p;
   p.model = std::move(b).Build();

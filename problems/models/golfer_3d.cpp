@@ -452,6 +452,12 @@ Golfer3d MakeGolfer3d(mb::DynamicsForm form) {
   b.Event("impact", [kin, head, ball_y](const auto& x) {
     return kin.Pose(head, x).p[1] - ball_y;
   });
+  // The clubhead's speed [m/s] (the swing file's head_speed): --functional
+  // head_speed, or head_speed@impact.
+  b.TerminalFunctional("head_speed", [kin, head](const auto& x) {
+    using S = Scalar<decltype(x)>;
+    return sqrt(kin.Velocity<S>(head, x.q, x.v, x.p).v.squaredNorm());
+  });
 
   Golfer3d out;
   Problem& p = out.problem;

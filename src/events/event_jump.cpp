@@ -174,4 +174,57 @@ Eigen::MatrixXd TotalSensitivityAtEvent(Mechanics* mech,
   return out;
 }
 
+AdjointTerminal TerminalCondition(const Model& model,
+                                  int functional,
+                                  const Eigen::VectorXd& p,
+                                  const FlowPoint& at,
+                                  const EventJump* event,
+                                  const std::vector<Eigen::VectorXd>& dp) {
+  const ModelData& md = model.data();
+  const auto& f = md.functionals[static_cast<size_t>(functional)];
+  const int nq = model.nq(), nv = model.nv();
+  const StatePoint x = Split(model, at, p);
+  AdjointTerminal out;
+  out.mu = Eigen::VectorXd::Zero(nq + nv);
+  out.direct = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(dp.size()));
+  ScalarGradient phi;
+  phi.dq = Eigen::VectorXd::Zero(nq);
+  phi.dv = Eigen::VectorXd::Zero(nv);
+  phi.dp = Eigen::VectorXd::Zero(p.size());
+  if (f.terminal) {
+    phi = GradientAt(md, f.terminal, x, "functional '" + f.name + "'");
+    out.value = phi.value;
+    out.mu << phi.dq, phi.dv;
+  }
+  for (size_t i = 0; i < dp.size(); ++i)
+    if (dp[i].size() > 0)
+      out.direct[static_cast<Eigen::Index>(i)] = phi.dp.dot(dp[i]);
+  if (event == nullptr) return out;
+  double c = out.mu.dot(at.ydot) + (f.terminal ? phi.dt : 0.0);
+  if (f.running) c += ValueAt(md, f.running, x);
+  out.mu -= event->gy().transpose() * (c / event->rate());
+  for (size_t i = 0; i < dp.size(); ++i)
+    if (dp[i].size() > 0)
+      out.direct[static_cast<Eigen::Index>(i)] -=
+          c * event->gp().dot(dp[i]) / event->rate();
+  return out;
+}
+
+void AdjointJump(const EventJump& jump,
+                 double running_minus,
+                 double running_plus,
+                 const Eigen::VectorXd& mu_plus,
+                 const std::vector<Eigen::VectorXd>& dp,
+                 Eigen::VectorXd* mu_minus,
+                 Eigen::VectorXd* gradient_share) {
+  const double dl = (running_minus - running_plus) / jump.rate();
+  *mu_minus = jump.S().transpose() * mu_plus - jump.gy().transpose() * dl;
+  gradient_share->setZero(static_cast<Eigen::Index>(dp.size()));
+  const Eigen::VectorXd muR = jump.R().transpose() * mu_plus;  // np
+  for (size_t i = 0; i < dp.size(); ++i)
+    if (dp[i].size() > 0)
+      (*gradient_share)[static_cast<Eigen::Index>(i)] =
+          muR.dot(dp[i]) - dl * jump.gp().dot(dp[i]);
+}
+
 }  // namespace daedalus::internal

@@ -115,4 +115,38 @@ Eigen::MatrixXd TotalSensitivityAtEvent(Mechanics* mech,
                                         const std::vector<Eigen::VectorXd>& dp,
                                         const Eigen::VectorXd& tau);
 
+// ---- adjoints (docs/sensitivities.md, "Adjoints at events")
+
+/// The terminal condition of an adjoint backward pass for the functional
+/// G = int L dt + phi at `at` (the end of the run, or an event's state
+/// when `event` is not null): mu = dG/dy at fixed p (n = nq + nv) and the
+/// direct part of dG/dp per direction, with at an event
+///   mu = phi_y' - g_y' c / g',   direct_i = phi_p dp_i - c g_p dp_i / g',
+///   c = L + phi_t + phi_y y',
+/// so that dG/dp_i = mu(t0)' s_i(t0) + int (L_p + mu' f_p) + direct_i (+
+/// the reset jumps). `value` is phi at `at`.
+struct AdjointTerminal {
+  Eigen::VectorXd mu;
+  Eigen::VectorXd direct;  // per direction
+  double value = 0.0;
+};
+AdjointTerminal TerminalCondition(const Model& model,
+                                  int functional,
+                                  const Eigen::VectorXd& p,
+                                  const FlowPoint& at,
+                                  const EventJump* event,
+                                  const std::vector<Eigen::VectorXd>& dp);
+
+/// The adjoint across a reset (the transpose of s+ = S s- + R dp): from
+/// mu+ just after it, mu- = S' mu+ - g_y' (L- - L+) / g' just before, and
+/// the gradient's share mu+' R dp_i - (L- - L+) g_p dp_i / g' per
+/// direction, L+- the running integrand of the functional on either side.
+void AdjointJump(const EventJump& jump,
+                 double running_minus,
+                 double running_plus,
+                 const Eigen::VectorXd& mu_plus,
+                 const std::vector<Eigen::VectorXd>& dp,
+                 Eigen::VectorXd* mu_minus,
+                 Eigen::VectorXd* gradient_share);
+
 }  // namespace daedalus::internal

@@ -28,6 +28,10 @@ const char* ToString(Feature f) {
       return "drift escalation";
     case Feature::kCounterfactual:
       return "counterfactuals";
+    case Feature::kResets:
+      return "state resets";
+    case Feature::kEventSensitivities:
+      return "sensitivities at events";
   }
   return "?";
 }
@@ -38,6 +42,7 @@ ModelTraits TraitsOf(const Model& model) {
   t.moving = model.has_moving_constraints();
   t.nonholonomic = model.has_nonholonomic_constraints();
   t.events = !model.data().events.empty();
+  for (const auto& e : model.data().events) t.resets |= static_cast<bool>(e.reset);
   t.feasibility = !model.data().friction_cones.empty();
   for (const auto& c : model.constraints()) t.feasibility |= c.unilateral;
   t.quaternions = !model.quaternions().empty();
@@ -181,6 +186,13 @@ std::string Refusal(const SimulationOptions& o,
   if (!why.empty()) return why;
   const SensMethod sens = o.sensitivity.method;
   const bool fixed = IsFixedStep(o.integrator);
+  if (traits.resets && (fixed || IsAlpha(o.integrator)))
+    return "--integrator " + Flag(o.integrator) +
+           " does not restart at an event's reset map: its events stop the "
+           "run or are recorded, and a restart would need the scheme's own "
+           "start-up from the new state (its acceleration-like variables), "
+           "not implemented; use --integrator cvodes-bdf, cvodes-adams or "
+           "idas, which restart SUNDIALS consistently after each reset";
   if (sens != SensMethod::kNone && IsAlpha(o.integrator))
     return "--integrator " + Flag(o.integrator) +
            " has no sensitivity module (the sensitivities of its step would "
@@ -272,10 +284,38 @@ std::string CellRefusal(Formulation f,
       o.drift_tol = 1e-6;
       o.drift_action = DriftAction::kEscalate;
       break;
+    case Feature::kResets:
+      traits.events = traits.resets = true;
+      break;
+    case Feature::kEventSensitivities: {
+      // Both methods across events with resets: the cell runs when either
+      // does (the table says which, EventSensitivityCell).
+      traits.events = traits.resets = true;
+      o.sensitivity.method = SensMethod::kForward;
+      const std::string fwd = Refusal(o, path, traits);
+      o.sensitivity.method = SensMethod::kAdjoint;
+      const std::string adj = Refusal(o, path, traits);
+      return fwd.empty() || adj.empty() ? "" : fwd;
+    }
     default:
       break;
   }
   return Refusal(o, path, traits);
+}
+
+std::string EventSensitivityCell(Formulation f, Integrator i, KktPath path) {
+  SimulationOptions o;
+  o.formulation = f;
+  o.integrator = i;
+  if (IsFixedStep(i)) o.step = o.output_step;
+  ModelTraits traits;
+  traits.constraints = traits.events = traits.resets = true;
+  o.sensitivity.method = SensMethod::kForward;
+  const bool fwd = Refusal(o, path, traits).empty();
+  o.sensitivity.method = SensMethod::kAdjoint;
+  const bool adj = Refusal(o, path, traits).empty();
+  if (fwd && adj) return "forward, adjoint";
+  return fwd ? "forward" : adj ? "adjoint" : "no";
 }
 
 std::string QuaternionCellRefusal(Formulation f,
@@ -324,9 +364,11 @@ std::string SupportTableMarkdown() {
                                     Integrator::kGeneralizedAlpha,
                                     Integrator::kHht};
   const Feature features[] = {
-      Feature::kNone,          Feature::kEvents,  Feature::kFeasibility,
-      Feature::kForward,       Feature::kAdjoint, Feature::kDriftEscalation,
-      Feature::kCounterfactual};
+      Feature::kNone,          Feature::kEvents,
+      Feature::kFeasibility,   Feature::kForward,
+      Feature::kAdjoint,       Feature::kDriftEscalation,
+      Feature::kCounterfactual, Feature::kResets,
+      Feature::kEventSensitivities};
   // Reasons are numbered in order of first appearance.
   std::vector<std::string> reasons;
   auto cell = [&](const std::string& why) -> std::string {
@@ -372,6 +414,8 @@ std::string SupportTableMarkdown() {
         for (Feature x : features) {
           std::string c = cell(CellRefusal(f, i, path, x));
           if (c == "yes" && !KnownDefect(f, i).empty()) c = "yes (defect)";
+          if (x == Feature::kEventSensitivities && c == "yes")
+            c = EventSensitivityCell(f, i, path);
           if (x == Feature::kDriftEscalation && c == "yes") {
             SimulationOptions o;
             o.formulation = f;

@@ -27,6 +27,9 @@ enum class Feature {
   kAdjoint,          ///< adjoint gradient of a functional
   kDriftEscalation,  ///< --drift-tol with --drift-action escalate
   kCounterfactual,   ///< --counterfactual branches and pointwise analyses
+  kResets,           ///< events that do not stop, with reset maps
+  kEventSensitivities,  ///< forward and adjoint sensitivities across
+                        ///< events: stops, resets, functionals at events
 };
 const char* ToString(Feature f);
 
@@ -36,6 +39,7 @@ struct ModelTraits {
   bool moving = false;        ///< a rheonomic constraint
   bool nonholonomic = false;  ///< a nonholonomic constraint
   bool events = false;
+  bool resets = false;  ///< an event with a reset map (ModelBuilder::Reset)
   bool feasibility = false;  ///< unilateral rows or friction cones
   bool quaternions = false;  ///< nq != nv (ModelBuilder::Quaternion)
 };
@@ -72,6 +76,11 @@ std::string CellRefusal(Formulation f,
                         Integrator i,
                         KktPath path,
                         Feature feature);
+
+/// The "sensitivities at events" cell of a combination that runs it:
+/// "forward, adjoint", "forward" or "adjoint" (the methods that run
+/// across events with resets).
+std::string EventSensitivityCell(Formulation f, Integrator i, KktPath path);
 
 /// A cell of the same table on a model with quaternions: CellRefusal, or
 /// else what QuaternionRefusal adds (empty: runs).

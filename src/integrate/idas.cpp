@@ -212,6 +212,10 @@ void IntegrateIdas(Mechanics* mech,
     sum.residual_evals = sum.stats.rhs_evals;
   };
 
+  // The options of the current segment (an escalation changes the
+  // formulation).
+  SimulationOptions seg_options = options;
+
   // ---- events (events/event_handler.hpp)
   std::unique_ptr<EventHandler> events;
   try {
@@ -235,7 +239,7 @@ void IntegrateIdas(Mechanics* mech,
     f.ydot.tail(nv) = r.vdot;
     return f;
   };
-  const QuadLayout& QL = form->quad_layout();
+  const QuadLayout QL = form->quad_layout();  // a copy: escalation replaces form
   // Fixed-time sensitivities at t: the state's (nd x ns) and the
   // quadratures' (layout x ns).
   auto state_sens = [&](double t) {
@@ -310,16 +314,18 @@ void IntegrateIdas(Mechanics* mech,
     plus.ydot << yp1.head(nq), r1.vdot;
     collect_stats();
     done = sum.stats;
-    seg = StartSegment(form.get(), &run, options, ctx.get(), t, y1, yp1, w,
-                       roots.Directions(),
-                       SkipsConvergedResidual(options, Staggered(so)));
+    seg = StartSegment(form.get(), &run, seg_options, ctx.get(), t, y1, yp1,
+                       w, roots.Directions(),
+                       SkipsConvergedResidual(seg_options, Staggered(so)));
     if (fsa) {
       form->Quadratures(t, y1.data(), integrands.data());
       const Eigen::MatrixXd jump =
           (before - integrands) * events->tau().transpose();
+      // The saltation and each direction's linearized KKT solution at the
+      // restart (the multipliers' sensitivities and the rates), with the
+      // mechanics fully evaluated there.
+      mech->Evaluate(t, qn, vn);
       const Eigen::MatrixXd s_plus = events->SensitivitiesAfter(plus, r1, s);
-      // SensitivitiesAfter linearized at the restart; the KKT tangent of
-      // each direction there gives the multipliers' and the rates.
       mech->Evaluate(t, qn, vn);
       for (int i = 0; i < ns; ++i) {
         const InitialSensitivity d = mech->LinearizeRestart(
@@ -434,6 +440,7 @@ void IntegrateIdas(Mechanics* mech,
       jumps += mech->energy() - f.energy;
       seg = StartSegment(form.get(), &run, now, ctx.get(), tret, y1, yp1, w,
                          roots.Directions(), false);
+      seg_options = now;
     }
   } catch (const std::exception& e) {
     sum.error = std::string("evaluation failed at an output time: ") + e.what();

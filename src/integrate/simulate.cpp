@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "events/functional_target.hpp"
 #include "formulation/mechanics.hpp"
 #include "formulation/support.hpp"
 #include "integrate/adapters.hpp"
@@ -80,6 +81,19 @@ SimulationSummary Simulate(const Model& model,
   const internal::KktPath path = internal::ResolveKktPath(model, options);
   why = internal::Refusal(options, path, internal::TraitsOf(model));
   if (!why.empty()) throw std::invalid_argument(why);
+  // The functional, and the adjoint's need of one, before any work.
+  if (!options.sensitivity.functional.empty())
+    internal::ParseFunctionalTarget(model, options.sensitivity.functional);
+  if (options.sensitivity.method == SensMethod::kAdjoint &&
+      options.sensitivity.functional.empty()) {
+    std::string valid;
+    for (const auto& f : model.data().functionals)
+      valid += (valid.empty() ? "" : ", ") + f.name;
+    throw std::invalid_argument(
+        "adjoint sensitivities need a functional (--functional NAME; "
+        "functional= in Python; SensitivityOptions::functional); model '" +
+        model.name() + "' declares: " + (valid.empty() ? "(none)" : valid));
+  }
 
   if (options.sensitivity.method == SensMethod::kAdjoint) {
     // The plain run gives the samples and the report; the adjoint pass

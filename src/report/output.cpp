@@ -31,6 +31,12 @@ nlohmann::json NumVec(const Eigen::VectorXd& x) {
 
 }  // namespace
 
+bool HasResets(const Model& model) {
+  for (const auto& e : model.data().events)
+    if (e.reset) return true;
+  return false;
+}
+
 std::vector<std::string> CsvColumns(const Model& model,
                                     const std::vector<std::string>& sens) {
   std::vector<std::string> c{"t"};
@@ -38,6 +44,7 @@ std::vector<std::string> CsvColumns(const Model& model,
   for (const auto& n : model.velocity_names()) c.push_back("v_" + n);
   for (int r = 0; r < model.nc(); ++r)
     c.push_back("lambda_" + model.RowName(r));
+  for (const auto& n : model.velocity_names()) c.push_back("vdot_" + n);
   for (int r = 0; r < model.nc(); ++r) c.push_back("power_" + model.RowName(r));
   c.insert(c.end(), {"drift_position", "drift_velocity"});
   if (!model.quaternions().empty()) c.push_back("drift_quaternion");
@@ -48,6 +55,7 @@ std::vector<std::string> CsvColumns(const Model& model,
   for (int r = 0; r < model.nc(); ++r)
     c.push_back("work_constraint_" + model.RowName(r));
   c.push_back("work_stabilization");
+  if (HasResets(model)) c.push_back("work_reset");
   c.push_back("work_explicit_time");
   for (int r = 0; r < model.nc(); ++r)
     c.push_back("power_ideal_" + model.RowName(r));
@@ -72,7 +80,10 @@ std::vector<std::string> CsvColumns(const Model& model,
 CsvWriter::CsvWriter(const Model& model,
                      const std::string& path,
                      const std::vector<std::string>& sens)
-    : model_(model), out_(path), n_sens_(sens.size()) {
+    : model_(model),
+      out_(path),
+      n_sens_(sens.size()),
+      has_resets_(HasResets(model)) {
   if (!out_) {
     throw std::runtime_error("cannot open '" + path +
                              "' for writing; check that the output "
@@ -123,6 +134,7 @@ void CsvWriter::OnSample(const Sample& s) {
   put_n(s.q, nq);
   put_n(s.v, nv);
   put_n(s.lambda, nc);
+  put_n(s.vdot, nv);
   put_n(s.power, nc);
   one(s.drift_position);
   one(s.drift_velocity);
@@ -134,6 +146,7 @@ void CsvWriter::OnSample(const Sample& s) {
   one(s.other_work);
   put_n(s.constraint_work, nc);
   one(s.stabilization_work);
+  if (has_resets_) one(s.reset_work);
   one(s.explicit_time_work);
   put_n(s.ideal_power, nc);
   put_n(s.power.size() == s.ideal_power.size()

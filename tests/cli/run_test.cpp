@@ -43,8 +43,9 @@ TEST(Run, WritesCsvAndJsonWithTheContractedSchema) {
   std::string header;
   std::getline(csv, header);
   EXPECT_THAT(header, ::testing::StartsWith(
-                          "t,x,y,v_x,v_y,lambda_rod,power_rod,drift_position,"
-                          "drift_velocity,energy,energy_residual"));
+                          "t,x,y,v_x,v_y,lambda_rod,vdot_x,vdot_y,power_rod,"
+                          "drift_position,drift_velocity,energy,"
+                          "energy_residual"));
   int rows = 0;
   for (std::string line; std::getline(csv, line);) ++rows;
   EXPECT_EQ(rows, 11);

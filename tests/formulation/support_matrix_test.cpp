@@ -42,11 +42,13 @@ using ::testing::HasSubstr;
 // 0.3 rad. Optional: the event x1 = 0 (the second link's centre crosses
 // the vertical through the pivot, about 0.4 s after the release) and the
 // pivot marked unilateral (its horizontal reaction changes sign during the
-// swing, which opens and closes violation intervals).
+// swing, which opens and closes violation intervals); or the event
+// without stopping, its reset map reversing every velocity (which keeps
+// the constraints and the energy: the chain swings back).
 constexpr double kHalf = 0.125;  // half a link's length [m]
 constexpr double kMass = 0.5;    // one link's mass [kg]
 
-Model TestChain(bool event, bool unilateral) {
+Model TestChain(bool event, bool unilateral, bool reset = false) {
   ModelBuilder b("support_chain");
   b.Coordinates({"x0", "y0", "theta0", "x1", "y1", "theta1"});
   const Param g = b.Parameter("g", 9.81);
@@ -96,6 +98,17 @@ Model TestChain(bool event, bool unilateral) {
       "G", [](const auto& s) { return s.q[4] * s.q[4]; },
       [](const auto& s) { return s.q[3]; });
   if (event) b.Event("x1_zero", [](const auto& s) { return s.q[3]; });
+  if (reset) {
+    b.Event(
+        "x1_zero", [](const auto& s) { return s.q[3]; },
+        EventOptions{.stop = false});
+    b.Reset("x1_zero", [](const auto& s) {
+      using S = Scalar<decltype(s)>;
+      VecX<S> out(12);
+      out << s.q, -s.v;
+      return out;
+    });
+  }
   return std::move(b).Build();
 }
 
@@ -146,6 +159,12 @@ std::string Name(const Cell& c) {
     case Feature::kCounterfactual:
       s += "counterfactual";
       break;
+    case Feature::kResets:
+      s += "resets";
+      break;
+    case Feature::kEventSensitivities:
+      s += "event_sens";
+      break;
   }
   for (char& ch : s)
     if (ch == '-') ch = '_';
@@ -157,8 +176,8 @@ std::string Name(const Cell& c) {
 // and feature x (indices) meet in exactly one cell, whose formulation is
 // (i + x) mod 5 and KKT path (i + x) mod 2. Every pair of formulation,
 // integrator, feature and KKT path then occurs at least once (for fixed i
-// the 7 features give all 5 formulations and both paths; for fixed x the 8
-// integrators do), in 56 cells instead of 560: the code paths the
+// the 9 features give all 5 formulations and both paths; for fixed x the 8
+// integrators do), in 72 cells instead of 720: the code paths the
 // sanitizers watch are those of the pairs, and the numbers of every cell
 // are checked by the release build. (The one alpha cell that runs here,
 // index3_hht_sparse_feasibility, is the slowest: 61 s, against 24 ms in
@@ -177,9 +196,11 @@ std::vector<Cell> AllCells(bool covering_array) {
                                                Integrator::kGeneralizedAlpha,
                                                Integrator::kHht};
   const std::vector<Feature> features = {
-      Feature::kNone,          Feature::kEvents,  Feature::kFeasibility,
-      Feature::kForward,       Feature::kAdjoint, Feature::kDriftEscalation,
-      Feature::kCounterfactual};
+      Feature::kNone,           Feature::kEvents,
+      Feature::kFeasibility,    Feature::kForward,
+      Feature::kAdjoint,        Feature::kDriftEscalation,
+      Feature::kCounterfactual, Feature::kResets,
+      Feature::kEventSensitivities};
   std::vector<Cell> cells;
   for (size_t fi = 0; fi < forms.size(); ++fi)
     for (size_t ii = 0; ii < integrators.size(); ++ii)
@@ -263,12 +284,20 @@ SimulationOptions CellOptions(const Cell& c) {
     // literal's assignment once this function is inlined, GCC bug 105651.)
     o.sensitivity.functional = std::string("G");
   }
+  if (c.feature == Feature::kEventSensitivities) {
+    // The method is set per run (the cell runs forward, adjoint or both:
+    // internal::EventSensitivityCell). G runs across the reset.
+    o.sensitivity.parameters = {"a", "g"};
+    o.sensitivity.functional = std::string("G");
+  }
   return o;
 }
 
 Model CellModel(const Cell& c) {
   return TestChain(c.feature == Feature::kEvents,
-                   c.feature == Feature::kFeasibility);
+                   c.feature == Feature::kFeasibility,
+                   c.feature == Feature::kResets ||
+                       c.feature == Feature::kEventSensitivities);
 }
 
 // The reference combination: Baumgarte on CVODES BDF, dense, at rtol 1e-11
@@ -289,6 +318,9 @@ SimulationSummary Reference(Feature feature) {
     o.sensitivity.method = SensMethod::kForward;
     o.sensitivity.functional.clear();
   }
+  // Across the resets: the forward sensitivities, dt_e/dp and G's gradient.
+  if (feature == Feature::kEventSensitivities)
+    o.sensitivity.method = SensMethod::kForward;
   const Model m = CellModel(c);
   SimulationSummary s = Simulate(m, Release(), m.default_parameters(), o);
   EXPECT_TRUE(s.ok) << "reference: " << s.error;
@@ -348,6 +380,10 @@ TEST_P(SupportMatrix, RunsAndAgreesOrIsRefused) {
   const Model m = CellModel(c);
   const Eigen::VectorXd p = m.default_parameters();
   SimulationOptions o = CellOptions(c);
+  // A refused "sensitivities at events" cell gives the forward
+  // sensitivities' reason (internal::CellRefusal).
+  if (c.feature == Feature::kEventSensitivities)
+    o.sensitivity.method = SensMethod::kForward;
   if (!why.empty()) {
     // Refused before the run, with the source's reason.
     EXPECT_THAT(
@@ -428,12 +464,14 @@ TEST_P(SupportMatrix, RunsAndAgreesOrIsRefused) {
           << "sens\n"
           << S << "\nref\n"
           << R;
-      ASSERT_EQ(s.sensitivities.quadratures.size(), 1u);
-      EXPECT_LT((s.sensitivities.quadratures[0].second -
-                 ref.sensitivities.quadratures[0].second)
-                    .cwiseAbs()
-                    .maxCoeff(),
-                100 * PositionTol(c) * scale);
+      // height2 and the functional G's running integral.
+      ASSERT_EQ(s.sensitivities.quadratures.size(), 2u);
+      for (size_t k = 0; k < 2; ++k)
+        EXPECT_LT((s.sensitivities.quadratures[k].second -
+                   ref.sensitivities.quadratures[k].second)
+                      .cwiseAbs()
+                      .maxCoeff(),
+                  100 * PositionTol(c) * scale);
       ExpectAgrees(s, ref, c);
       break;
     }
@@ -516,6 +554,70 @@ TEST_P(SupportMatrix, RunsAndAgreesOrIsRefused) {
             << "t = " << samples.samples[k].t;
       EXPECT_GT(k, 1u);
       EXPECT_NEAR(s.final.t, 30.0, 1e-12);
+      break;
+    }
+    case Feature::kResets: {
+      const SimulationSummary s = Simulate(m, Release(), p, o);
+      ASSERT_TRUE(s.ok) << s.error;
+      // The reset acts (the chain swings back through the start) and
+      // keeps the energy: the balance's residual stays integration error.
+      ASSERT_GE(ref.events.size(), 1u);
+      ASSERT_EQ(s.events.size(), ref.events.size());
+      for (size_t k = 0; k < s.events.size(); ++k) {
+        EXPECT_TRUE(s.events[k].reset);
+        EXPECT_FALSE(s.events[k].stopped);
+        EXPECT_NEAR(s.events[k].t, ref.events[k].t, TimeTol(c));
+        EXPECT_LT(std::abs(s.events[k].energy_change), 1e3 * PositionTol(c));
+      }
+      ExpectAgrees(s, ref, c);
+      break;
+    }
+    case Feature::kEventSensitivities: {
+      const std::string methods = internal::EventSensitivityCell(c.f, c.i, c.path);
+      ASSERT_GE(ref.events.size(), 1u);
+      ASSERT_EQ(ref.events[0].dt_dp.size(), 2);
+      ASSERT_GT(ref.events[0].dt_dp.cwiseAbs().maxCoeff(), 1e-3);
+      ASSERT_EQ(ref.sensitivities.functionals.size(), 1u);
+      const Eigen::VectorXd ref_grad = ref.sensitivities.functionals[0].second;
+      ASSERT_GT(ref_grad.cwiseAbs().maxCoeff(), 1e-3);
+      const double scale = ref.sensitivities.final.cwiseAbs().maxCoeff();
+      if (methods.find("forward") != std::string::npos) {
+        o.sensitivity.method = SensMethod::kForward;
+        const SimulationSummary s = Simulate(m, Release(), p, o);
+        ASSERT_TRUE(s.ok) << s.error;
+        ASSERT_EQ(s.events.size(), ref.events.size());
+        for (size_t k = 0; k < s.events.size(); ++k)
+          EXPECT_LT((s.events[k].dt_dp - ref.events[k].dt_dp)
+                        .cwiseAbs()
+                        .maxCoeff(),
+                    100 * PositionTol(c) *
+                        ref.events[k].dt_dp.cwiseAbs().maxCoeff())
+              << "event " << k << ": " << s.events[k].dt_dp.transpose()
+              << " vs " << ref.events[k].dt_dp.transpose();
+        EXPECT_LT(
+            (s.sensitivities.final - ref.sensitivities.final)
+                .cwiseAbs()
+                .maxCoeff(),
+            100 * PositionTol(c) * scale);
+        ASSERT_EQ(s.sensitivities.functionals.size(), 1u);
+        EXPECT_LT((s.sensitivities.functionals[0].second - ref_grad)
+                      .cwiseAbs()
+                      .maxCoeff(),
+                  100 * PositionTol(c) * ref_grad.cwiseAbs().maxCoeff());
+        ExpectAgrees(s, ref, c);
+      }
+      if (methods.find("adjoint") != std::string::npos) {
+        o.sensitivity.method = SensMethod::kAdjoint;
+        const SimulationSummary s = Simulate(m, Release(), p, o);
+        ASSERT_TRUE(s.ok) << s.error;
+        ASSERT_EQ(s.sensitivities.functionals.size(), 1u);
+        EXPECT_LT((s.sensitivities.functionals[0].second - ref_grad)
+                      .cwiseAbs()
+                      .maxCoeff(),
+                  1e-4 * ref_grad.cwiseAbs().maxCoeff())
+            << s.sensitivities.functionals[0].second.transpose() << " vs "
+            << ref_grad.transpose();
+      }
       break;
     }
     case Feature::kCounterfactual: {

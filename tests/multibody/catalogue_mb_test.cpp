@@ -200,10 +200,13 @@ TEST(MultibodyCatalogue, SliderCrankTrajectoryAgrees) {
   EXPECT_LT((eb.q - ea.q).cwiseAbs().maxCoeff(), 1e-9);
   ExpectWithinSelfDifference(hand, o, ea, eb);
   EXPECT_LT((eb.v - ea.v).cwiseAbs().maxCoeff(), 1e-8);
-  // The quadrature G (time integral of T) and the damping loss.
-  ASSERT_EQ(eb.quadratures.size(), 1);
+  // The quadrature G (time integral of T), the running integral of the
+  // functional G (the same integrand, integrated as "functional:G") and
+  // the damping loss.
+  ASSERT_EQ(eb.quadratures.size(), 2);
   EXPECT_GT(ea.quadratures[0], 0.0);
   EXPECT_NEAR(eb.quadratures[0], ea.quadratures[0], 1e-9 * ea.quadratures[0]);
+  EXPECT_NEAR(eb.quadratures[1], eb.quadratures[0], 1e-9 * ea.quadratures[0]);
   EXPECT_GT(ea.damping_loss, 0.0);
   EXPECT_NEAR(eb.damping_loss, ea.damping_loss, 1e-9 * ea.damping_loss);
 }
@@ -260,8 +263,15 @@ TEST(MultibodyCatalogue, SliderCrankSensitivitiesAgree) {
   const SimulationSummary b = Simulate(mb.model, mb.initial(prm), prm, o);
   ASSERT_TRUE(a.ok) << a.error;
   ASSERT_TRUE(b.ok) << b.error;
-  ASSERT_EQ(a.sensitivities.quadratures.size(), 1u);
-  ASSERT_EQ(b.sensitivities.quadratures.size(), 1u);
+  // G and the functional G's running integral (the same integrand).
+  ASSERT_EQ(a.sensitivities.quadratures.size(), 2u);
+  ASSERT_EQ(b.sensitivities.quadratures.size(), 2u);
+  EXPECT_EQ(a.sensitivities.quadratures[1].first, "functional:G");
+  EXPECT_LT((a.sensitivities.quadratures[1].second -
+             a.sensitivities.quadratures[0].second)
+                .cwiseAbs()
+                .maxCoeff(),
+            1e-8 * a.sensitivities.quadratures[0].second.cwiseAbs().maxCoeff());
   const Eigen::VectorXd ga = a.sensitivities.quadratures[0].second;
   const Eigen::VectorXd gb = b.sensitivities.quadratures[0].second;
   ASSERT_EQ(ga.size(), 4);

@@ -93,8 +93,11 @@ TEST(SliderCrank, GglMatchesTheSundialsExampleTrajectory) {
   }
   EXPECT_LE(ours_err, example_err);
   EXPECT_LT(ours_err, 2e-5);
-  ASSERT_EQ(s.final.quadratures.size(), 1);
+  // G, and the functional G's running integral "functional:G" (the same
+  // integrand).
+  ASSERT_EQ(s.final.quadratures.size(), 2);
   EXPECT_NEAR(s.final.quadratures[0], kExampleG, 1e-5 * kExampleG);
+  EXPECT_NEAR(s.final.quadratures[1], s.final.quadratures[0], 1e-9 * kExampleG);
   EXPECT_LT(s.drift_position_max, 1e-6);
 }
 
