@@ -13,7 +13,7 @@
 //   t_k = t1 (1 + 2 (e + e^2 + ... + e^(k-1))),
 //
 // accumulating at t_inf = t1 (1 + e) / (1 - e) (8.5792... s for the
-// defaults). Runs stop before it (t_end 5 s): past it the impacts
+// defaults). Runs stop before it (t_end 6 s, 11 impacts): past it the impacts
 // accumulate (Zeno), which event-driven integration of resets alone does
 // not resolve.
 #pragma once

@@ -22,6 +22,7 @@
 #include "atwood.hpp"
 #include "bead_parabola.hpp"
 #include "bindings.hpp"
+#include "bouncing_ball.hpp"
 #include "chain.hpp"
 #include "chain_reduced.hpp"
 #include "chaplygin_sleigh.hpp"
@@ -132,6 +133,7 @@ const std::vector<Entry>& Catalogue() {
     multibody("heavy_top", HeavyTopProblemForm);
     plain("stiff_linkage", StiffLinkageProblem);
     multibody("golfer_3d", Golfer3dProblemForm);
+    plain("bouncing_ball", BouncingBallProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).
     sized("chain", {"bodies", 10, 1, 10000, "number of links"}, ChainProblem);
     // chain_reduced: --bodies N and --dynamics recursive|energy|auto, as

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "daedalus/dual.hpp"
+#include "daedalus/events.hpp"
 #include "daedalus/sym.hpp"
 
 namespace daedalus {
@@ -84,25 +85,6 @@ struct ParamRange {
 ///                   (q, v, t) that is affine in v.
 enum class ConstraintKind { kHolonomic, kMoving, kNonholonomic };
 const char* ToString(ConstraintKind kind);
-
-/// Which zero crossings of an event function g fire the event
-/// (ModelBuilder::Event): kFalling from g > 0 to g < 0 (a gap closing),
-/// kRising the reverse, kAny both.
-enum class EventDirection { kAny, kRising, kFalling };
-const char* ToString(EventDirection d);
-/// @throws std::invalid_argument listing the valid names (any, rising,
-/// falling).
-EventDirection EventDirectionFromString(const std::string& s);
-
-/// How an event acts (ModelBuilder::Event; docs/sensitivities.md,
-/// "Events").
-struct EventOptions {
-  EventDirection direction = EventDirection::kAny;
-  /// The run stops at the event's first occurrence. false: the run
-  /// records each occurrence and goes on, applying the event's reset map
-  /// (ModelBuilder::Reset) when it has one.
-  bool stop = true;
-};
 
 namespace internal {
 
@@ -300,9 +282,7 @@ struct InertialFn {
   explicit operator bool() const { return static_cast<bool>(f0); }
 };
 
-/// A named event: its function g(t, q, v, p), the crossings that fire
-/// it, whether it stops the run, and its reset map (may be empty):
-/// (q+, v+) = Delta(t, q-, v-, p), nq + nv rows.
+/// A named event: g(t, q, v, p), its options, its reset map (or empty).
 struct EventDecl {
   std::string name;
   ScalarFn fn;
@@ -665,27 +645,20 @@ class ModelBuilder {
     AddQuadrature(name, internal::MakeScalarFn(std::move(f)));
     return *this;
   }
-  /// A named event: where g(t, q, v, p) crosses zero in the direction
-  /// `options.direction` (located by the SUNDIALS root finder), the run
-  /// stops (the default) or records the occurrence and goes on
-  /// (options.stop = false). Every occurrence is in the summary's events,
-  /// with dt_e/dp when forward sensitivities run (docs/sensitivities.md,
-  /// "Events").
+  /// A named event: where g(t, q, v, p) crosses zero in
+  /// `options.direction` (SUNDIALS's root finder) the run stops, or with
+  /// options.stop = false records it and goes on (events.hpp). Every
+  /// occurrence is reported, with dt_e/dp under forward sensitivities.
   template <class F>
-  ModelBuilder& Event(const std::string& name,
-                      F f,
-                      EventOptions options = {}) {
+  ModelBuilder& Event(const std::string& name, F f, EventOptions options = {}) {
     AddEvent(name, internal::MakeScalarFn(std::move(f)), options);
     return *this;
   }
   /// The reset map of the non-stopping event `event`: at each occurrence
-  /// the state jumps to (q+, v+) = Delta(t, q-, v-, p), returned as one
-  /// vector of nq + nv rows (the new coordinates, then the new
-  /// velocities), e.g. v+ = -e v- for a bouncing ball. Integration
-  /// restarts from there consistently (projected onto the constraints,
-  /// with the correction reported); forward and adjoint sensitivities
-  /// jump with the saltation matrix (docs/sensitivities.md, "Resets").
-  /// Resolved by Build().
+  /// the state jumps to (q+, v+) = Delta(t, q-, v-, p), one vector of
+  /// nq + nv rows (e.g. v+ = -e v- for a bouncing ball). The run restarts
+  /// there, projected onto the constraints; the sensitivities jump with
+  /// the saltation matrix (docs/sensitivities.md, "Resets").
   template <class F>
   ModelBuilder& Reset(const std::string& event, F f) {
     AddReset(event, internal::MakeVectorFn1(std::move(f)));
@@ -801,8 +774,7 @@ struct ModelData {
   std::vector<EnergyTerm> potential_terms;
   std::vector<std::pair<std::string, ScalarFn>> quadratures;
   std::vector<EventDecl> events;
-  /// Reset maps declared with ModelBuilder::Reset, by event name, until
-  /// Build() moves them onto their events.
+  /// ModelBuilder::Reset's maps by event name, until Build() places them.
   std::vector<std::pair<std::string, VectorFn>> resets;
   /// Functionals: name, running integrand g, terminal term phi (either may
   /// be empty), and the index of the quadrature "functional:<name>" that

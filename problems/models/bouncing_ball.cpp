@@ -41,7 +41,7 @@ Problem BouncingBallProblem() {
     s.v = Eigen::VectorXd::Zero(1);
     return s;
   };
-  p.defaults.t_end = 5.0;
+  p.defaults.t_end = 6.0;
   p.defaults.output_step = 0.01;
   p.defaults.rtol = 1e-10;
   p.defaults.atol = 1e-12;

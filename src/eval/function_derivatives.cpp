@@ -15,7 +15,9 @@ namespace {
 struct DerivDualPoint {
   VecX<D1> q, v, p, qn;
   D1 t;
-  DerivDualPoint(const ModelData& md, const StatePoint& x, const StateDirection& d)
+  DerivDualPoint(const ModelData& md,
+                 const StatePoint& x,
+                 const StateDirection& d)
       : q(x.q.size()), v(x.v.size()), p(x.p.size()) {
     auto at = [](const Eigen::VectorXd& dv, Eigen::Index i) {
       return dv.size() > i ? dv[i] : 0.0;
@@ -46,8 +48,8 @@ StateDirection DerivUnit(const StatePoint& x, Eigen::Index k) {
 }
 
 [[noreturn]] void DerivNotFinite(const std::string& what,
-                            const StatePoint& x,
-                            Eigen::Index k) {
+                                 const StatePoint& x,
+                                 Eigen::Index k) {
   std::ostringstream os;
   os << what << ": a non-finite derivative (partial number " << k
      << ") at t = " << x.t;
@@ -95,6 +97,25 @@ ScalarGradient GradientAt(const ModelData& md,
   return g;
 }
 
+void StateGradientAt(const ModelData& md,
+                     const ScalarFn& fn,
+                     const StatePoint& x,
+                     const std::string& what,
+                     Eigen::VectorXd* gy,
+                     Eigen::VectorXd* gp) {
+  const Eigen::Index nq = x.q.size(), nv = x.v.size(), np = x.p.size();
+  gy->resize(nq + nv);
+  gp->resize(np);
+  for (Eigen::Index k = 1; k < 1 + nq + nv + np; ++k) {
+    const double d = DerivativeAlong(md, fn, x, DerivUnit(x, k));
+    if (!std::isfinite(d)) DerivNotFinite(what, x, k);
+    if (k <= nq + nv)
+      (*gy)[k - 1] = d;
+    else
+      (*gp)[k - 1 - nq - nv] = d;
+  }
+}
+
 VectorJacobian JacobianAt(const ModelData& md,
                           const VectorFn& fn,
                           const StatePoint& x,
@@ -102,8 +123,7 @@ VectorJacobian JacobianAt(const ModelData& md,
   const Eigen::Index nq = x.q.size(), nv = x.v.size(), np = x.p.size();
   VectorJacobian J;
   {
-    const Eigen::VectorXd qn =
-        UserCoordinates(md, x.q, static_cast<int>(nv));
+    const Eigen::VectorXd qn = UserCoordinates(md, x.q, static_cast<int>(nv));
     fn.f0(Point<double>{qn, x.v, x.t, x.p}, J.value);
   }
   const Eigen::Index m = J.value.size();

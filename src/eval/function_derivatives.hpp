@@ -53,6 +53,18 @@ ScalarGradient GradientAt(const ModelData& md,
                           const StatePoint& x,
                           const std::string& what);
 
+/// fn's gradient with respect to the state y = (q (raw), v) into gy
+/// (nq + nv) and the parameters into gp (np), without the time derivative
+/// (nq + nv + np directional derivatives): the running functionals'
+/// gradients of the adjoints' backward passes.
+/// @throws std::runtime_error naming `what` when one is not finite.
+void StateGradientAt(const ModelData& md,
+                     const ScalarFn& fn,
+                     const StatePoint& x,
+                     const std::string& what,
+                     Eigen::VectorXd* gy,
+                     Eigen::VectorXd* gp);
+
 /// A vector function's value (m rows) and Jacobians at x: dt (m), dq
 /// (m x nq, raw), dv (m x nv), dp (m x np).
 /// @throws std::runtime_error naming `what` when an entry is not finite.

@@ -109,37 +109,20 @@ struct AdjointRun : CallbackGuard {
         running_gradient->Run(mech->t(), mech->q().data(), mech->v().data(),
                               mech->parameters(), gy, gp))
       return;
-    const Point<double> x = mech->point();
-    // With quaternions the state's q is the raw 4-vector the integrator
-    // carries and fn sees n(q): the derivative is with respect to the raw
-    // q, through the normalization (eval/chart.hpp, UserCoordinates), as
-    // the forward sensitivities' tangents take it.
-    const ModelData& md = mech->model().data();
-    const bool chart = !md.quaternions.empty();
-    const Eigen::VectorXd& q_at = chart ? mech->q() : x.q;
-    VecX<D1> q(nq), v(nv), p(np), qn;
-    const D1 t(x.t, 0.0);
-    auto seed = [&](int k) {
-      for (int i = 0; i < nq; ++i) q[i] = D1(q_at[i], k == i ? 1.0 : 0.0);
-      for (int i = 0; i < nv; ++i) v[i] = D1(x.v[i], k == nq + i ? 1.0 : 0.0);
-      for (int i = 0; i < np; ++i) p[i] = D1(x.p[i], k == n() + i ? 1.0 : 0.0);
-      if (chart) qn = UserCoordinates(md, q, nv);
-    };
     gy->setZero(n());
     gp->setZero(np);
     if (!fn) return;
-    for (int k = 0; k < n() + np; ++k) {
-      seed(k);
-      const double d = fn.f1(Point<D1>{chart ? qn : q, v, t, p}).d;
-      if (!std::isfinite(d))
-        throw std::runtime_error("functional '" + fun->name +
-                                 "' has a non-finite derivative at " +
-                                 mech->DescribeState());
-      if (k < n())
-        (*gy)[k] = d;
-      else
-        (*gp)[k - n()] = d;
-    }
+    // With quaternions the state's q is the raw 4-vector the integrator
+    // carries and fn sees n(q): the derivative is with respect to the raw
+    // q, through the normalization (eval/function_derivatives.hpp), as the
+    // forward sensitivities' tangents take it.
+    StatePoint x;
+    x.t = mech->t();
+    x.q = mech->q();
+    x.v = mech->v();
+    x.p = mech->parameters();
+    StateGradientAt(mech->model().data(), fn, x,
+                    "functional '" + fun->name + "'", gy, gp);
   }
 };
 
@@ -357,10 +340,11 @@ SensitivityResult AdjointGradient(Mechanics* mech,
   const int nev = static_cast<int>(md.events.size());
   std::vector<int> directions(static_cast<size_t>(nev), 0);
   for (int k = 0; k < nev; ++k) {
-    const EventDirection d = md.events[static_cast<size_t>(k)].options.direction;
-    directions[static_cast<size_t>(k)] =
-        d == EventDirection::kRising ? 1 : d == EventDirection::kFalling ? -1
-                                                                          : 0;
+    const EventDirection d =
+        md.events[static_cast<size_t>(k)].options.direction;
+    directions[static_cast<size_t>(k)] = d == EventDirection::kRising    ? 1
+                                         : d == EventDirection::kFalling ? -1
+                                                                         : 0;
   }
   std::vector<int> occurrences(static_cast<size_t>(nev), 0);
   std::vector<int> found(static_cast<size_t>(nev), 0);
@@ -427,16 +411,15 @@ SensitivityResult AdjointGradient(Mechanics* mech,
       }
       if (nev > 0) {
         DAEDALUS_SUNDIALS_CHECK(CVodeRootInit(mem, nev, AdjRoot));
-        DAEDALUS_SUNDIALS_CHECK(
-            CVodeSetRootDirection(mem, directions.data()));
+        DAEDALUS_SUNDIALS_CHECK(CVodeSetRootDirection(mem, directions.data()));
       }
       DAEDALUS_SUNDIALS_CHECK(
           CVodeAdjInit(mem, std::max(1L, so.checkpoint_steps), CV_HERMITE));
       int ncheck = 0;
       for (;;) {
         run.Reset();
-        const int flag = CVodeF(mem, options.t_end, seg->y.get(), &t,
-                                CV_NORMAL, &ncheck);
+        const int flag =
+            CVodeF(mem, options.t_end, seg->y.get(), &t, CV_NORMAL, &ncheck);
         if (flag < 0)
           return fail(CvodeFlagText(flag, "forward pass (CVodeF)", t, run));
         if (flag != CV_ROOT_RETURN) {
@@ -466,8 +449,8 @@ SensitivityResult AdjointGradient(Mechanics* mech,
             if (found[static_cast<size_t>(j)] != 0 &&
                 md.events[static_cast<size_t>(j)].options.stop)
               k = j;
-          end_event = std::make_unique<EventJump>(model, k, mech->parameters(),
-                                                  minus);
+          end_event =
+              std::make_unique<EventJump>(model, k, mech->parameters(), minus);
           if (end_event->grazing())
             return fail(GrazingMessage(model, *end_event));
           end = minus;
@@ -476,15 +459,15 @@ SensitivityResult AdjointGradient(Mechanics* mech,
         }
         if (reset < 0) continue;  // nothing to do at this root: go on
         // A reset: this segment ends; the next starts after it.
-        seg->jump =
-            std::make_unique<EventJump>(model, reset, mech->parameters(), minus);
+        seg->jump = std::make_unique<EventJump>(model, reset,
+                                                mech->parameters(), minus);
         if (seg->jump->grazing())
           return fail(GrazingMessage(model, *seg->jump));
         Eigen::VectorXd qn = seg->jump->reset_value().head(run.nq);
         Eigen::VectorXd vn = seg->jump->reset_value().tail(run.nv);
         EventRecord unused;
-        MakeRestartConsistent(mech, options, md.events[reset].name, t, &qn,
-                              &vn, &unused);
+        MakeRestartConsistent(mech, options, md.events[reset].name, t, &qn, &vn,
+                              &unused);
         ystart << qn, vn;
         const FlowPoint plus = flow(t, ystart);
         mech->Evaluate(t, qn, vn);
@@ -522,20 +505,19 @@ SensitivityResult AdjointGradient(Mechanics* mech,
       segs.push_back(std::move(seg));
     }
     if (target.at_event() && !end_event)
-      return fail("functional '" + so.functional + "': event '" +
-                  md.events[static_cast<size_t>(target.event)].name +
-                  "' occurred " +
-                  std::to_string(occurrences[static_cast<size_t>(target.event)]) +
-                  " time(s) before the run ended at t = " +
-                  std::to_string(end.t) + ", not " +
-                  std::to_string(target.occurrence) +
-                  "; the functional has no value and no gradient");
+      return fail(
+          "functional '" + so.functional + "': event '" +
+          md.events[static_cast<size_t>(target.event)].name + "' occurred " +
+          std::to_string(occurrences[static_cast<size_t>(target.event)]) +
+          " time(s) before the run ended at t = " + std::to_string(end.t) +
+          ", not " + std::to_string(target.occurrence) +
+          "; the functional has no value and no gradient");
 
     // Terminal condition at the end (with the event terms when the
     // functional ends at an event), and the value.
-    const AdjointTerminal term = TerminalCondition(
-        model, target.functional, mech->parameters(), end, end_event.get(),
-        dirs);
+    const AdjointTerminal term =
+        TerminalCondition(model, target.functional, mech->parameters(), end,
+                          end_event.get(), dirs);
     double G = term.value;
     for (const auto& sg : segs) G += sg->running;
     out.functional_value = G;
@@ -579,7 +561,8 @@ SensitivityResult AdjointGradient(Mechanics* mech,
       if (sg.t1 > sg.t0) {
         const int flag = CVodeB(mem, sg.t0, CV_NORMAL);
         if (flag < 0)
-          return fail(CvodeFlagText(flag, "backward pass (CVodeB)", sg.t0, run));
+          return fail(
+              CvodeFlagText(flag, "backward pass (CVodeB)", sg.t0, run));
         double tb = sg.t0;
         DAEDALUS_SUNDIALS_CHECK(CVodeGetB(mem, which, &tb, sg.yB.get()));
         DAEDALUS_SUNDIALS_CHECK(CVodeGetQuadB(mem, which, &tb, sg.qB.get()));

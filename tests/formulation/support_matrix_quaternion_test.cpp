@@ -1,7 +1,8 @@
 // The support matrix's quaternion table (docs/support.md, "Models with
 // quaternions"), run: every formulation x integrator x KKT path cell for
 // integration, events, unilateral monitoring, forward and adjoint
-// sensitivities, drift escalation and counterfactuals on a constrained
+// sensitivities, drift escalation, counterfactuals, state resets and
+// sensitivities across them on a constrained
 // model with a quaternion (a heavy top
 // written as a free body pinned at a point, driven by a torque), compared
 // with the reference combination (Baumgarte on CVODES BDF, dense, at rtol
@@ -42,8 +43,13 @@ const Eigen::Vector3d kPin(-0.1, 0.2, -0.7);  // centre of mass to the pin
 // event z = z_event (the centre of mass passing a height it reaches, in
 // the reference run, at about 0.3 s) or the pin marked unilateral (its
 // horizontal reactions change sign as the top precesses, which opens and
-// closes violation intervals).
-Model PinnedTop(bool event, double z_event, bool unilateral = false) {
+// closes violation intervals); or the event without stopping, its reset
+// map reversing every velocity (which keeps the pin, the quaternion's
+// norm and the energy).
+Model PinnedTop(bool event,
+                double z_event,
+                bool unilateral = false,
+                bool reset = false) {
   ModelBuilder b("support_pinned_top");
   b.Coordinates({"x", "y", "z"});
   b.Quaternion("R");
@@ -84,6 +90,17 @@ Model PinnedTop(bool event, double z_event, bool unilateral = false) {
       [](const auto& s) { return s.q[0]; });
   if (event)
     b.Event("z_level", [z_event](const auto& s) { return s.q[2] - z_event; });
+  if (reset) {
+    b.Event(
+        "z_level", [z_event](const auto& s) { return s.q[2] - z_event; },
+        EventOptions{.stop = false});
+    b.Reset("z_level", [](const auto& s) {
+      using S = Scalar<decltype(s)>;
+      VecX<S> out(13);
+      out << s.q, -s.v;
+      return out;
+    });
+  }
   return std::move(b).Build();
 }
 
@@ -164,6 +181,12 @@ SimulationOptions CellOptions(const Cell& c) {
     // for the assignment of the literal here.)
     o.sensitivity.functional = std::string(1, 'G');
   }
+  if (c.feature == Feature::kEventSensitivities) {
+    // The method is set per run (support_matrix_test.cpp); G runs across
+    // the reset.
+    o.sensitivity.parameters = {"a", "g"};
+    o.sensitivity.functional = std::string(1, 'G');
+  }
   return o;
 }
 
@@ -188,8 +211,10 @@ double EventHeight() {
 
 Model CellModel(const Cell& c) {
   const bool event = c.feature == Feature::kEvents;
-  return PinnedTop(event, event ? EventHeight() : 0.0,
-                   c.feature == Feature::kFeasibility);
+  const bool reset = c.feature == Feature::kResets ||
+                     c.feature == Feature::kEventSensitivities;
+  return PinnedTop(event, event || reset ? EventHeight() : 0.0,
+                   c.feature == Feature::kFeasibility, reset);
 }
 
 SimulationSummary Reference(Feature feature) {
@@ -203,6 +228,8 @@ SimulationSummary Reference(Feature feature) {
   SimulationOptions o = CellOptions(c);
   o.rtol = 1e-11;
   o.atol = 1e-13;
+  if (feature == Feature::kEventSensitivities)
+    o.sensitivity.method = SensMethod::kForward;
   const Model m = CellModel(c);
   SimulationSummary s = Simulate(m, Start(), m.default_parameters(), o);
   EXPECT_TRUE(s.ok) << "reference: " << s.error;
@@ -329,7 +356,11 @@ TEST_P(QuaternionSupportMatrix, RunsAndAgreesOrIsRefused) {
       internal::QuaternionCellRefusal(c.f, c.i, c.path, c.feature);
   const Model m = CellModel(c);
   const Eigen::VectorXd p = m.default_parameters();
-  const SimulationOptions o = CellOptions(c);
+  SimulationOptions o = CellOptions(c);
+  // A refused "sensitivities at events" cell gives the forward
+  // sensitivities' reason (internal::CellRefusal).
+  if (c.feature == Feature::kEventSensitivities)
+    o.sensitivity.method = SensMethod::kForward;
   if (!why.empty()) {
     EXPECT_THAT(
         [&] { Simulate(m, Start(), p, o); },
@@ -440,16 +471,75 @@ TEST_P(QuaternionSupportMatrix, RunsAndAgreesOrIsRefused) {
           PositionTol(c));
       break;
     }
+    case Feature::kResets: {
+      // The reset reverses the motion at the event and keeps the energy.
+      const SimulationSummary s = Simulate(m, Start(), p, o);
+      ASSERT_TRUE(s.ok) << s.error;
+      ASSERT_GE(ref.events.size(), 1u);
+      ASSERT_EQ(s.events.size(), ref.events.size());
+      for (size_t k = 0; k < s.events.size(); ++k) {
+        EXPECT_TRUE(s.events[k].reset);
+        EXPECT_NEAR(s.events[k].t, ref.events[k].t, TimeTol(c));
+        EXPECT_LT(std::abs(s.events[k].energy_change), 1e3 * PositionTol(c));
+      }
+      ExpectAgrees(s, ref, c);
+      break;
+    }
+    case Feature::kEventSensitivities: {
+      const std::string methods =
+          internal::EventSensitivityCell(c.f, c.i, c.path);
+      ASSERT_GE(ref.events.size(), 1u);
+      ASSERT_EQ(ref.events[0].dt_dp.size(), 2);
+      ASSERT_GT(ref.events[0].dt_dp.cwiseAbs().maxCoeff(), 1e-3);
+      ASSERT_EQ(ref.sensitivities.functionals.size(), 1u);
+      const Eigen::VectorXd ref_grad = ref.sensitivities.functionals[0].second;
+      ASSERT_GT(ref_grad.cwiseAbs().maxCoeff(), 1e-3);
+      const Eigen::MatrixXd& R = ref.sensitivities.final;
+      const double scale = R.cwiseAbs().maxCoeff();
+      if (methods.find("forward") != std::string::npos) {
+        o.sensitivity.method = SensMethod::kForward;
+        const SimulationSummary s = Simulate(m, Start(), p, o);
+        ASSERT_TRUE(s.ok) << s.error;
+        ASSERT_EQ(s.events.size(), ref.events.size());
+        for (size_t k = 0; k < s.events.size(); ++k)
+          EXPECT_LT(
+              (s.events[k].dt_dp - ref.events[k].dt_dp).cwiseAbs().maxCoeff(),
+              100 * PositionTol(c) * ref.events[k].dt_dp.cwiseAbs().maxCoeff());
+        EXPECT_LT((s.sensitivities.final.topRows(13) - R.topRows(13))
+                      .cwiseAbs()
+                      .maxCoeff(),
+                  100 * PositionTol(c) * scale);
+        ASSERT_EQ(s.sensitivities.functionals.size(), 1u);
+        EXPECT_LT((s.sensitivities.functionals[0].second - ref_grad)
+                      .cwiseAbs()
+                      .maxCoeff(),
+                  100 * PositionTol(c) * ref_grad.cwiseAbs().maxCoeff());
+        ExpectAgrees(s, ref, c);
+      }
+      if (methods.find("adjoint") != std::string::npos) {
+        o.sensitivity.method = SensMethod::kAdjoint;
+        const SimulationSummary s = Simulate(m, Start(), p, o);
+        ASSERT_TRUE(s.ok) << s.error;
+        ASSERT_EQ(s.sensitivities.functionals.size(), 1u);
+        EXPECT_LT((s.sensitivities.functionals[0].second - ref_grad)
+                      .cwiseAbs()
+                      .maxCoeff(),
+                  1e-4 * ref_grad.cwiseAbs().maxCoeff())
+            << s.sensitivities.functionals[0].second.transpose() << " vs "
+            << ref_grad.transpose();
+      }
+      break;
+    }
     default:
       break;
   }
 }
 
-// Every cell in the release build (560, 4.3 s). The sanitizer build, where
+// Every cell in the release build (720). The sanitizer build, where
 // the first 400 took 197 s, runs a pairwise covering array as
 // support_matrix_test does: integrator i and feature x (indices) meet in one
 // cell, with formulation (i + x) mod 5 and KKT path (i + x) mod 2, so every
-// pair of formulation, integrator, feature and path occurs (56 cells); the
+// pair of formulation, integrator, feature and path occurs (72 cells); the
 // release build checks the numbers of all of them.
 std::vector<Cell> QuaternionCells() {
 #ifdef DAEDALUS_SANITIZER_BUILD
@@ -468,10 +558,15 @@ std::vector<Cell> QuaternionCells() {
                                                Integrator::kRattle,
                                                Integrator::kGeneralizedAlpha,
                                                Integrator::kHht};
-  const std::vector<Feature> features = {
-      Feature::kNone,          Feature::kEvents,  Feature::kFeasibility,
-      Feature::kForward,       Feature::kAdjoint, Feature::kDriftEscalation,
-      Feature::kCounterfactual};
+  const std::vector<Feature> features = {Feature::kNone,
+                                         Feature::kEvents,
+                                         Feature::kFeasibility,
+                                         Feature::kForward,
+                                         Feature::kAdjoint,
+                                         Feature::kDriftEscalation,
+                                         Feature::kCounterfactual,
+                                         Feature::kResets,
+                                         Feature::kEventSensitivities};
   std::vector<Cell> cells;
   for (size_t fi = 0; fi < forms.size(); ++fi)
     for (size_t ii = 0; ii < integrators.size(); ++ii)

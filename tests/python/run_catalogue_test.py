@@ -121,7 +121,11 @@ class SliderCrank(unittest.TestCase):
         self.assertEqual(r.q.shape, (n, 3))
         self.assertEqual(r.lambda_.shape, (n, 2))
         self.assertEqual(r.power.shape, (n, 2))
-        self.assertEqual(r.quadratures.shape, (n, 1))
+        # G, and the functional G's running integral (functional:G, the
+        # same integrand).
+        self.assertEqual(r.quadratures.shape, (n, 2))
+        np.testing.assert_allclose(r.quadratures[:, 1], r.quadratures[:, 0],
+                                   rtol=1e-9, atol=1e-12)
         self.assertEqual(r.sens.shape, (n, 3 + 3 + 2, 2))
         self.assertEqual(r.coordinates, ["q", "x", "p"])
         self.assertEqual(r.constraint_rows, ["loop_x", "loop_y"])
@@ -156,9 +160,11 @@ class SliderCrank(unittest.TestCase):
             for s in (+1, -1):
                 p = dict(base)
                 p[name] += s * h
+                # rtol 1e-12: the differences divide the runs' own error
+                # by 2h (at 1e-11 that was 1e-5 of the scale for c).
                 runs.append(daedalus.run("slider_crank", t_end=2.0,
                                          output_step=0.05, params=p,
-                                         rtol=1e-11, atol=1e-13,
+                                         rtol=1e-12, atol=1e-14,
                                          multiplier_atol=1.0))
             fd = (runs[0].q - runs[1].q) / (2 * h)
             an = r.sens[:, :3, j]
