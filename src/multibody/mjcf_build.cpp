@@ -87,6 +87,39 @@ internal::Inertial BodyInertia(const Body& b,
   return in;
 }
 
+// The normal n of the plane in which the joints from the world to bodies i1
+// and i2 move them, when they do: every hinge axis along n, every slide
+// axis normal to it, no ball or free joint. A loop closed between such
+// bodies has its components along n constant, so a coincidence's row along
+// n has a gradient that vanishes everywhere: an exact constraint keeps the
+// two in-plane rows (MuJoCo's soft constraints tolerate the third).
+std::optional<Eigen::Vector3d> PlaneOf(const std::vector<Body>& bodies,
+                                       int i1,
+                                       int i2) {
+  std::optional<Eigen::Vector3d> n;
+  std::vector<Eigen::Vector3d> slides;
+  for (int start : {i1, i2})
+    for (int i = start; i > 0; i = bodies[static_cast<size_t>(i)].parent) {
+      const Body& b = bodies[static_cast<size_t>(i)];
+      for (const internal::Joint& j : b.joints) {
+        if (j.kind == JointKind::kBall || j.kind == JointKind::kFree)
+          return std::nullopt;
+        const Eigen::Vector3d a = b.world_quat * j.axis;
+        if (j.kind == JointKind::kSlide) {
+          slides.push_back(a);
+        } else if (!n) {
+          n = a;
+        } else if (a.cross(*n).norm() > 1e-12) {
+          return std::nullopt;
+        }
+      }
+    }
+  if (!n) return std::nullopt;
+  for (const Eigen::Vector3d& a : slides)
+    if (std::abs(a.dot(*n)) > 1e-12) return std::nullopt;
+  return n;
+}
+
 // True when a moving body has neither mass nor a massive static child
 // (MuJoCo's check: "mass and inertia of moving bodies must be larger than
 // mjMINVAL").
@@ -400,7 +433,21 @@ Model Build(Document doc,
             name + "_anchor1", handle[static_cast<size_t>(i1)], Vec(q.anchor));
         const mb::FrameIndex c = s.AddFrame(
             name + "_anchor2", handle[static_cast<size_t>(i2)], Vec(on2));
-        s.AddCoincidence(name, a, c);
+        if (const auto n = PlaneOf(bodies, i1, i2)) {
+          // A planar loop: the point on the line through the anchor along
+          // n, two rows.
+          s.AddPointOnLine(name, c, a, b1.world_quat.inverse() * *n);
+          notes->Add("equality.planar." + name, q.at,
+                     "the loop moves in the plane normal to (" +
+                         std::to_string((*n)[0]) + ", " +
+                         std::to_string((*n)[1]) + ", " +
+                         std::to_string((*n)[2]) +
+                         "): the coincidence's row along the normal is "
+                         "identically zero, so the constraint keeps the two "
+                         "in-plane rows");
+        } else {
+          s.AddCoincidence(name, a, c);
+        }
       } else {
         // Body2's anchor point and frame held at a pose fixed on body1:
         // relpose, or their pose at qpos0.
@@ -416,14 +463,22 @@ Model Build(Document doc,
                        Vec(rel_pos), rel_quat.normalized().toRotationMatrix());
         const mb::FrameIndex c = s.AddFrame(
             name + "_pose2", handle[static_cast<size_t>(i2)], Vec(q.anchor));
-        s.AddCoincidence(name, a, c);
         const double right = std::numbers::pi / 2;
-        const Eigen::Vector3d x = Eigen::Vector3d::UnitX(),
-                              y = Eigen::Vector3d::UnitY(),
-                              z = Eigen::Vector3d::UnitZ();
-        s.AddConstantAngle(name + "_rx", a, y, c, z, right);
-        s.AddConstantAngle(name + "_ry", a, z, c, x, right);
-        s.AddConstantAngle(name + "_rz", a, x, c, y, right);
+        if (const auto n = PlaneOf(bodies, i1, i2)) {
+          // A planar weld: two in-plane rows and the angle about n.
+          const Eigen::Vector3d na = (b1.world_quat * rel_quat).inverse() * *n;
+          const Eigen::Vector3d u = na.unitOrthogonal();
+          s.AddPointOnLine(name, c, a, na);
+          s.AddConstantAngle(name + "_angle", a, u, c, na.cross(u), right);
+        } else {
+          s.AddCoincidence(name, a, c);
+          const Eigen::Vector3d x = Eigen::Vector3d::UnitX(),
+                                y = Eigen::Vector3d::UnitY(),
+                                z = Eigen::Vector3d::UnitZ();
+          s.AddConstantAngle(name + "_rx", a, y, c, z, right);
+          s.AddConstantAngle(name + "_ry", a, z, c, x, right);
+          s.AddConstantAngle(name + "_rz", a, x, c, y, right);
+        }
       }
     });
     out.equalities.push_back(name);

@@ -36,14 +36,6 @@ std::set<std::string> ActuatorAttributes(
   return s;
 }
 
-// Attributes that only shape contacts, which are not simulated.
-bool ContactAttribute(const std::string& a) {
-  static const std::set<std::string> s = {
-      "contype", "conaffinity", "condim", "priority", "friction",
-      "solmix",  "solref",      "solimp", "margin",   "gap"};
-  return s.count(a) != 0;
-}
-
 }  // namespace
 
 const std::set<std::string>* AttributesOf(const std::string& tag) {
@@ -435,8 +427,8 @@ Geom ReadGeom(const Element& e, const Document& doc, Notes* notes) {
         "which are not read; give the geom's size instead");
   }
   for (const char* a : {"condim", "priority", "friction", "solmix", "solref",
-                        "solimp", "margin", "gap", "contype", "conaffinity"})
-    if (e.Has(a) && ContactAttribute(a)) {
+                        "solimp", "margin", "gap"})
+    if (e.Has(a)) {
       notes->Add("geom.contact", e.Get(a)->where,
                  "contact parameters (condim, friction, solref, solimp, "
                  "margin, ...): contacts between geoms are not simulated");
