@@ -4,7 +4,8 @@
 // libmujoco-dev, 2.2.2) is needed here only: the library and the tests
 // never link it.
 //
-//   mjcf_reference OUT.json [--states N] [--seed S] LABEL=FILE.xml[:diag]...
+//   mjcf_reference OUT.json [--states N] [--seed S]
+//   LABEL=FILE.xml[:diag][:traj]...
 //
 // For each model, N states (qpos, qvel) drawn with std::mt19937(S + model
 // index): hinge angles uniform in [-1.5, 1.5] rad, slide positions in
@@ -16,7 +17,10 @@
 //   bias     qfrc_bias (Coriolis, centrifugal and gravity forces, mj_rne
 //            at zero acceleration)
 //   passive  qfrc_passive (joint springs and dampers)
-// printed with 17 significant digits. MuJoCo's coordinates are kept as
+// printed with 17 significant digits. A ":traj" model also gets a
+// trajectory: from the first state, 0.3 s by MuJoCo's RK4 at 1e-5 s with
+// contacts, limits and equalities disabled (Daedalus imports none of them
+// as constraints), the final qpos and qvel. MuJoCo's coordinates are kept as
 // they are: a free joint's qpos is the body's position and quaternion (w
 // first) in the world, its qvel the linear velocity in the world then the
 // angular velocity in the body frame; a ball joint's qvel is the angular
@@ -34,9 +38,14 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
+
+// ":traj" models: 0.3 s of motion by RK4 at 1e-5 s (30 000 steps).
+constexpr double kTrajectoryEnd = 0.3;
+constexpr double kTrajectoryStep = 1e-5;
 
 void PrintArray(std::FILE* out, const char* key, const mjtNum* x, int n) {
   std::fprintf(out, "\"%s\": [", key);
@@ -86,7 +95,7 @@ int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
                  "usage: mjcf_reference OUT.json [--states N] [--seed S] "
-                 "LABEL=FILE.xml[:diag]...\n");
+                 "LABEL=FILE.xml[:diag][:traj]...\n");
     return 2;
   }
   int states = 5;
@@ -112,10 +121,18 @@ int main(int argc, char** argv) {
                mj_versionString(), states, seed);
   for (size_t mi = 0; mi < models.size(); ++mi) {
     std::string spec = models[mi];
-    bool diag = false;
-    if (spec.size() > 5 && spec.compare(spec.size() - 5, 5, ":diag") == 0) {
-      diag = true;
-      spec.resize(spec.size() - 5);
+    bool diag = false, traj = false;
+    for (bool again = true; again;) {
+      again = false;
+      for (auto [suffix, flag] :
+           {std::pair<const char*, bool*>{":diag", &diag}, {":traj", &traj}}) {
+        const size_t n = std::strlen(suffix);
+        if (spec.size() > n && spec.compare(spec.size() - n, n, suffix) == 0) {
+          *flag = true;
+          spec.resize(spec.size() - n);
+          again = true;
+        }
+      }
     }
     const size_t eq = spec.find('=');
     if (eq == std::string::npos) {
@@ -188,7 +205,32 @@ int main(int argc, char** argv) {
       PrintArray(out, "passive", d->qfrc_passive, m->nv);
       std::fprintf(out, "}");
     }
-    std::fprintf(out, "]}");
+    std::fprintf(out, "]");
+    if (traj) {
+      // A trajectory from the first state's qpos and qvel, RK4 at a fine
+      // step with contacts, limits and equalities off (what Daedalus
+      // imports of them: none enforced), no control.
+      std::mt19937 again(seed + static_cast<unsigned>(mi));
+      mj_resetData(m, d);
+      DrawState(m, &again, d);
+      std::fprintf(out, ",\n\"trajectory\": {\"t_end\": %.17g, \"dt\": %.17g, ",
+                   kTrajectoryEnd, kTrajectoryStep);
+      PrintArray(out, "qpos0", d->qpos, m->nq);
+      std::fprintf(out, ", ");
+      PrintArray(out, "qvel0", d->qvel, m->nv);
+      m->opt.integrator = mjINT_RK4;
+      m->opt.timestep = kTrajectoryStep;
+      m->opt.disableflags |= mjDSBL_CONTACT | mjDSBL_LIMIT | mjDSBL_EQUALITY;
+      const int steps =
+          static_cast<int>(std::lround(kTrajectoryEnd / kTrajectoryStep));
+      for (int k = 0; k < steps; ++k) mj_step(m, d);
+      std::fprintf(out, ", ");
+      PrintArray(out, "qpos", d->qpos, m->nq);
+      std::fprintf(out, ", ");
+      PrintArray(out, "qvel", d->qvel, m->nv);
+      std::fprintf(out, "}");
+    }
+    std::fprintf(out, "}");
     mj_deleteData(d);
     mj_deleteModel(m);
   }

@@ -16,9 +16,9 @@ BIN=$(mktemp -d)/mjcf_reference
 g++ -O2 -std=c++20 -Wall -Wextra bench/mjcf_reference.cpp -lmujoco -o "$BIN"
 OUT=tests/multibody/data
 "$BIN" "$OUT/mujoco_reference.json" --states 5 --seed 7 \
-  humanoid="$SAMPLES/humanoid/humanoid.xml" \
+  humanoid="$SAMPLES/humanoid/humanoid.xml:traj" \
   slider_crank="$SAMPLES/slider_crank/slider_crank.xml" \
-  arm7=problems/data/arm7.xml \
+  arm7=problems/data/arm7.xml:traj \
   humanoid_twin=problems/data/humanoid.xml \
   features=tests/multibody/data/mjcf/features.xml \
   features_radian=tests/multibody/data/mjcf/features_radian.xml \
