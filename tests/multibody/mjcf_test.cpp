@@ -178,7 +178,7 @@ TEST(Mjcf, Humanoid100AgreesWithMuJoCo) {
 
 // 0.3 s of motion from a recorded state against MuJoCo's RK4 at 1e-5 s
 // (30 000 steps; bench/mjcf_reference.cpp, contacts, limits and equalities
-// off as in the import): CVODES BDF at rtol = atol = 1e-12. The humanoid
+// off as in the import): CVODES Adams at rtol = atol = 1e-12. The humanoid
 // spins (its free joint at 2 rad/s) with every hinge moving; the arm
 // swings under gravity. RK4's global error at this step is below 1e-13;
 // the difference is Daedalus's integration error, a few hundred times the
@@ -188,7 +188,7 @@ TEST(Mjcf, TrajectoriesAgreeWithMuJoCoRk4) {
        {std::tuple{"humanoid", kSamples + "humanoid/humanoid.xml",
                    mb::DynamicsForm::kRecursive},
         std::tuple{"arm7", kSource + "/problems/data/arm7.xml",
-                   mb::DynamicsForm::kEnergy}}) {
+                   mb::DynamicsForm::kRecursive}}) {
     const nlohmann::json ref = Reference("mujoco_reference.json", label);
     const auto& traj = ref["trajectory"];
     ModelBuilder b("mjcf");
@@ -197,7 +197,7 @@ TEST(Mjcf, TrajectoriesAgreeWithMuJoCoRk4) {
     mjcf::Import(path, &b, options);
     const Model model = std::move(b).Build();
     SimulationOptions o;
-    o.integrator = Integrator::kCvodesBdf;
+    o.integrator = Integrator::kCvodesAdams;
     o.rtol = o.atol = 1e-12;
     o.t_end = traj["t_end"].get<double>();
     o.output_step = o.t_end;
