@@ -139,7 +139,12 @@ void ReadAsset(const Node& n, ElementContext* ctx) {
         if (name)
           ctx->doc->materials[name] = Eigen::Vector4d(v[0], v[1], v[2], v[3]);
       }
-    } else if (tag != "texture" && tag != "hfield" && tag != "skin") {
+    } else if (tag == "texture" || tag == "skin" || tag == "hfield") {
+      ctx->notes->Add("asset." + tag, c.where(),
+                      tag == "hfield" ? "height fields are not read"
+                                      : "textures and skins are for drawing; "
+                                        "not read");
+    } else {
       throw std::invalid_argument(c.where().At() +
                                   "not an element of <asset> in MJCF 2.2.2");
     }
