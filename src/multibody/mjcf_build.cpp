@@ -523,11 +523,11 @@ Model Build(Document doc,
       r.upper = std::min(r.upper, a.force_hi / a.gain);
     }
     const Joint& j = *jt->second;
-    if (j.kind == JointKind::kFree || j.kind == JointKind::kBall)
-      if (a.at.element.find("jointinparent") != std::string::npos)
-        throw std::invalid_argument(a.at.At() +
-                                    "jointinparent on a ball or free joint is "
-                                    "not supported");
+    if ((j.kind == JointKind::kFree || j.kind == JointKind::kBall) &&
+        a.in_parent)
+      throw std::invalid_argument(a.at.At("jointinparent") +
+                                  "a gear in the parent's frame on a ball or "
+                                  "free joint is not supported; use joint=");
     Channel c{r.name,  r.parameter, s.Velocity(jt->first), 0, a.gear * a.gain,
               r.lower, r.upper};
     c.nv = j.kind == JointKind::kFree ? 6 : j.kind == JointKind::kBall ? 3 : 1;

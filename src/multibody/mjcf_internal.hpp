@@ -112,6 +112,7 @@ struct Body {
 struct Actuator {
   Where at;
   std::string name, kind, joint;  // kind: motor or general
+  bool in_parent = false;         // jointinparent (the gear in the parent)
   Eigen::Matrix<double, 6, 1> gear = Eigen::Matrix<double, 6, 1>::Zero();
   double gain = 1.0;
   bool ctrllimited = false, forcelimited = false;

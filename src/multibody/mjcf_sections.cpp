@@ -202,6 +202,7 @@ void ReadActuator(const Element& e, const ElementContext& ctx) {
   a.name = name;
   a.kind = tag;
   a.joint = target;
+  a.in_parent = target_kind == "jointinparent";
   const std::vector<double> g = e.Numbers("gear", 1, 6, {1});
   for (size_t k = 0; k < g.size(); ++k) a.gear[static_cast<int>(k)] = g[k];
   if (tag == "general") a.gain = e.Numbers("gainprm", 1, 10, {1})[0];

@@ -250,6 +250,13 @@ TEST(MjcfRefusals, AnglesJointsAndForces) {
           HasSubstr("stiffness on a ball joint")));
   EXPECT_THAT(
       [] {
+        Import(OneBody(std::string("<joint name='j' type='ball'/>") + kMass,
+                       "<actuator><motor jointinparent='j'/></actuator>"));
+      },
+      ThrowsMessage<std::invalid_argument>(
+          HasSubstr("a gear in the parent's frame on a ball or free joint")));
+  EXPECT_THAT(
+      [] {
         Import(OneBody(std::string(kHinge) + kMass,
                        "<compiler coordinate='global'/>"));
       },
