@@ -180,6 +180,44 @@ TEST(MjcfInertia, SeveralGeomsComposeAboutTheirCentreOfMass) {
                  Eigen::Vector3d::Constant(0.4 * 2 * 0.05 * 0.05));
 }
 
+// The compiler's mass settings, as MuJoCo's mjCBody::Compile and
+// mj_setTotalmass apply them: boundmass and boundinertia raise the mass and
+// the principal moments to their floor, balanceinertia replaces principal
+// moments that violate A + B >= C by their mean, settotalmass scales every
+// body's mass and inertia to the given total, discardvisual drops the
+// geoms that collide with nothing before the inertia is computed.
+TEST(MjcfInertia, CompilerMassSettings) {
+  const std::string point =
+      "<body><joint/><inertial pos='0 0 0' mass='0.001' diaginertia='0.5 "
+      "0.5 0.5'/></body>";
+  EXPECT_NEAR(FirstBody(point, "<compiler boundmass='0.25'/>").mass, 0.25,
+              kClose);
+  const Inertia bounded = FirstBody(
+      "<body><joint/><inertial pos='0 0 0' mass='1' diaginertia='0.1 0.2 "
+      "0.25'/></body>",
+      "<compiler boundinertia='0.15'/>");
+  EXPECT_TRUE(bounded.I.isApprox(
+      Eigen::Matrix3d(Eigen::Vector3d(0.15, 0.2, 0.25).asDiagonal()), kClose))
+      << bounded.I;
+  const Inertia balanced = FirstBody(
+      "<body><joint/><inertial pos='0 0 0' mass='1' diaginertia='0.1 0.1 "
+      "1'/></body>",
+      "<compiler balanceinertia='true'/>");
+  EXPECT_TRUE(balanced.I.isApprox(Eigen::Matrix3d::Identity() * 0.4, kClose))
+      << balanced.I;
+  const Inertia scaled = FirstBody(
+      "<body><joint/><geom type='sphere' size='0.1' mass='2'/>"
+      "<body><joint/><geom type='sphere' size='0.1' mass='6'/></body></body>",
+      "<compiler settotalmass='4'/>");
+  ExpectDiagonal(scaled, 1.0, Eigen::Vector3d::Constant(0.4 * 0.1 * 0.1));
+  const Inertia kept = FirstBody(
+      "<body><joint/><geom type='sphere' size='0.1' mass='2'/>"
+      "<geom type='sphere' size='0.2' pos='1 0 0' mass='5' contype='0' "
+      "conaffinity='0'/></body>",
+      "<compiler discardvisual='true'/>");
+  ExpectDiagonal(kept, 2.0, Eigen::Vector3d::Constant(0.4 * 2 * 0.1 * 0.1));
+}
+
 // MuJoCo stores a tensor from several geoms or from fullinertia as
 // principal moments and axes found by a Jacobi iteration, which stops
 // once the next rotation is below acos(1 - 1e-12) = 1.414e-6 rad; the

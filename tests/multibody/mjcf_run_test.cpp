@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <string>
+#include <utility>
 
 #include "daedalus/dynamics.hpp"
 #include "daedalus/mjcf.hpp"
@@ -118,6 +119,46 @@ TEST(MjcfRun, JointCouplingIsMuJoCosPolynomial) {
   const double expected = r.q[elbow] - (0.1 - 0.5 * x + 0.2 * x * x);
   ASSERT_NE(expected, 0.0);
   EXPECT_NEAR(ws.phi[0], expected, testing::kRoundOff);
+}
+
+// <option><flag>: gravity and passive forces disabled, equalities left
+// out; --gravity (ImportOptions::gravity) replaces the file's.
+TEST(MjcfRun, OptionFlagsAndGravity) {
+  const std::string xml =
+      R"(<mujoco><option gravity="0 0 -3"><flag FLAGS/></option><worldbody>
+           <body name="b" pos="0 0 1"><joint name="j" axis="0 1 0"
+             damping="2" stiffness="5"/>
+             <geom type="sphere" size="0.1" pos="0.3 0 0"/></body>
+           <body name="c" pos="1 0 1"><joint name="k" axis="0 1 0"/>
+             <geom type="sphere" size="0.1" pos="0.3 0 0"/></body>
+         </worldbody><equality><connect body1="b" body2="c" anchor="0.3 0 0"/>
+         </equality></mujoco>)";
+  auto import = [&](const std::string& flags, mjcf::ImportOptions o = {}) {
+    std::string x = xml;
+    x.replace(x.find("FLAGS"), 5, flags);
+    ModelBuilder b("flags");
+    const mjcf::Model m = mjcf::ImportString(x, "flags.xml", &b, o);
+    return std::pair{m, std::move(b).Build()};
+  };
+  {
+    const auto [m, model] = import("");
+    EXPECT_EQ(m.gravity, Eigen::Vector3d(0, 0, -3));
+    EXPECT_TRUE(model.has_damping());
+    EXPECT_EQ(model.num_constraints(), 1);
+  }
+  {
+    const auto [m, model] =
+        import(R"(gravity="disable" passive="disable" equality="disable")");
+    EXPECT_EQ(m.gravity, Eigen::Vector3d::Zero());
+    EXPECT_FALSE(model.has_damping());
+    EXPECT_EQ(model.num_constraints(), 0);
+    std::string notes;
+    for (const std::string& n : m.notes) notes += n + "\n";
+    EXPECT_THAT(notes, HasSubstr("equalities disabled by <option><flag>"));
+  }
+  mjcf::ImportOptions o;
+  o.gravity = Eigen::Vector3d(1, 2, 3);
+  EXPECT_EQ(import("", o).first.gravity, Eigen::Vector3d(1, 2, 3));
 }
 
 // Motors: column gear on the joint's velocity, value ctrl_<name> whose
