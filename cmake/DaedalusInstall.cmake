@@ -6,9 +6,12 @@
 #                                              on first use
 #   lib/daedalus/libdaedalus_mpi.so            the MPI transport of ensembles
 #                                              (a module), when built with MPI
+#   lib/libdaedalus_urdf.a, libdaedalus_mjcf.a the importers, when built
 #   lib/cmake/daedalus/daedalusConfig.cmake    find_package(daedalus CONFIG)
 #                      daedalusConfigVersion.cmake
 #                      daedalusTargets.cmake   daedalus::daedalus
+#                      daedalusUrdfTargets.cmake  daedalus::urdf
+#                      daedalusMjcfTargets.cmake  daedalus::mjcf
 #                      DaedalusProblem.cmake   daedalus_add_problem()
 #
 # tests/package/external_project_test.py installs a build tree with these
@@ -27,6 +30,27 @@ install(TARGETS daedalus EXPORT daedalusTargets
 install(EXPORT daedalusTargets
   NAMESPACE daedalus::
   DESTINATION ${DAEDALUS_INSTALL_CMAKEDIR})
+
+# The importers, each in an export set of its own: the package loads it
+# only when its Debian packages (urdfdom, tinyxml2) are found where it is
+# used (cmake/daedalusConfig.cmake.in), so that a project without them
+# still gets daedalus::daedalus.
+set(DAEDALUS_WITH_URDF OFF)
+set(DAEDALUS_WITH_MJCF OFF)
+if(TARGET daedalus_urdf)
+  set(DAEDALUS_WITH_URDF ON)
+  install(TARGETS daedalus_urdf EXPORT daedalusUrdfTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT daedalusUrdfTargets NAMESPACE daedalus::
+    DESTINATION ${DAEDALUS_INSTALL_CMAKEDIR})
+endif()
+if(TARGET daedalus_mjcf)
+  set(DAEDALUS_WITH_MJCF ON)
+  install(TARGETS daedalus_mjcf EXPORT daedalusMjcfTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT daedalusMjcfTargets NAMESPACE daedalus::
+    DESTINATION ${DAEDALUS_INSTALL_CMAKEDIR})
+endif()
 
 # The modules that libdaedalus.a loads on first use
 # (model/dynamic_module.hpp); the package gives every executable that links

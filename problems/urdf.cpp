@@ -1,70 +1,38 @@
 // build/problems/urdf --model FILE.urdf [--dynamics auto|energy|recursive]
-//     [--base fixed|floating] and the common command line (run.hpp).
+//     [--base fixed|floating] [--gravity G] and the common command line
+//     (run.hpp; the flags: problems/import_cli.hpp).
 #include "urdf.hpp"
 
-#include <cstring>
 #include <iostream>
-#include <string>
-#include <vector>
 
-namespace {
-
-const char* const kUsage =
-    "usage: urdf --model FILE.urdf [--dynamics auto|energy|recursive] "
-    "[--base fixed|floating] [common options; --help with --model lists "
-    "them and the robot's joints]\n";
-
-// Takes `--name VALUE` or `--name=VALUE` out of args; false when absent.
-bool Take(std::vector<char*>* args, const char* name, std::string* value) {
-  const std::string flag = std::string("--") + name;
-  for (size_t i = 1; i < args->size(); ++i) {
-    const std::string a = (*args)[i];
-    if (a == flag) {
-      if (i + 1 >= args->size())
-        throw std::invalid_argument(flag + " needs a value");
-      *value = (*args)[i + 1];
-      args->erase(args->begin() + static_cast<long>(i),
-                  args->begin() + static_cast<long>(i) + 2);
-      return true;
-    }
-    if (a.rfind(flag + "=", 0) == 0) {
-      *value = a.substr(flag.size() + 1);
-      args->erase(args->begin() + static_cast<long>(i));
-      return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
+#include "import_cli.hpp"
 
 int main(int argc, char** argv) {
-  std::vector<char*> args(argv, argv + argc);
-  std::string model, dynamics = "auto", base = "fixed";
-  try {
-    const bool has_model = Take(&args, "model", &model);
-    Take(&args, "dynamics", &dynamics);
-    Take(&args, "base", &base);
-    if (!has_model) {
-      for (char* a : args)
-        if (std::strcmp(a, "--help") == 0) {
-          std::cout << kUsage;
-          return 0;
-        }
-      std::cerr << "urdf: --model FILE.urdf is required\n" << kUsage;
-      return 2;
-    }
-    if (base != "fixed" && base != "floating")
-      throw std::invalid_argument("--base: unknown base '" + base +
-                                  "'; valid: fixed, floating");
-    const daedalus::mb::DynamicsForm form =
-        daedalus::mb::DynamicsFormFromString(dynamics);
-    const bool floating = base == "floating";
-    return daedalus::run(
-        [&] { return daedalus::problems::UrdfProblem(model, form, floating); },
-        static_cast<int>(args.size()), args.data());
-  } catch (const std::exception& e) {
-    std::cerr << "urdf: " << e.what() << "\n" << kUsage;
-    return 2;
-  }
+  using daedalus::problems::ImportFlag;
+  const std::vector<ImportFlag> flags = {
+      {"model", "FILE.urdf", "the robot (required)"},
+      {"dynamics", "F", "how M and h are evaluated: auto | energy | recursive",
+       "auto"},
+      {"base", "B",
+       "fixed (the root link is the ground) | floating (on a free joint)",
+       "fixed"},
+      {"gravity", "G", "gravity -G along z [m/s^2] (0: none)", "9.81"},
+  };
+  return daedalus::problems::RunImporter(
+      argc, argv, "urdf", flags, [](const auto& v) {
+        const std::string base = v.at("base");
+        if (base != "fixed" && base != "floating")
+          throw std::invalid_argument("--base: unknown base '" + base +
+                                      "'; valid: fixed, floating");
+        const Eigen::Vector3d g =
+            daedalus::problems::ParseGravity(v.at("gravity"));
+        if (g[0] != 0.0 || g[1] != 0.0)
+          throw std::invalid_argument(
+              "--gravity: a URDF world has gravity along -z; give its "
+              "magnitude G");
+        return daedalus::problems::UrdfProblem(
+            v.at("model"),
+            daedalus::mb::DynamicsFormFromString(v.at("dynamics")),
+            base == "floating", -g[2], &std::cerr);
+      });
 }

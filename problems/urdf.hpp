@@ -1,7 +1,7 @@
 // Any fixed-base robot from a URDF file (include/daedalus/urdf.hpp):
 // `build/problems/urdf --model FILE.urdf [--dynamics energy|recursive]
-// [--base fixed|floating]` with the common command line. The coordinates
-// are the joints (named after them), each movable joint is an input
+// [--base fixed|floating] [--gravity G]` with the common command line. The
+// coordinates are the joints (named after them), each movable joint is an input
 // channel whose constant value is the parameter tau_<joint> (default 0),
 // <dynamics damping> becomes joint damping; the start is q = 0, v = 0
 // unless --q0/--v0 say otherwise. The joint limits are listed by --help
@@ -9,6 +9,7 @@
 // project's 7-joint arm (docs/problems.md).
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include "daedalus/multibody.hpp"
@@ -17,10 +18,13 @@
 
 namespace daedalus::problems {
 
-/// The problem of the URDF file `path`. @throws std::invalid_argument as
-/// urdf::Import does.
+/// The problem of the URDF file `path`, gravity `gravity` [m/s^2] along -z;
+/// the elements the import does not read are listed on `notes` (when not
+/// null). @throws std::invalid_argument as urdf::Import does.
 Problem UrdfProblem(const std::string& path,
                     mb::DynamicsForm dynamics = mb::DynamicsForm::kEnergy,
-                    bool floating_base = false);
+                    bool floating_base = false,
+                    double gravity = 9.81,
+                    std::ostream* notes = nullptr);
 
 }  // namespace daedalus::problems

@@ -207,6 +207,52 @@ struct Joint {
   }
 };
 
+/// Position limits of a joint's scalar coordinates (docs/multibody.md,
+/// "Joint limits and geometry"): `lower[k] <= q_k <= upper[k]` for the
+/// joint's coordinate k (one entry per scalar coordinate; a free joint's
+/// three translations), -inf or +inf where a side is unbounded, and the
+/// coefficient of restitution of an impact on a limit (0: plastic). They
+/// are declared and reported (Kinematics::tree(), MechanismJson), not
+/// enforced: they add no constraint to the model.
+struct JointLimits {
+  std::vector<double> lower, upper;
+  double restitution = 0.0;
+};
+
+/// Shapes of geometry attached to bodies (MuJoCo's conventions).
+enum class GeometryType {
+  kSphere,
+  kCapsule,
+  kCylinder,
+  kBox,
+  kEllipsoid,
+  kPlane,
+  kMesh
+};
+/// "sphere", "capsule", "cylinder", "box", "ellipsoid", "plane", "mesh".
+const char* ToString(GeometryType type);
+/// The number of entries of Geometry::size a shape uses (1, 2 or 3).
+int GeometrySizeCount(GeometryType type);
+
+/// A shape G fixed on a body B, for drawing and for collision (the
+/// description records it; it changes no dynamics). `size` in MuJoCo's
+/// conventions, in metres: sphere [r]; capsule and cylinder [r,
+/// half-length] along G's z axis; box [hx, hy, hz] (half sizes);
+/// ellipsoid [rx, ry, rz]; plane [half x, half y, grid spacing] (0: infinite
+/// along that side); mesh [sx, sy, sz], the scale of the mesh file `mesh`.
+struct Geometry {
+  std::string name;
+  GeometryType type = GeometryType::kSphere;
+  Eigen::Vector3d size = Eigen::Vector3d::Zero();
+  Eigen::Vector3d position = Eigen::Vector3d::Zero();  ///< p_BG in B
+  /// R_BG as a unit quaternion (w, x, y, z).
+  Eigen::Vector4d quaternion = Eigen::Vector4d(1.0, 0.0, 0.0, 0.0);
+  Eigen::Vector4d rgba = Eigen::Vector4d(0.5, 0.5, 0.5, 1.0);
+  bool collision = false;  ///< a collision shape
+  bool visual = true;      ///< drawn
+  std::string mesh = {};   ///< the mesh file (kMesh)
+};
+
 /// Handles returned by the Multibody declarations.
 struct BodyIndex {
   int value = -1;
@@ -298,6 +344,20 @@ struct MbPrescribed {
   daedalus::internal::ScalarFn motion;
 };
 
+struct MbLimits {  // position limits of a joint's scalar coordinates
+  int joint;
+  JointLimits limits;
+};
+struct MbGeometry {  // a shape on a body
+  int body;
+  Geometry geometry;
+};
+struct MbArmature {  // a rotor inertia on one velocity, T += a v_k^2 / 2
+  int joint;
+  int vel;  // v index
+  PExpr value;
+};
+
 /// The frozen description shared by the generated functions.
 struct MbTree {
   Dimension dim = Dimension::kPlanar;
@@ -312,6 +372,9 @@ struct MbTree {
   std::vector<MbClosure> closures;
   std::vector<MbActuator> actuators;
   std::vector<MbPrescribed> prescribed;
+  std::vector<MbArmature> armatures;
+  std::vector<MbLimits> limits;
+  std::vector<MbGeometry> geometries;
   std::vector<std::string> coordinate_names;  // nq
   std::vector<std::string> velocity_names;    // nv
   // The quaternions: index in q of each one's "w" and its name.
@@ -399,6 +462,23 @@ class Multibody {
   /// -c v_k enters the model's damping D (reported as damping loss). On a
   /// ball's angular velocity it is the body-frame torque -c w_k.
   void AddJointDamper(JointIndex joint, PExpr c, int k = 0);
+  /// A rotor inertia (MuJoCo's armature) on velocity `k` of `joint`: the
+  /// kinetic energy gains armature v_k^2 / 2 and M its diagonal entry
+  /// (k, k), without gyroscopic coupling (the reflected inertia of a
+  /// geared motor). On the recursive form it is added to CRBA's M, and the
+  /// O(nv) forward route is not used (multibody_dynamics.hpp's algorithms
+  /// are those of the rigid bodies).
+  void AddJointArmature(JointIndex joint, PExpr armature, int k = 0);
+  /// Declares the position limits of `joint` (JointLimits: one lower and
+  /// one upper bound per scalar coordinate, lower <= upper, restitution in
+  /// [0, 1]). Recorded and reported, not enforced. Refused on a ball joint
+  /// and on a weld.
+  void SetJointLimits(JointIndex joint, JointLimits limits);
+  /// Attaches the shape `geometry` to `body` (the ground included).
+  /// @throws std::invalid_argument for a size that is not positive and
+  /// finite where the shape uses it, or a quaternion that is not of unit
+  /// norm.
+  void AddGeometry(BodyIndex body, Geometry geometry);
   /// A spring-damper between the origins of frames a and b, length l =
   /// |p_WB - p_WA|: V = k (l - rest)^2 / 2, and a dashpot force -c l' along
   /// the line (damping D += c (dl/dq)(dl/dq)').

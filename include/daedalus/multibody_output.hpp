@@ -34,9 +34,15 @@ void AppendPoses(const Kinematics& kin,
 
 /// The mechanism as a JSON object (text): {"kind": "poses", "dimension":
 /// "planar"|"spatial", "frames": [{"name", "body"}], "bodies": [{"name",
-/// "frames": [...]}], "joints": [{"name", "type", "parent", "child"}]},
-/// frames and joints by name in declaration order; the ground is the body
-/// "ground" whose frame is the world.
+/// "frames": [...]}], "joints": [{"name", "type", "parent", "child"}],
+/// "geometry": [{"body", "name", "type", "size": [...], "pos": [x, y, z],
+/// "quat": [w, x, y, z], "rgba": [r, g, b, a], "collision": bool,
+/// "visual": bool}], "limits": [{"joint", "coordinates": [...], "lower":
+/// [...], "upper": [...], "restitution"}]}, frames and joints by name in
+/// declaration order; the ground is the body "ground" whose frame is the
+/// world. The geometry (multibody.hpp, Geometry) is in its body's frame,
+/// sizes in MuJoCo's conventions; an unbounded limit is null
+/// (docs/output.md, "The mechanism").
 std::string MechanismJson(const Kinematics& kin);
 
 /// DIR/<name>.poses.csv (PoseColumns, one row per sample), described in the

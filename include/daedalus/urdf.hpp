@@ -22,12 +22,23 @@
 //    channel named after the joint, with the constant value of the
 //    parameter `tau_<joint>` (default 0) [N m or N];
 //  - <dynamics damping> becomes a joint damper (friction is refused);
-//  - <limit> lower/upper, effort and velocity are kept in UrdfJoint and
-//    reported (they are not enforced: a limit is not a constraint).
-// Planar and mimic joints are refused with a message naming them. Models
+//  - <limit> lower/upper, effort and velocity are kept in UrdfJoint, and
+//    lower/upper declared as the joint's limits (multibody.hpp,
+//    JointLimits): reported, not enforced (a limit is not a constraint);
+//  - <mimic joint multiplier offset> is the holonomic constraint
+//    "mimic_<joint>": q_joint - multiplier q_leader - offset = 0 (the mimic
+//    joint is then not an input channel);
+//  - <visual> and <collision> shapes (box, cylinder, sphere, mesh) are the
+//    links' geometry (multibody.hpp, Geometry), visual or collision;
+//  - the file is first read by tinyxml2 (element depth, names, numbers,
+//    the tree), and the elements URDF does not define (<gazebo>,
+//    <transmission>, unknown ones) are listed once per kind in
+//    Robot::notes.
+// Planar joints are refused with a message naming them. Models
 // with a floating base or joint run in either dynamics form.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -51,6 +62,10 @@ struct UrdfJoint {
   int coordinate = -1;    ///< index in q
   int velocity_index =
       -1;  ///< index in v (q's index less 1 with a floating base)
+  /// <mimic>: the joint this one follows, q = multiplier q_mimic + offset
+  /// (the constraint "mimic_<name>"); empty when it moves freely.
+  std::string mimic;
+  double multiplier = 1.0, offset = 0.0;
 };
 
 struct ImportOptions {
@@ -63,6 +78,9 @@ struct ImportOptions {
   bool floating_base = false;
   /// How M and h are evaluated (multibody.hpp).
   mb::DynamicsForm dynamics = mb::DynamicsForm::kEnergy;
+  /// Where the elements the import does not read are listed as they are
+  /// found (once per kind); nullptr: only in Robot::notes.
+  std::ostream* notes = nullptr;
 };
 
 /// What was imported.
@@ -73,6 +91,11 @@ struct Robot {
   std::vector<std::string> fixed;     ///< fixed joints (welds)
   std::vector<std::string> floating;  ///< floating joints (free joints)
   bool floating_base = false;         ///< the root link is on a free joint
+  /// The mimic constraints' names ("mimic_<joint>").
+  std::vector<std::string> mimics;
+  /// The elements the import did not read, one line per kind:
+  /// "URDF file 'x', line 12: <gazebo> in <robot>: ... (and 3 more)".
+  std::vector<std::string> notes;
   mb::Kinematics kinematics;
   /// One line per joint: name, type, limits, for --help and reports.
   std::string Describe() const;
@@ -82,7 +105,7 @@ struct Robot {
 /// (coordinates, parameters tau_<joint>, energies, dampers, inputs).
 /// @throws std::invalid_argument naming the file and the link or joint for
 /// an unreadable file, a file urdfdom cannot parse (with its message), an
-/// unsupported joint type (with the supported ones), a mimic joint, a
+/// unsupported joint type (with the supported ones), a
 /// negative or zero mass, an inertia that is not positive definite or
 /// violates the triangle inequality.
 Robot Import(const std::string& path,

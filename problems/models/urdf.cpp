@@ -7,11 +7,15 @@ namespace daedalus::problems {
 
 Problem UrdfProblem(const std::string& path,
                     mb::DynamicsForm dynamics,
-                    bool floating_base) {
+                    bool floating_base,
+                    double gravity,
+                    std::ostream* notes) {
   ModelBuilder b("urdf");
   urdf::ImportOptions options;
   options.dynamics = dynamics;
   options.floating_base = floating_base;
+  options.gravity = gravity;
+  options.notes = notes;
   const urdf::Robot robot = urdf::Import(path, &b, options);
   Problem p;
   p.model = std::move(b).Build();
@@ -19,7 +23,8 @@ Problem UrdfProblem(const std::string& path,
   p.description =
       std::string(floating_base ? "A floating-base" : "A fixed-base") +
       " robot from the URDF file " + path + " (M and h by the " +
-      mb::ToString(dynamics) + " form): " + robot.Describe() +
+      mb::ToString(dynamics) + " form, gravity " + std::to_string(gravity) +
+      " m/s^2 along -z): " + robot.Describe() +
       "Inputs: one channel per joint, the constant tau_<joint> "
       "(--param tau_<joint>=VALUE); start q = 0 (identity "
       "quaternions), v = 0 (--q0, --v0).";

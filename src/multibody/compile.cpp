@@ -140,6 +140,18 @@ void DeclareEnergies(const std::shared_ptr<const MbTree>& tree,
           }
         });
   }
+  // Armature: a rotor inertia on one velocity, T = a v_k^2 / 2, touching
+  // the joint's coordinates (a ball's quaternion for its velocities).
+  for (const internal::MbArmature& a : t.armatures) {
+    const internal::MbJoint& j = t.joints[a.joint];
+    std::vector<int> coords;
+    for (int i = 0; i < j.nq; ++i) coords.push_back(j.first + i);
+    builder->KineticEnergyTerm(Touches{coords}, [a](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      const S w = x.v[a.vel];
+      return S(0.5 * a.value.Eval<S>(x.p) * w * w);
+    });
+  }
   for (size_t i = 0; i < t.springs.size(); ++i) {
     const internal::MbSpring s = t.springs[i];
     builder->PotentialEnergyTerm(Touches{{s.coord}}, [s](const auto& x) {
@@ -355,6 +367,8 @@ void RecursiveInertial(const TreeDynamics& dyn,
   TreeData<S> data = dyn.MakeData<S>();
   dyn.SetParameters<S>(x.p, &data);
   *m = dyn.MassMatrix<S>(x.q, &data);
+  for (const internal::MbArmature& a : t.armatures)
+    (*m)(a.vel, a.vel) += a.value.Eval<S>(x.p);
   const VecX<S> zero = VecX<S>::Zero(t.nv);
   *inertial = dyn.InverseDynamics<S>(x.q, x.v, zero, &data);
   SpringForces<S>(t, x, inertial);
@@ -423,11 +437,16 @@ Kinematics Multibody::AddTo(ModelBuilder* builder, DynamicsForm form) && {
     fn.f1 = [dyn, tree](const Point<D1>& x, MatX<D1>& m, VecX<D1>& in) {
       RecursiveInertial<D1>(dyn, *tree, x, &m, &in);
     };
-    fn.forward = [dyn, tree, key](const Point<double>& x,
-                                  const VecX<double>& force, VecX<double>& vdot,
-                                  double* kinetic) {
-      RecursiveForward(dyn, *tree, key, x, force, &vdot, kinetic);
-    };
+    // The ABA is that of the rigid bodies: with armature (a diagonal term
+    // of M outside the tree's inertias) the ODE forms take the KKT route
+    // with CRBA's M instead.
+    if (tree->armatures.empty()) {
+      fn.forward = [dyn, tree, key](const Point<double>& x,
+                                    const VecX<double>& force,
+                                    VecX<double>& vdot, double* kinetic) {
+        RecursiveForward(dyn, *tree, key, x, force, &vdot, kinetic);
+      };
+    }
     builder->InertialDynamics(std::move(fn));
   }
   DeclareForces(tree, builder);

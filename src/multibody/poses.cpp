@@ -2,6 +2,8 @@
 // the pose columns and the mechanism's description; the file writer,
 // PosesFile, is in src/report/side_outputs.cpp.
 #include <Eigen/Geometry>
+#include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,6 +32,59 @@ std::string Quote(const std::string& s) {
 }
 
 constexpr int kPerFrame = 7;  // x, y, z, qw, qx, qy, qz
+
+// A JSON number with all its digits (null when not finite).
+std::string Num(double x) {
+  if (!std::isfinite(x)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.17g", x);
+  return buf;
+}
+
+template <class V>
+std::string Array(const V& v, int n) {
+  std::string out = "[";
+  for (int k = 0; k < n; ++k) out += (k ? ", " : "") + Num(v[k]);
+  return out + "]";
+}
+
+// "geometry": the shapes on the bodies (multibody.hpp, Geometry), the
+// schema of docs/output.md ("The mechanism").
+void GeometryJson(const internal::MbTree& t, std::ostringstream& js) {
+  js << ", \"geometry\": [";
+  for (size_t i = 0; i < t.geometries.size(); ++i) {
+    const Geometry& g = t.geometries[i].geometry;
+    js << (i ? ", " : "")
+       << "{\"body\": " << Quote(t.bodies[t.geometries[i].body].name)
+       << ", \"name\": " << Quote(g.name)
+       << ", \"type\": " << Quote(ToString(g.type))
+       << ", \"size\": " << Array(g.size, GeometrySizeCount(g.type))
+       << ", \"pos\": " << Array(g.position, 3)
+       << ", \"quat\": " << Array(g.quaternion, 4)
+       << ", \"rgba\": " << Array(g.rgba, 4)
+       << ", \"collision\": " << (g.collision ? "true" : "false")
+       << ", \"visual\": " << (g.visual ? "true" : "false") << "}";
+  }
+  js << "]";
+}
+
+// "limits": each limited joint's coordinates and bounds.
+void LimitsJson(const internal::MbTree& t, std::ostringstream& js) {
+  js << ", \"limits\": [";
+  for (size_t i = 0; i < t.limits.size(); ++i) {
+    const internal::MbJoint& j = t.joints[t.limits[i].joint];
+    const JointLimits& l = t.limits[i].limits;
+    const int n = static_cast<int>(l.lower.size());
+    js << (i ? ", " : "") << "{\"joint\": " << Quote(j.name)
+       << ", \"coordinates\": [";
+    for (int k = 0; k < n; ++k)
+      js << (k ? ", " : "") << Quote(t.coordinate_names[j.first + k]);
+    js << "], \"lower\": " << Array(l.lower, n)
+       << ", \"upper\": " << Array(l.upper, n)
+       << ", \"restitution\": " << Num(l.restitution) << "}";
+  }
+  js << "]";
+}
 
 }  // namespace
 
@@ -100,7 +155,10 @@ std::string MechanismJson(const Kinematics& kin) {
        << ", \"parent\": " << Quote(t.frames[jt.parent_frame].name)
        << ", \"child\": " << Quote(t.frames[jt.child_frame].name) << "}";
   }
-  js << "]}";
+  js << "]";
+  GeometryJson(t, js);
+  LimitsJson(t, js);
+  js << "}";
   return js.str();
 }
 

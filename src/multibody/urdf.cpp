@@ -8,9 +8,11 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "import_guard.hpp"
+#include "urdf_check.hpp"
 
 namespace daedalus::urdf {
 
@@ -93,6 +95,69 @@ Eigen::Vector3d Axis(const ::urdf::Joint& j, const std::string& at) {
   return a / a.norm();
 }
 
+// The shapes of a link's <visual> and <collision> elements as geometry in
+// its frame (multibody.hpp, Geometry: MuJoCo's size conventions).
+void AddShapes(const ::urdf::Link& link,
+               mb::BodyIndex body,
+               mb::Multibody* system) {
+  auto shape = [&](const ::urdf::GeometrySharedPtr& g, const ::urdf::Pose& o,
+                   const std::string& name, bool collision,
+                   const Eigen::Vector4d& rgba) {
+    if (!g) return;
+    mb::Geometry geo;
+    geo.name = name;
+    geo.collision = collision;
+    geo.visual = !collision;
+    geo.rgba = rgba;
+    geo.position = Eigen::Vector3d(o.position.x, o.position.y, o.position.z);
+    const Eigen::Quaterniond r(ToMatrix(o.rotation));
+    geo.quaternion = Eigen::Vector4d(r.w(), r.x(), r.y(), r.z());
+    switch (g->type) {
+      case ::urdf::Geometry::SPHERE:
+        geo.type = mb::GeometryType::kSphere;
+        geo.size[0] = static_cast<const ::urdf::Sphere&>(*g).radius;
+        break;
+      case ::urdf::Geometry::BOX: {
+        const ::urdf::Vector3& d = static_cast<const ::urdf::Box&>(*g).dim;
+        geo.type = mb::GeometryType::kBox;
+        geo.size = Eigen::Vector3d(d.x, d.y, d.z) / 2.0;
+        break;
+      }
+      case ::urdf::Geometry::CYLINDER: {
+        const auto& c = static_cast<const ::urdf::Cylinder&>(*g);
+        geo.type = mb::GeometryType::kCylinder;
+        geo.size = Eigen::Vector3d(c.radius, c.length / 2.0, 0.0);
+        break;
+      }
+      case ::urdf::Geometry::MESH: {
+        const auto& m = static_cast<const ::urdf::Mesh&>(*g);
+        geo.type = mb::GeometryType::kMesh;
+        geo.size = Eigen::Vector3d(m.scale.x, m.scale.y, m.scale.z);
+        geo.mesh = m.filename;
+        break;
+      }
+    }
+    system->AddGeometry(body, geo);
+  };
+  for (size_t k = 0; k < link.visual_array.size(); ++k) {
+    const ::urdf::Visual& v = *link.visual_array[k];
+    Eigen::Vector4d rgba(0.5, 0.5, 0.5, 1.0);
+    if (v.material)
+      rgba = Eigen::Vector4d(v.material->color.r, v.material->color.g,
+                             v.material->color.b, v.material->color.a);
+    shape(v.geometry, v.origin,
+          v.name.empty() ? link.name + "_visual" + std::to_string(k) : v.name,
+          false, rgba);
+  }
+  for (size_t k = 0; k < link.collision_array.size(); ++k) {
+    const ::urdf::Collision& c = *link.collision_array[k];
+    shape(
+        c.geometry, c.origin,
+        c.name.empty() ? link.name + "_collision" + std::to_string(k) : c.name,
+        true, Eigen::Vector4d(0.5, 0.5, 0.5, 0.4));
+  }
+}
+
 struct Importer {
   const std::string where;  // "URDF file 'x': "
   const ImportOptions& options;
@@ -100,6 +165,14 @@ struct Importer {
   Robot* robot;
   std::vector<std::pair<mb::JointIndex, std::string>> actuated;
   std::vector<std::pair<mb::JointIndex, double>> dampers;
+  // Mimic joints: (joint, the joint it follows, multiplier, offset).
+  struct Mimic {
+    mb::JointIndex joint;
+    std::string name, leader;
+    double multiplier, offset;
+  };
+  std::vector<Mimic> mimics;
+  std::vector<std::pair<std::string, mb::JointIndex>> by_name;
 
   // Declares the joints below `link` (whose body is `body`), depth first.
   void Below(const ::urdf::Link& link, mb::BodyIndex body) {
@@ -113,12 +186,6 @@ struct Importer {
         throw std::invalid_argument(at + "its child link '" +
                                     j.child_link_name + "' is not declared");
       const ::urdf::Link& cl = **it;
-      if (j.mimic)
-        throw std::invalid_argument(
-            at +
-            "mimic joints are not supported (a mimic joint is a "
-            "constraint between coordinates; declare it as a holonomic "
-            "constraint of the model instead)");
       mb::Joint spec;
       std::string type;
       switch (j.type) {
@@ -158,6 +225,7 @@ struct Importer {
                            mb::PVec(o.position.x, o.position.y, o.position.z),
                            ToMatrix(o.rotation));
       const mb::BodyIndex child = system->AddBody(cl.name, LinkBody(cl, where));
+      AddShapes(cl, child, system);
       if (type.empty()) {
         system->AddJoint(j.name, spec, origin, system->BodyFrame(child));
         robot->fixed.push_back(j.name);
@@ -187,6 +255,9 @@ struct Importer {
                 at + "limit lower " + std::to_string(u.lower) +
                 " is above upper " + std::to_string(u.upper));
         }
+        if (u.has_position_limits)
+          system->SetJointLimits(ji,
+                                 mb::JointLimits{{u.lower}, {u.upper}, 0.0});
         if (j.dynamics) u.damping = j.dynamics->damping;
         if (!(std::isfinite(u.damping) && u.damping >= 0.0))
           throw std::invalid_argument(at + "<dynamics damping> " +
@@ -194,24 +265,23 @@ struct Importer {
                                       " must be finite and >= 0");
         if (u.damping > 0.0 && options.damping)
           dampers.emplace_back(ji, u.damping);
-        actuated.emplace_back(ji, j.name);
+        if (j.mimic) {
+          // A mimic joint follows its leader through a constraint; it is
+          // not an input channel.
+          u.mimic = j.mimic->joint_name;
+          u.multiplier = j.mimic->multiplier;
+          u.offset = j.mimic->offset;
+          mimics.push_back({ji, j.name, u.mimic, u.multiplier, u.offset});
+        } else {
+          actuated.emplace_back(ji, j.name);
+        }
+        by_name.emplace_back(j.name, ji);
         robot->joints.push_back(u);
       }
       Below(cl, child);
     }
   }
 };
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::invalid_argument("URDF file '" + path +
-                                "' cannot be read; check the path given to "
-                                "--model");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 
@@ -234,6 +304,9 @@ std::string Robot::Describe() const {
     if (j.effort > 0.0) os << " |effort| <= " << j.effort;
     if (j.velocity > 0.0) os << " |velocity| <= " << j.velocity;
     if (j.damping > 0.0) os << " damping " << j.damping;
+    if (!j.mimic.empty())
+      os << " mimics " << j.mimic << " (x " << j.multiplier << " + " << j.offset
+         << ", constraint mimic_" << j.name << ")";
     os << "\n";
   }
   return os.str();
@@ -244,6 +317,12 @@ Robot ImportString(const std::string& xml,
                    ModelBuilder* builder,
                    const ImportOptions& options) {
   const std::string where = "URDF file '" + origin + "': ";
+  // First the text and tinyxml2's reading of it (urdf_check.hpp): what
+  // urdfdom would crash on, misreport or ignore, named with its line.
+  const internal::UrdfCheck check = internal::CheckUrdf(xml, origin);
+  if (options.notes)
+    for (const std::string& n : check.notes)
+      *options.notes << "urdf: " << n << "\n";
   ::urdf::ModelInterfaceSharedPtr model;
   std::string said;
   {
@@ -258,21 +337,24 @@ Robot ImportString(const std::string& xml,
   const ::urdf::LinkConstSharedPtr root = model->getRoot();
   if (!root) throw std::invalid_argument(where + "it has no root link");
   Robot robot;
+  robot.notes = check.notes;
   robot.name = model->getName();
   robot.root = root->name;
   mb::Multibody system(mb::Dimension::kSpatial);
   system.SetGravity(mb::PVec(0.0, 0.0, -options.gravity));
-  Importer imp{where, options, &system, &robot, {}, {}};
+  Importer imp{where, options, &system, &robot, {}, {}, {}, {}};
   robot.floating_base = options.floating_base;
   if (options.floating_base) {
     // The root link is a body on a free joint named after it, from the
     // world frame W to the root's link frame.
     const mb::BodyIndex base =
         system.AddBody(root->name, LinkBody(*root, where));
+    AddShapes(*root, base, &system);
     system.AddJoint(root->name, mb::Joint::Free(), system.world(),
                     system.BodyFrame(base));
     imp.Below(*root, base);
   } else {
+    AddShapes(*root, system.ground(), &system);
     imp.Below(*root, system.ground());
   }
   if (robot.joints.empty() && robot.floating.empty() && !options.floating_base)
@@ -285,14 +367,42 @@ Robot ImportString(const std::string& xml,
     system.AddActuator(name, joint, [tau](const auto& x) { return x.p[tau]; });
   }
   for (const auto& [joint, c] : imp.dampers) system.AddJointDamper(joint, c);
+  // Mimic joints: q_joint = multiplier q_leader + offset, each a holonomic
+  // constraint "mimic_<joint>" (declared once the coordinates are).
+  std::vector<std::pair<int, int>> mimic_coords;
+  for (const auto& m : imp.mimics) {
+    const auto leader =
+        std::find_if(imp.by_name.begin(), imp.by_name.end(),
+                     [&](const auto& b) { return b.first == m.leader; });
+    if (leader == imp.by_name.end())
+      throw std::invalid_argument(
+          where + "joint '" + m.name + "': <mimic joint=\"" + m.leader +
+          "\"> names no revolute, continuous or prismatic joint of the robot");
+    if (m.leader == m.name)
+      throw std::invalid_argument(where + "joint '" + m.name +
+                                  "' mimics itself");
+    mimic_coords.emplace_back(system.Coordinate(m.joint),
+                              system.Coordinate(leader->second));
+  }
   robot.kinematics = std::move(system).AddTo(builder, options.dynamics);
+  for (size_t k = 0; k < imp.mimics.size(); ++k) {
+    const int i = mimic_coords[k].first, l = mimic_coords[k].second;
+    const double mult = imp.mimics[k].multiplier, off = imp.mimics[k].offset;
+    const std::string name = "mimic_" + imp.mimics[k].name;
+    builder->Holonomic(name, Touches{{std::min(i, l), std::max(i, l)}},
+                       [i, l, mult, off](const auto& x) {
+                         return x.q[i] - mult * x.q[l] - off;
+                       });
+    robot.mimics.push_back(name);
+  }
   return robot;
 }
 
 Robot Import(const std::string& path,
              ModelBuilder* builder,
              const ImportOptions& options) {
-  return ImportString(ReadFile(path), path, builder, options);
+  return ImportString(mb::internal::ReadModelFile(path, "URDF", "--model"),
+                      path, builder, options);
 }
 
 }  // namespace daedalus::urdf

@@ -20,7 +20,14 @@ physics of its output against closed forms:
   the sparse path (IDAS with KLU) loads the installed module
   lib/daedalus/libdaedalus_sparse.so (docs/performance.md);
 - find_package(daedalus) with SUNDIALS or Eigen missing names the Debian
-  package to install.
+  package to install;
+- with the importers built (DAEDALUS_URDF and DAEDALUS_MJCF in the build's
+  CMakeCache.txt), the installed daedalus::urdf and daedalus::mjcf link
+  into examples/external/import_models, which imports the 7-joint arm from
+  problems/data/arm7.urdf and from its MJCF twin arm7.xml and runs both:
+  the two runs end at the same coordinates (the same robot written twice)
+  and the arm moved; find_package(daedalus COMPONENTS urdf) without urdfdom
+  names liburdfdom-dev.
 
 Usage: external_project_test.py --build BUILD --source SOURCE --work DIR
          --cmake CMAKE --generator G --cxx CXX --build-type T
@@ -184,11 +191,22 @@ def main():
     failures = []
 
     sh([a.cmake, "--install", build, "--prefix", prefix])
-    for f in ("include/daedalus/run.hpp", "include/daedalus/kernels.hpp",
-              "lib/libdaedalus.a", "lib/cmake/daedalus/daedalusConfig.cmake",
-              "lib/cmake/daedalus/daedalusConfigVersion.cmake",
-              "lib/cmake/daedalus/DaedalusProblem.cmake",
-              "lib/daedalus/libdaedalus_sparse.so"):
+    installed = ["include/daedalus/run.hpp", "include/daedalus/kernels.hpp",
+                 "lib/libdaedalus.a", "lib/cmake/daedalus/daedalusConfig.cmake",
+                 "lib/cmake/daedalus/daedalusConfigVersion.cmake",
+                 "lib/cmake/daedalus/DaedalusProblem.cmake",
+                 "lib/daedalus/libdaedalus_sparse.so"]
+    # The importers, when this build has them.
+    with open(os.path.join(build, "CMakeCache.txt")) as fh:
+        cache = fh.read()
+    importers = ("DAEDALUS_URDF:BOOL=ON" in cache and
+                 "DAEDALUS_MJCF:BOOL=ON" in cache)
+    if importers:
+        installed += ["include/daedalus/urdf.hpp", "include/daedalus/mjcf.hpp",
+                      "lib/libdaedalus_urdf.a", "lib/libdaedalus_mjcf.a",
+                      "lib/cmake/daedalus/daedalusUrdfTargets.cmake",
+                      "lib/cmake/daedalus/daedalusMjcfTargets.cmake"]
+    for f in installed:
         if not os.path.exists(os.path.join(prefix, f)):
             failures.append(f"cmake --install did not install {f}")
 
@@ -267,6 +285,51 @@ def main():
             failures.append(f"find_package(daedalus) without {dep} did not "
                             f"fail with '{want} ... apt-get install "
                             f"{debian}'")
+
+    # A requested importer whose library is missing names its package.
+    if importers:
+        d = os.path.join(work, "missing_urdfdom")
+        os.makedirs(d)
+        with open(os.path.join(d, "CMakeLists.txt"), "w") as fh:
+            fh.write("cmake_minimum_required(VERSION 3.22)\n"
+                     "project(missing LANGUAGES C CXX)\n"
+                     "find_package(daedalus CONFIG REQUIRED COMPONENTS urdf)\n")
+        r = subprocess.run([a.cmake, "-S", d, "-B", os.path.join(d, "build"),
+                            f"-DCMAKE_PREFIX_PATH={prefix}",
+                            "-DCMAKE_DISABLE_FIND_PACKAGE_urdfdom=ON"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+        text = " ".join(r.stdout.split())
+        if r.returncode == 0 or "apt-get install liburdfdom-dev" not in text:
+            print(r.stdout)
+            failures.append("find_package(daedalus COMPONENTS urdf) without "
+                            "urdfdom did not fail naming liburdfdom-dev")
+
+    # The importers through the package: the same arm from URDF and MJCF.
+    if importers:
+        models = os.path.join(ext, "import_models")
+        if not os.path.exists(models):
+            failures.append(f"{models} was not built: daedalus::urdf and "
+                            "daedalus::mjcf were not found by the external "
+                            "project")
+        else:
+            data = os.path.join(source, "problems", "data")
+            out = sh([models, os.path.join(data, "arm7.urdf"),
+                      os.path.join(data, "arm7.xml"), "0.5"])
+            print(out)
+            diff = re.search(r"max \|q_urdf - q_mjcf\| = (\S+)", out)
+            q = re.search(r"urdf q\(0\.5\) = (.*)", out)
+            if not diff or not q:
+                failures.append("import_models printed no comparison")
+            else:
+                moved = max(abs(float(x)) for x in q.group(1).split())
+                # Both routes integrate the same M and h (within 1e-15) at
+                # rtol = atol = 1e-10: their difference is integration
+                # error, far below the 0.1 rad the arm swings.
+                if float(diff.group(1)) > 1e-7 or moved < 0.1:
+                    failures.append(f"import_models: the URDF and MJCF arms "
+                                    f"differ by {diff.group(1)} or did not "
+                                    f"move (largest |q| {moved})")
 
     exe = os.path.join(ext, "cart_pendulum")
     # No SuiteSparse or MPI library is mapped at start (they are modules

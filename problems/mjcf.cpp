@@ -1,0 +1,34 @@
+// build/problems/mjcf --model FILE.xml [--dynamics auto|energy|recursive]
+//     [--gravity G|gx,gy,gz] [--skip-actuators] and the common command
+//     line (run.hpp; the flags: problems/import_cli.hpp).
+#include "mjcf.hpp"
+
+#include <iostream>
+#include <optional>
+
+#include "import_cli.hpp"
+
+int main(int argc, char** argv) {
+  using daedalus::problems::ImportFlag;
+  const std::vector<ImportFlag> flags = {
+      {"model", "FILE.xml", "the MuJoCo model (required)"},
+      {"dynamics", "F", "how M and h are evaluated: auto | energy | recursive",
+       "auto"},
+      {"gravity", "G|gx,gy,gz",
+       "gravity instead of <option gravity> [m/s^2]: -G along z, or a vector"},
+      {"skip-actuators", "",
+       "import without the actuators that cannot be honoured (position, "
+       "velocity, muscle, tendon or site transmissions), each named on "
+       "stderr, instead of refusing the file"},
+  };
+  return daedalus::problems::RunImporter(
+      argc, argv, "mjcf", flags, [](const auto& v) {
+        std::optional<Eigen::Vector3d> g;
+        if (v.count("gravity"))
+          g = daedalus::problems::ParseGravity(v.at("gravity"));
+        return daedalus::problems::MjcfProblem(
+            v.at("model"),
+            daedalus::mb::DynamicsFormFromString(v.at("dynamics")), g,
+            v.count("skip-actuators") != 0, &std::cerr);
+      });
+}
