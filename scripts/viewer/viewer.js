@@ -11,6 +11,7 @@
 // events [{name, t}]; overlays [{name, kind: points|arrows, data[N]}].
 (function () {
   'use strict';
+  const started = performance.now();  // the page reports its set-up time
   const D = JSON.parse(document.getElementById('run-data').textContent);
   const N = D.t.length;
   const NF = D.frames.length;
@@ -178,7 +179,7 @@
   // scripts/view fills D.overlays from --overlay files; the page's
   // setOverlays() takes the same list.
   let overlays = [];
-  let started = false;  // set once the page has drawn its first sample
+  let shown = false;  // set once the page has drawn its first sample
   const overlayGroup = new THREE.Group();
   scene.add(overlayGroup);
   function setOverlays(list) {
@@ -197,7 +198,7 @@
       const scale = o.scale || (fmax > 0 ? 0.25 * size / fmax : 1);
       return {o, color, scale, pool: []};
     });
-    if (started) setSample(current);
+    if (shown) setSample(current);
   }
   function drawOverlays(i) {
     overlays.forEach((ov) => {
@@ -491,7 +492,7 @@
   const notes = [N + ' samples', D.frames.length + ' frames',
                  D.geometry_source === 'geometry' ? 'geometry from the model'
                      : 'capsules between frames (no geometry in the model)'];
-  if (skipped) notes.push(skipped + ' mesh geoms not drawn');
+  if (skipped) notes.push(skipped + (skipped === 1 ? ' mesh geom' : ' mesh geoms') + ' not drawn');
   if (D.status && D.status !== 'ok') notes.push('run ' + D.status);
   $('info').textContent = notes.join(', ');
   window.addEventListener('resize', () => { resize(); render(); });
@@ -501,11 +502,12 @@
   setOverlays(D.overlays);
   const t0 = params.get('t');
   setSample(t0 === null ? 0 : sampleAt(Number(t0)));
-  started = true;
+  shown = true;
 
   // The page's interface for scripts and the browser test.
   window.daedalusViewer = {
     count: N, setSample, setTime, setOverlays, addPlot, play,
+    setUpMs: performance.now() - started,  // ms from the script's start
     sample: () => current,
     time: () => D.t[current],
     // Bounding box [x0, y0, x1, y1] of the bodies' frames at the current
