@@ -424,8 +424,13 @@
     g.fillStyle = '#333';
     g.font = '11px sans-serif';
     g.fillText(p.column, margin.l, 11);
-    g.fillText(p.hi.toPrecision(4), 2, margin.t + 8);
-    g.fillText(p.lo.toPrecision(4), 2, p.h - margin.b);
+    // Enough digits that the two limits read differently.
+    let digits = 4;
+    while (digits < 12 && p.hi.toPrecision(digits) === p.lo.toPrecision(digits)) {
+      ++digits;
+    }
+    g.fillText(p.hi.toPrecision(digits), 2, margin.t + 8, margin.l - 4);
+    g.fillText(p.lo.toPrecision(digits), 2, p.h - margin.b, margin.l - 4);
     g.fillText(D.t[0].toPrecision(3) + ' s', margin.l, p.h - 2);
     const end = D.t[N - 1].toPrecision(3) + ' s';
     g.fillText(end, p.w - margin.r - g.measureText(end).width, p.h - 2);
