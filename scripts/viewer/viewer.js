@@ -351,7 +351,10 @@
   }
   $('play').onclick = () => play(!playing);
   $('slider').max = N - 1;
-  $('slider').oninput = (e) => { play(false); setSample(Number(e.target.value)); };
+  $('slider').oninput = (e) => {
+    play(false);
+    setSample(Number(e.target.value));
+  };
   document.addEventListener('keydown', (e) => {
     if (/INPUT|SELECT|BUTTON/.test(e.target.tagName)) return;
     if (e.key === ' ') { play(!playing); e.preventDefault(); }
@@ -364,9 +367,13 @@
     b.onclick = () => { play(false); setTime(ev.t); };
     $('events').appendChild(b);
   });
+  // A check box that shows or hides a set of objects.
   const toggle = (id, on, objects) => {
     $(id).checked = on;
-    const apply = () => { objects().forEach((o) => { o.visible = $(id).checked; }); render(); };
+    const apply = () => {
+      objects().forEach((o) => { o.visible = $(id).checked; });
+      render();
+    };
     $(id).onchange = apply;
     apply();
   };
@@ -426,9 +433,8 @@
     g.fillText(p.column, margin.l, 11);
     // Enough digits that the two limits read differently.
     let digits = 4;
-    while (digits < 12 && p.hi.toPrecision(digits) === p.lo.toPrecision(digits)) {
-      ++digits;
-    }
+    const same = () => p.hi.toPrecision(digits) === p.lo.toPrecision(digits);
+    while (digits < 12 && same()) ++digits;
     g.fillText(p.hi.toPrecision(digits), 2, margin.t + 8, margin.l - 4);
     g.fillText(p.lo.toPrecision(digits), 2, p.h - margin.b, margin.l - 4);
     g.fillText(D.t[0].toPrecision(3) + ' s', margin.l, p.h - 2);
@@ -458,9 +464,11 @@
     const k = D.columns.indexOf(column);
     if (k < 0 || plots.some((p) => p.column === column)) return;
     const values = D.values[k];
-    const finite = values.filter((y) => y !== null);
-    let lo = Math.min(...finite), hi = Math.max(...finite);
-    if (!finite.length) { lo = -1; hi = 1; }
+    let lo = Infinity, hi = -Infinity;  // (a loop: long runs overflow
+    values.forEach((y) => {             // the stack of Math.min(...values))
+      if (y !== null) { lo = Math.min(lo, y); hi = Math.max(hi, y); }
+    });
+    if (lo > hi) { lo = -1; hi = 1; }  // nothing finite
     if (hi - lo <= 1e-12 * Math.max(Math.abs(lo), Math.abs(hi), 1e-300)) {
       const pad = Math.abs(hi) * 0.01 || 1;  // a constant column
       lo -= pad; hi += pad;
@@ -497,7 +505,10 @@
   const notes = [N + ' samples', D.frames.length + ' frames',
                  D.geometry_source === 'geometry' ? 'geometry from the model'
                      : 'capsules between frames (no geometry in the model)'];
-  if (skipped) notes.push(skipped + (skipped === 1 ? ' mesh geom' : ' mesh geoms') + ' not drawn');
+  if (skipped) {
+    notes.push(skipped + (skipped === 1 ? ' mesh geom' : ' mesh geoms') +
+               ' not drawn');
+  }
   if (D.status && D.status !== 'ok') notes.push('run ' + D.status);
   $('info').textContent = notes.join(', ');
   window.addEventListener('resize', () => { resize(); render(); });

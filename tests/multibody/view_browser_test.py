@@ -15,7 +15,10 @@ from file:// and checks that
 - ?t=T opens the page paused at the last sample at or before T;
 - the humanoid page with a "geometry" array (every shape type, a
   collision-only shape and a mesh) draws it, and a per-sample arrow overlay
-  (--overlay) shows up in the screenshot and goes with setOverlays([]).
+  (--overlay) shows up in the screenshot and goes with setOverlays([]);
+- scripts/view refuses a run without a poses file, a geometry entry on an
+  unknown body or with a wrong size (exit 1), an unknown trail frame or
+  column (exit 2), with the message and no page.
 
 Skipped (exit 77) when chromium, three.js (libjs-three) or matplotlib
 (the PNG reader) is missing: scripts/setup installs all three.
@@ -251,6 +254,40 @@ def check_page(browser, url, times, name, bad, work, expect_info=None):
     return b, canvas
 
 
+def refusals(view, geo_dir, summary, bad):
+    """Bad input gives a message, exit 1 (2 for usage) and no page."""
+    bad_dir = os.path.join(os.path.dirname(geo_dir), "refused")
+    os.makedirs(bad_dir)
+    for suffix in (".csv", ".poses.csv"):
+        shutil.copy(os.path.join(geo_dir, "urdf" + suffix), bad_dir)
+    mech = summary["side_files"][0]
+    cases = [  # (what, summary's poses entry, extra arguments, exit, message)
+        ("no poses file", None, [], 1, "lists no poses file"),
+        ("unknown body", dict(mech, geometry=[
+            {"body": "tail", "type": "box", "size": [1, 1, 1]}]), [], 1,
+         "geometry[0]: body 'tail'"),
+        ("bad size", dict(mech, geometry=[
+            {"body": "head", "type": "capsule", "size": [0.1]}]), [], 1,
+         "geometry[0]: a capsule takes size with 2"),
+        ("unknown trail", mech, ["--trails", "nosuch"], 2, "no frame nosuch"),
+        ("unknown column", mech, ["--columns", "energy,nosuch"], 2,
+         "no column nosuch"),
+    ]
+    page = os.path.join(bad_dir, "urdf_view.html")
+    for what, entry, extra, status, message in cases:
+        s = dict(summary, side_files=[entry] if entry else [])
+        with open(os.path.join(bad_dir, "urdf.json"), "w",
+                  encoding="utf-8") as f:
+            json.dump(s, f)
+        r = subprocess.run([view, os.path.join(bad_dir, "urdf.csv")] + extra,
+                           capture_output=True, text=True)
+        if r.returncode != status or message not in r.stderr or \
+                os.path.exists(page):
+            bad.append(f"{what}: exit {r.returncode} (expected {status}), "
+                       f"stderr {r.stderr!r}, page written "
+                       f"{os.path.exists(page)}")
+
+
 def run(cmd):
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -328,9 +365,9 @@ def main(argv):
                     f"{10 + 100 * float(r[0])}\n")
     geo_page = run([view, os.path.join(geo_dir, "urdf.csv"),
                     "--overlay", "force=" + overlay]).strip()
-    prepared = time.monotonic()
-
     bad = []
+    refusals(view, geo_dir, summary, bad)
+    prepared = time.monotonic()
     profile = tempfile.mkdtemp(prefix="daedalus-chromium-")
     browser = Browser(profile)
     try:
