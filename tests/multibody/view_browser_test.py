@@ -12,7 +12,8 @@ from file:// and checks that
   differing pixels lie where the bodies are at those two times (the page's
   screenBox(), the projected frames, padded by the bodies' radius), and
   coloured body pixels are there;
-- ?t=T opens the page paused at the last sample at or before T;
+- ?t=T opens the page paused at the last sample at or before T (the
+  humanoid with geometry, below, opens at ?t=0.1505);
 - the humanoid page with a "geometry" array (every shape type, a
   collision-only shape and a mesh) draws it, and a per-sample arrow overlay
   (--overlay) shows up in the screenshot and goes with setOverlays([]);
@@ -189,9 +190,11 @@ def pixels(png):
     return matplotlib.image.imread(io.BytesIO(png), format="png")[:, :, :3]
 
 
-def check_page(browser, url, times, name, bad, work, expect_info=None):
-    """Loads url, checks it is error-free, and compares screenshots of the
-    3D view at the two times. Returns the screenshot at the second time."""
+def check_page(browser, url, times, name, bad, work, expect_info=None,
+               expect_time=None):
+    """Loads url, checks it is error-free (and opened paused at expect_time
+    when given), and compares screenshots of the 3D view at the two times.
+    Returns the screenshot at the second time and the canvas's rectangle."""
     import numpy as np
     status = browser.load(url)
     errors = browser.errors()
@@ -201,6 +204,13 @@ def check_page(browser, url, times, name, bad, work, expect_info=None):
         bad.append(f"{name}: status {status!r}, errors {errors}, "
                    f"error box {box_text!r}")
         return None
+    if expect_time is not None:
+        t_shown = browser.evaluate("daedalusViewer.time()")
+        button = browser.evaluate(
+            "document.getElementById('play').textContent")
+        if abs(t_shown - expect_time) > 1e-9 or "play" not in button:
+            bad.append(f"{name}: opened at t = {t_shown}, expected "
+                       f"{expect_time}, with the button {button!r}")
     if expect_info:
         info = browser.evaluate("document.getElementById('info').textContent")
         for text in expect_info:
@@ -376,21 +386,12 @@ def main(argv):
                    (0.05, t_impact), "golfer_3d", bad, work)
         check_page(browser, "file://" + h_page + "?play=0", (0.0, 0.3),
                    "humanoid", bad, work)
-        # ?t=: paused at the last sample at or before it.
-        status = browser.load("file://" + g_page + "?t=0.2005")
-        t_shown = browser.evaluate("daedalusViewer.time()")
-        playing = browser.evaluate(
-            "document.getElementById('play').textContent")
-        if status != "ready" or abs(t_shown - 0.2) > 1e-9 or \
-                "play" not in playing or browser.errors():
-            bad.append(f"golfer_3d ?t=0.2005: status {status}, t "
-                       f"{t_shown}, button {playing!r}, "
-                       f"errors {browser.errors()}")
+        # ?t=: paused at the last sample at or before it (0.15 s).
         result = check_page(
-            browser, "file://" + geo_page + "?play=0", (0.0, 0.3),
+            browser, "file://" + geo_page + "?t=0.1505", (0.0, 0.3),
             "humanoid with geometry", bad, work,
             expect_info=["geometry from the model",
-                         "1 mesh geom not drawn"])
+                         "1 mesh geom not drawn"], expect_time=0.15)
         if result is not None:  # the arrow is drawn, and goes
             with_arrow, canvas = result
             browser.evaluate("daedalusViewer.setOverlays([])")
