@@ -526,19 +526,35 @@
     setUpMs: performance.now() - started,  // ms from the script's start
     sample: () => current,
     time: () => D.t[current],
-    // Bounding box [x0, y0, x1, y1] of the bodies' frames at the current
-    // sample, in CSS pixels of the page.
+    // Where the moving things are at the current sample: the box
+    // [x0, y0, x1, y1] (CSS pixels of the page) around the projected
+    // corners of the world-aligned box of the bodies (but the ground),
+    // their frames' markers and the visible overlays.
     screenBox() {
+      scene.updateMatrixWorld();
+      const world = new THREE.Box3();
+      D.bodies.forEach((body, k) => {
+        if (body.name !== 'ground') world.expandByObject(bodyGroups[k]);
+      });
+      markers.forEach((m, f) => {
+        if (D.bodies[D.frame_body[f]].name !== 'ground') {
+          world.expandByObject(m);
+        }
+      });
+      overlayGroup.children.forEach((o) => {
+        if (o.visible) world.expandByObject(o);
+      });
       const r = renderer.domElement.getBoundingClientRect();
       const b = [Infinity, Infinity, -Infinity, -Infinity];
-      D.frames.forEach((name, f) => {
-        if (D.bodies[D.frame_body[f]].name === 'ground') return;
-        framePosition(current, f, v).project(camera);
+      for (let c = 0; c < 8; ++c) {
+        v.set(c & 1 ? world.max.x : world.min.x,
+              c & 2 ? world.max.y : world.min.y,
+              c & 4 ? world.max.z : world.min.z).project(camera);
         const x = r.left + (v.x + 1) / 2 * r.width;
         const y = r.top + (1 - v.y) / 2 * r.height;
         b[0] = Math.min(b[0], x); b[1] = Math.min(b[1], y);
         b[2] = Math.max(b[2], x); b[3] = Math.max(b[3], y);
-      });
+      }
       return b;
     },
     canvasRect() {

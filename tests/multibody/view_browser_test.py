@@ -10,8 +10,8 @@ from file:// and checks that
   request would be one);
 - the scene drew: screenshots of the 3D view at two times differ, the
   differing pixels lie where the bodies are at those two times (the page's
-  screenBox(), the projected frames, padded by the bodies' radius), and
-  coloured body pixels are there;
+  screenBox(): the projected box around the bodies, markers and
+  overlays), and coloured body pixels are there;
 - ?t=T opens the page paused at the last sample at or before T (the
   humanoid with geometry, below, opens at ?t=0.1505);
 - the humanoid page with a "geometry" array (every shape type, a
@@ -234,9 +234,8 @@ def check_page(browser, url, times, name, bad, work, expect_info=None,
     a, b = shots
     differ = np.abs(a - b).max(axis=2) > 0.1
     n_differ = int(differ.sum())
-    # Where the bodies are (canvas pixels), padded by the bodies' radius
-    # and the joint spheres.
-    pad = 30
+    # Where the bodies are (canvas pixels), padded for antialiasing.
+    pad = 4
     where = np.zeros_like(differ)
     for x0, y0, x1, y1 in boxes:
         c0 = max(0, int(x0 - canvas[0] - pad))
