@@ -74,6 +74,9 @@ struct RunConfig {
   std::string inverse_dynamics;
   /// --id-weights CH=W[,CH=W...], --id-degree D, --id-window W.
   InverseDynamicsOptions inverse_dynamics_options;
+  /// --optimize SPEC.json: instead of a run, the optimal control problem of
+  /// the spec (optimal_control.hpp, docs/optimal_control.md).
+  std::string optimize;
 };
 RunConfig ParseCommandLine(const Problem& problem,
                            int argc,

@@ -14,6 +14,7 @@
 #include "cli/run_extras.hpp"
 #include "cli/run_files.hpp"
 #include "cli/run_inverse.hpp"
+#include "cli/run_optimize.hpp"
 #include "cli/run_single.hpp"
 #include "daedalus/output.hpp"
 #include "daedalus/symplectic.hpp"
@@ -59,7 +60,8 @@ const char* const kValueFlags[] = {"--t-end",
                                    "--sens-corrector",
                                    "--id-weights",
                                    "--id-degree",
-                                   "--id-window"};
+                                   "--id-window",
+                                   "--optimize"};
 const char* const kBoolFlags[] = {"--quiet", "--help", "--sens-dq",
                                   "--sens-staggered",
                                   "--sens-no-error-control"};
@@ -300,6 +302,10 @@ RunConfig ParseCommandLine(const Problem& problem,
         throw std::invalid_argument(
             "--inverse-dynamics needs a motion file (FILE.csv)");
       cfg.inverse_dynamics = value;
+    } else if (arg == "--optimize") {
+      if (value.empty())
+        throw std::invalid_argument("--optimize needs a spec file (SPEC.json)");
+      cfg.optimize = value;
     } else if (arg == "--id-weights") {
       id_flags += " " + arg;
       Eigen::VectorXd& w = cfg.inverse_dynamics_options.input_weights;
@@ -513,6 +519,11 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --id-degree D        degree of the local polynomial fits that\n"
      << "                       differentiate the samples (default 4)\n"
      << "  --id-window W        samples per fit (default D + 1)\n"
+     << "  --optimize SPEC.json instead of a run: the optimal control problem\n"
+     << "                       of SPEC (controls, objective, constraints,\n"
+     << "                       solver) solved with IPOPT; writes the\n"
+     << "                       solution's run and DIR/<name>.controls.csv\n"
+     << "                       (docs/optimal_control.md)\n"
      << "  --quiet              no summary on stdout\n"
      << "  --help               this text\n\n"
      << "ensembles (docs/ensembles.md; under mpirun -np N across N ranks):\n"
@@ -579,6 +590,8 @@ int run(const Problem& problem, int argc, char** argv) {
   }
   if (!cfg.inverse_dynamics.empty())
     return internal::RunInverseDynamics(problem, cfg, program);
+  if (!cfg.optimize.empty())
+    return internal::RunOptimize(problem, cfg, program);
   // An adjoint needs a functional: said before the plain run writes
   // anything (the integrators would say it only after). Not in
   // ParseCommandLine: an ensemble's members may name it in their table.
