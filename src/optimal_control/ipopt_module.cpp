@@ -204,6 +204,10 @@ class IpoptSolver : public NlpSolver {
     opts->SetStringValue("hessian_approximation", "limited-memory");
     opts->SetIntegerValue("limited_memory_max_history", o.lbfgs_memory);
     opts->SetStringValue("mu_strategy", "adaptive");
+    // IPOPT relaxes the bounds by 1e-8 relative by default; a run refuses
+    // a parameter outside its declared range (an open lower bound at 0,
+    // say), so the iterates stay inside the bounds as given.
+    opts->SetNumericValue("bound_relax_factor", 0.0);
     for (const std::string& kv : o.extra) {
       const size_t eq = kv.find('=');
       if (eq == std::string::npos)

@@ -169,7 +169,7 @@ OptimizeResult Optimize(const Problem& problem,
     res.history.push_back(it);
     if (out) {
       if (iter % 20 == 0)
-        *out << " iter       objective   infeasibility  dual infeas.    step"
+        *out << " iter       objective   infeasibility  dual infeas.       step"
                 "   runs (plain/fwd/adj)\n";
       *out << std::setw(5) << iter << std::setw(16) << std::setprecision(9)
            << it.objective << std::setw(16) << std::setprecision(3) << inf_pr

@@ -401,20 +401,37 @@ bool ShootingNlp::Gradients(const Eigen::VectorXd& w,
     } else {
       adjoint = here;
     }
+    // One run per remaining functional: forward when that is cheaper by
+    // count than an adjoint (few directions), or when asked for.
+    const bool extra_forward =
+        options_.gradient == GradientMethod::kForward ||
+        (options_.gradient == GradientMethod::kAuto &&
+         1.0 + kForwardCostPerDirection * double(cols.size()) < kAdjointCost);
     for (size_t k : adjoint) {
       const ShootingTarget& t = target(k);
-      const IntervalRun r =
-          Run(w, i, SensMethod::kAdjoint, t.LocalSpec(model_));
+      const SensMethod method =
+          extra_forward ? SensMethod::kForward : SensMethod::kAdjoint;
+      const IntervalRun r = Run(w, i, method, t.LocalSpec(model_));
       if (!r.summary.ok) {
-        error_ = "adjoint of '" + t.spec + "' on interval " +
-                 std::to_string(i) + ": " + r.summary.error;
+        error_ = std::string(ToString(method)) + " sensitivities of '" +
+                 t.spec + "' on interval " + std::to_string(i) + ": " +
+                 r.summary.error;
         return false;
       }
-      const auto& fg = r.summary.sensitivities.functionals;
-      if (fg.empty() || fg[0].second.size() != Eigen::Index(cols.size()))
-        throw std::logic_error("adjoint run without a gradient");
+      const Eigen::VectorXd* gk = nullptr;
+      if (extra_forward) {
+        const FunctionalValue* fv = FindValue(
+            r.summary, md.functionals[static_cast<size_t>(t.functional)].name,
+            AtOf(model_, t));
+        if (fv) gk = &fv->gradient;
+      } else if (!r.summary.sensitivities.functionals.empty()) {
+        gk = &r.summary.sensitivities.functionals[0].second;
+      }
+      if (!gk || gk->size() != Eigen::Index(cols.size()))
+        throw std::logic_error("a sensitivity run without the gradient of " +
+                               t.spec);
       for (size_t d = 0; d < cols.size(); ++d)
-        tgrad[k][cols[d]] += fg[0].second[Eigen::Index(d)];
+        tgrad[k][cols[d]] += (*gk)[Eigen::Index(d)];
     }
   }
   grad_cached_.setZero(nw);
