@@ -563,6 +563,12 @@ int run(const Problem& problem, int argc, char** argv) {
                      "--ensemble or --monte-carlo\n(see --help)\n";
         return 2;
       }
+      if (std::string(argv[i]).rfind("--optimize", 0) == 0) {
+        std::cerr << program
+                  << ": --optimize cannot be combined with --ensemble or "
+                     "--monte-carlo\n(see --help)\n";
+        return 2;
+      }
     }
     return internal::RunEnsemble(problem, argc, argv);
   }

@@ -97,6 +97,17 @@ OptimizeResult Optimize(const Problem& problem,
   if (!nlp.Values(nlp.x0(), nullptr, nullptr))
     throw std::runtime_error(
         "Optimize: the initial guess cannot be evaluated: " + nlp.error());
+  // Its gradients too (cached for IPOPT's first iteration): options that
+  // have no sensitivities are refused here, by Simulate's message.
+  {
+    Eigen::VectorXd g0;
+    Eigen::MatrixXd j0;
+    if (!nlp.Gradients(nlp.x0(), &g0, &j0))
+      throw std::runtime_error(
+          "Optimize: the gradients at the initial guess cannot be "
+          "evaluated: " +
+          nlp.error());
+  }
 
   // The best point met: least infeasibility, then best objective.
   Eigen::VectorXd best = nlp.x0();

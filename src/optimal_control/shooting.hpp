@@ -90,7 +90,8 @@ class ShootingNlp {
   /// Node times t_0 .. t_M.
   const std::vector<double>& nodes() const { return t_; }
 
-  long plain_runs = 0, forward_runs = 0, adjoint_runs = 0;
+  /// Runs made so far (counted by the const Run()).
+  mutable long plain_runs = 0, forward_runs = 0, adjoint_runs = 0;
 
  private:
   void Layout(const Eigen::VectorXd& params);
@@ -103,6 +104,9 @@ class ShootingNlp {
                   std::vector<std::string>* names,
                   std::vector<int>* cols) const;
   SimulationOptions IntervalOptions(int i) const;
+  // Whether the run options have an adjoint (docs/sensitivities.md: CVODES
+  // on unstabilized and Baumgarte, IDAS also on GGL).
+  bool AdjointServes() const;
   InitialState IntervalStart(const Eigen::VectorXd& w, int i) const;
   // Runs interval i at w (plain: method none) with the functional `spec`.
   IntervalRun Run(const Eigen::VectorXd& w,

@@ -61,6 +61,12 @@ SimulationOptions ShootingNlp::IntervalOptions(int i) const {
   return o;
 }
 
+bool ShootingNlp::AdjointServes() const {
+  const Formulation f = sim_.formulation;
+  return f == Formulation::kUnstabilized || f == Formulation::kBaumgarte ||
+         (f == Formulation::kGgl && sim_.integrator == Integrator::kIdas);
+}
+
 InitialState ShootingNlp::IntervalStart(const Eigen::VectorXd& w, int i) const {
   if (i == 0) return Start(w);
   InitialState x;
@@ -90,10 +96,9 @@ IntervalRun ShootingNlp::Run(const Eigen::VectorXd& w,
   IntervalRun r;
   r.summary = Simulate(model_, IntervalStart(w, i), p, o, &keep);
   r.samples = std::move(keep.samples);
-  auto* self = const_cast<ShootingNlp*>(this);
-  if (method == SensMethod::kNone) ++self->plain_runs;
-  if (method == SensMethod::kForward) ++self->forward_runs;
-  if (method == SensMethod::kAdjoint) ++self->adjoint_runs;
+  if (method == SensMethod::kNone) ++plain_runs;
+  if (method == SensMethod::kForward) ++forward_runs;
+  if (method == SensMethod::kAdjoint) ++adjoint_runs;
   if (r.summary.ok && r.summary.t_reached < t_[i + 1] - 1e-9 * (1 + t_[i + 1]))
     r.summary.ok = false, r.summary.error = "the run stopped early";
   return r;
@@ -319,7 +324,9 @@ bool ShootingNlp::Gradients(const Eigen::VectorXd& w,
     }
     const bool rows = i + 1 < M_ || !path_functional_.empty() || later_running;
     if (!rows && here.empty()) continue;
-    bool forward = rows || options_.gradient == GradientMethod::kForward;
+    bool forward =
+        rows || options_.gradient == GradientMethod::kForward ||
+        (options_.gradient == GradientMethod::kAuto && !AdjointServes());
     if (!forward && options_.gradient == GradientMethod::kAuto)
       forward = double(here.size()) * kAdjointCost >=
                 1.0 + kForwardCostPerDirection * double(cols.size());
@@ -406,7 +413,8 @@ bool ShootingNlp::Gradients(const Eigen::VectorXd& w,
     const bool extra_forward =
         options_.gradient == GradientMethod::kForward ||
         (options_.gradient == GradientMethod::kAuto &&
-         1.0 + kForwardCostPerDirection * double(cols.size()) < kAdjointCost);
+         (!AdjointServes() ||
+          1.0 + kForwardCostPerDirection * double(cols.size()) < kAdjointCost));
     for (size_t k : adjoint) {
       const ShootingTarget& t = target(k);
       const SensMethod method =
