@@ -23,6 +23,7 @@
 #include "bead_parabola.hpp"
 #include "bindings.hpp"
 #include "bouncing_ball.hpp"
+#include "bouncing_ball_contact.hpp"
 #include "chain.hpp"
 #include "chain_reduced.hpp"
 #include "chaplygin_sleigh.hpp"
@@ -45,6 +46,8 @@
 #include "heavy_top.hpp"
 #include "monitor/sample_collector.hpp"
 #include "moving_support.hpp"
+#include "newtons_cradle.hpp"
+#include "particle_hemisphere.hpp"
 #include "particle_sphere.hpp"
 #include "pendulum.hpp"
 #include "planet.hpp"
@@ -134,6 +137,10 @@ const std::vector<Entry>& Catalogue() {
     plain("stiff_linkage", StiffLinkageProblem);
     multibody("golfer_3d", Golfer3dProblemForm);
     plain("bouncing_ball", BouncingBallProblem);
+    plain("bouncing_ball_contact", BouncingBallContactProblem);
+    plain("particle_hemisphere", ParticleHemisphereProblem);
+    sized("newtons_cradle", {"balls", 3, 2, 20, "number of balls"},
+          NewtonsCradleProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).
     sized("chain", {"bodies", 10, 1, 10000, "number of links"}, ChainProblem);
     // chain_reduced: --bodies N and --dynamics recursive|energy|auto, as

@@ -129,6 +129,11 @@ class BasicWorkspace {
   /// round-off.
   bool use_compiled = true;
 
+  /// Rows of open unilateral contacts (contact.hpp, docs/contact.md): the
+  /// stages leave their Phi, J, Phi_t, J v + Phi_t and b at zero, and the
+  /// KKT solve gives them lambda = 0. Empty: every row is a constraint.
+  std::vector<int> open_rows;
+
   // ---- AD scratch (internal use)
   VecX<T1> q1, v1, p1, out1;
   VecX<T2> q2, v2, p2, out2;

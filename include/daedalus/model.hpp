@@ -13,11 +13,13 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "daedalus/contact.hpp"
 #include "daedalus/dual.hpp"
 #include "daedalus/events.hpp"
 #include "daedalus/sym.hpp"
@@ -305,6 +307,7 @@ struct ConstraintDecl {
   /// Coordinates the constraint depends on (sorted, unique); empty: all.
   /// Declared with Touches; checked by the sparse path (sparse_kkt.hpp).
   std::vector<int> coords = {};
+  std::optional<ContactLaw> law = {};  // unilateral: declared impact law
 };
 
 /// One term of a kinetic or potential energy that is a sum of terms, each
@@ -397,9 +400,8 @@ class Model {
   int ParameterIndex(const std::string& name) const;
   /// The declared range of each parameter (np).
   const std::vector<ParamRange>& parameter_ranges() const;
-  /// Empty when every value of `p` (np) lies in its parameter's range;
-  /// otherwise what is wrong, naming the first such parameter, its value
-  /// and the bound.
+  /// Empty when every value of `p` (np) lies in its parameter's range; else
+  /// what is wrong: the first such parameter, its value and the bound.
   std::string ParameterRangeError(const Eigen::VectorXd& p) const;
 
   const std::vector<internal::ConstraintDecl>& constraints() const;
@@ -416,8 +418,7 @@ class Model {
 
   const internal::ModelData& data() const { return *data_; }
   /// A handle to the same description that does not keep it alive: for
-  /// objects the description itself owns (its compiled evaluator), which
-  /// would otherwise keep it alive forever.
+  /// objects the description owns (its compiled evaluator).
   Model Unowned() const {
     Model m;
     m.data_ = std::shared_ptr<const internal::ModelData>(
@@ -455,9 +456,8 @@ class ModelBuilder {
   /// "<name>.w", "<name>.x", "<name>.y", "<name>.z" and its angular velocity
   /// in the rotated frame as the three velocities "<name>.wx|wy|wz", with
   /// q' = q (0, w) / 2 (quaternion product; docs/conventions.md,
-  /// "Velocities"). Appended after the coordinates declared before. User
-  /// functions always receive the quaternion normalized; the integrator's
-  /// copy is kept unit by the projection and its norm drift reported.
+  /// "Velocities"). User functions receive the quaternion normalized; the
+  /// integrator's copy is kept unit and its norm drift reported.
   ModelBuilder& Quaternion(const std::string& name);
   /// Declares a named parameter with its default value and the values it
   /// may take (default: any finite value). @throws std::invalid_argument
@@ -691,8 +691,10 @@ class ModelBuilder {
   /// Marks the already declared holonomic or moving constraint `constraint`
   /// unilateral (a gap Phi >= 0 that can push, lambda >= 0, not pull):
   /// its multiplier sign is checked (docs/diagnostics.md). Same as the
-  /// `unilateral` argument of Holonomic/Moving; resolved by Build().
-  ModelBuilder& Unilateral(const std::string& constraint);
+  /// `unilateral` argument of Holonomic/Moving; resolved by Build(). With a
+  /// `law`, each row is a contact that opens, closes, strikes (contact.hpp).
+  ModelBuilder& Unilateral(const std::string& constraint,
+                           std::optional<ContactLaw> law = std::nullopt);
   /// Declares the friction cone |lambda_t| <= mu lambda_n between the
   /// multiplier of the one-row constraint `normal` and those of the
   /// constraint `tangential`; violations are reported like unilateral
@@ -785,7 +787,8 @@ struct ModelData {
     int quadrature = -1;
   };
   std::vector<FunctionalDecl> functionals;
-  std::vector<std::string> unilateral_names;  // from Unilateral(), for Build
+  // From Unilateral(), for Build.
+  std::vector<std::pair<std::string, std::optional<ContactLaw>>> unilaterals;
   std::vector<FrictionConeDecl> friction_cones;
   InertialFn inertial_dynamics;  // set: M and inertial by this function
   int nc = 0;

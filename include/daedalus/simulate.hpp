@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "daedalus/contact.hpp"
 #include "daedalus/kkt.hpp"
 #include "daedalus/model.hpp"
 #include "daedalus/sensitivity.hpp"
@@ -141,6 +142,9 @@ struct SimulationOptions {
   /// `evaluator` says which one a run used.
   bool compiled = true;
   SensitivityOptions sensitivity;
+  /// Unilateral constraints: monitored equalities or event-driven contacts
+  /// (contact.hpp, docs/contact.md).
+  ContactOptions contact;
   /// Fixed step [s] of the structure-preserving integrators (required for
   /// them, unused otherwise); output_step must be a multiple of it.
   double step = 0.0;
@@ -200,6 +204,10 @@ struct Sample {
   double explicit_time_work = 0.0;        // int -L_t
   double stabilization_work = 0.0;  // GGL correction power, projection jumps
   double reset_work = 0.0;  // sum of E+ - E- over the resets so far
+  double impact_work = 0.0;  // sum of E+ - E- over the contact impacts
+  /// nc: the impulses of the contact impact just before this sample (the
+  /// sample after an impact), else zeros; empty without contacts.
+  Eigen::VectorXd impulse;
   Eigen::VectorXd quadratures;      // the model's named quadratures
   /// Forward sensitivities d(q, v, lambda)/dp (rows: nq + nv + nc,
   /// columns: the requested parameters); empty without --sens.
@@ -370,6 +378,9 @@ struct SimulationSummary {
   KktHealthSummary kkt_health;
   /// Warnings a user should read (near-singular configurations, ...).
   std::vector<std::string> warnings;
+  /// Event-driven contact (docs/contact.md): switches, impacts, the
+  /// feasibility certificate of the modes.
+  ContactReport contact;
 
   /// One line: status, time reached, drift, energy residual, steps.
   std::string BriefReport() const;

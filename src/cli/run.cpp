@@ -61,10 +61,14 @@ const char* const kValueFlags[] = {"--t-end",
                                    "--id-weights",
                                    "--id-degree",
                                    "--id-window",
-                                   "--optimize"};
+                                   "--optimize",
+                                   "--contact",
+                                   "--zeno-velocity",
+                                   "--gap-tolerance"};
 const char* const kBoolFlags[] = {"--quiet", "--help", "--sens-dq",
                                   "--sens-staggered",
-                                  "--sens-no-error-control"};
+                                  "--sens-no-error-control",
+                                  "--project-penetration"};
 
 // Splits "a,b,c" into names (empty entries are an error).
 std::vector<std::string> SplitList(const std::string& flag,
@@ -225,6 +229,8 @@ RunConfig ParseCommandLine(const Problem& problem,
         cfg.options.sensitivity.corrector = SensCorrector::kStaggered;
       if (arg == "--sens-no-error-control")
         cfg.options.sensitivity.error_control = false;
+      if (arg == "--project-penetration")
+        cfg.options.contact.project_penetration = true;
       continue;
     }
     if (!has_value) {
@@ -256,6 +262,12 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.drift_tol = internal::ParseNumber(arg, value);
     } else if (arg == "--drift-action") {
       o.drift_action = DriftActionFromString(value);
+    } else if (arg == "--contact") {
+      o.contact.mode = ContactModeFromString(value);
+    } else if (arg == "--zeno-velocity") {
+      o.contact.zeno_velocity = internal::ParseNumber(arg, value);
+    } else if (arg == "--gap-tolerance") {
+      o.contact.gap_tolerance = internal::ParseNumber(arg, value);
     } else if (arg == "--kkt") {
       o.kkt.method = KktMethodFromString(value);
     } else if (arg == "--multiplier-atol") {
@@ -460,6 +472,16 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --drift-tol D        largest accepted drift (0: off; default "
      << d.drift_tol << ")\n"
      << "  --drift-action A     fail | escalate (Baumgarte -> projection)\n"
+     << "  --contact C          auto | monitor | event-driven: unilateral\n"
+     << "                       rows as watched equalities or contacts\n"
+     << "                       (docs/contact.md; default "
+     << ToString(d.contact.mode) << ")\n"
+     << "  --zeno-velocity V    contacts striking slower close for good\n"
+     << "                       (default " << d.contact.zeno_velocity << ")\n"
+     << "  --gap-tolerance G    a gap below G touches (default "
+     << d.contact.gap_tolerance << ")\n"
+     << "  --project-penetration  project an initial penetration instead\n"
+     << "                       of refusing the run\n"
      << "  --multiplier-atol A  IDAS: Newton tolerance of the multipliers\n"
      << "                       (default: --atol)\n"
      << "  --linear-solver S    dense | klu: Newton systems (default "

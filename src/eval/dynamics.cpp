@@ -71,8 +71,35 @@ const internal::CompiledModel* Compiled(const BasicWorkspace<S>& ws) {
   return nullptr;
 }
 
+// Open contacts (BasicWorkspace::open_rows): their rows are no
+// constraint of the current mode; the position stage zeroes Phi, J and
+// Phi_t, the velocity stage J v + Phi_t and b.
+template <class S>
+void DropOpenRows(BasicWorkspace<S>* ws, bool position, bool velocity) {
+  for (int r : ws->open_rows) {
+    if (position) {
+      ws->phi[r] = S(0.0);
+      ws->phi_t[r] = S(0.0);
+      ws->J.row(r).setZero();
+    }
+    if (velocity) {
+      ws->vel_residual[r] = S(0.0);
+      ws->bias[r] = S(0.0);
+    }
+  }
+}
+
+template <class S>
+void EvaluatePositionStage(BasicWorkspace<S>* ws);
+
 template <class S>
 void EvaluatePosition(BasicWorkspace<S>* ws) {
+  EvaluatePositionStage(ws);
+  if (!ws->open_rows.empty()) DropOpenRows(ws, true, false);
+}
+
+template <class S>
+void EvaluatePositionStage(BasicWorkspace<S>* ws) {
   if constexpr (std::is_same_v<S, double>) {
     if (const internal::CompiledModel* cm = Compiled(*ws)) {
       if (internal::EvaluateCompiled(*cm, internal::kPositionVariant, {}, ws))
@@ -146,7 +173,16 @@ void EvaluatePosition(BasicWorkspace<S>* ws) {
 }
 
 template <class S>
+void EvaluateVelocityStage(BasicWorkspace<S>* ws, const EvalRequest& req);
+
+template <class S>
 void EvaluateVelocity(BasicWorkspace<S>* ws, const EvalRequest& req) {
+  EvaluateVelocityStage(ws, req);
+  if (!ws->open_rows.empty()) DropOpenRows(ws, false, true);
+}
+
+template <class S>
+void EvaluateVelocityStage(BasicWorkspace<S>* ws, const EvalRequest& req) {
   using T1 = Dual<S>;
   using T2 = Dual<Dual<S>>;
   ws->Require(Stage::kPosition, "EvaluateVelocity");
@@ -483,8 +519,11 @@ void EvaluateAll(BasicWorkspace<S>* ws, const EvalRequest& req) {
     if (const internal::CompiledModel* cm = Compiled(*ws)) {
       // A non-finite output falls through to the dual-number path, whose
       // checks name the function at fault.
-      if (internal::EvaluateCompiled(*cm, internal::StageVariant(req), req, ws))
+      if (internal::EvaluateCompiled(*cm, internal::StageVariant(req), req,
+                                     ws)) {
+        if (!ws->open_rows.empty()) DropOpenRows(ws, true, true);
         return;
+      }
     }
   }
   EvaluatePosition(ws);

@@ -24,6 +24,11 @@ class DenseMechanics final : public Mechanics {
   }
 
   bool sparse() const override { return false; }
+  void SetOpenRows(const std::vector<int>& rows) override {
+    open_rows_ = rows;
+    ws_.open_rows = rows;
+    ws_.SetState(ws_.t, ws_.q, ws_.v);
+  }
   const CompiledModel* compiled() const override { return compiled_; }
 
   void SetParameters(const Eigen::VectorXd& p) override {
@@ -147,7 +152,9 @@ class DenseMechanics final : public Mechanics {
   void ProjectErrorEstimate(Eigen::Ref<Eigen::VectorXd> eq,
                             Eigen::Ref<Eigen::VectorXd> ev) override {
     Eigen::LLT<Eigen::MatrixXd> llt_m(ws_.M);
-    const std::vector<int>& hrows = rows().holonomic_rows;
+    std::vector<int> hrows;  // the current mode's (open contacts dropped)
+    for (int r : rows().holonomic_rows)
+      if (!is_open(r)) hrows.push_back(r);
     const auto& d = model().data();
     if (!d.quaternions.empty()) {
       // In chart coordinates (eval/chart.hpp), where J lives; back in q the
@@ -171,10 +178,11 @@ class DenseMechanics final : public Mechanics {
       const Eigen::VectorXd e = eq;
       eq = e - Y * (G * Y).llt().solve(G * e);
     }
-    if (nc() > 0) {
-      const Eigen::MatrixXd Y = llt_m.solve(ws_.J.transpose());
+    const Eigen::MatrixXd Jc = ClosedRows(ws_.J);
+    if (Jc.rows() > 0) {
+      const Eigen::MatrixXd Y = llt_m.solve(Jc.transpose());
       const Eigen::VectorXd e = ev;
-      ev = e - Y * (ws_.J * Y).llt().solve(ws_.J * e);
+      ev = e - Y * (Jc * Y).llt().solve(Jc * e);
     }
   }
 
@@ -184,6 +192,7 @@ class DenseMechanics final : public Mechanics {
                             const EvalRequest& req,
                             double dt) override {
     TangentWorkspace& tws = Tws();
+    tws.open_rows = ws_.open_rows;
     SeedTangent(ws_, dq, dv, dp, &tws, dt);
     EvaluateAll(&tws, req);
     return tws;
@@ -215,10 +224,29 @@ class DenseMechanics final : public Mechanics {
   }
 
   KktHealthSample Health(bool details) override {
-    return DenseKktHealth(ws_.M, ws_.J, details);
+    if (open_rows_.empty()) return DenseKktHealth(ws_.M, ws_.J, details);
+    // The current mode's rows; weak rows mapped back to the model's.
+    KktHealthSample h = DenseKktHealth(ws_.M, ClosedRows(ws_.J), details);
+    std::vector<int> closed;
+    for (int r = 0; r < nc(); ++r)
+      if (!is_open(r)) closed.push_back(r);
+    for (int& r : h.weak_rows) r = closed[static_cast<size_t>(r)];
+    return h;
   }
 
  private:
+  // The rows of the current mode (open contacts dropped) of an nc-row
+  // matrix.
+  Eigen::MatrixXd ClosedRows(const Eigen::MatrixXd& A) const {
+    if (open_rows_.empty()) return A;
+    Eigen::MatrixXd out(A.rows() - static_cast<Eigen::Index>(open_rows_.size()),
+                        A.cols());
+    Eigen::Index k = 0;
+    for (Eigen::Index r = 0; r < A.rows(); ++r)
+      if (!is_open(static_cast<int>(r))) out.row(k++) = A.row(r);
+    return out;
+  }
+
   // The tangent workspace (sensitivities only), made on first use: its
   // dual-number nv x nv matrices cost 0.2 s to allocate and clear at 1000
   // coordinates, which runs without sensitivities never touch.

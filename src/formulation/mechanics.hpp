@@ -126,6 +126,19 @@ class Mechanics {
                                 const Eigen::VectorXd& q,
                                 const Eigen::VectorXd& v) = 0;
 
+  // ---- the mode (docs/contact.md)
+  /// The rows of open unilateral contacts: dropped from Phi, J, b, the KKT
+  /// system (their lambda is 0) and the projections until the next call.
+  /// The dense evaluator only (the support matrix refuses contact on the
+  /// sparse one). Invalidates the evaluated state.
+  virtual void SetOpenRows(const std::vector<int>& rows) { open_rows_ = rows; }
+  const std::vector<int>& open_rows() const { return open_rows_; }
+  bool is_open(int row) const {
+    for (int r : open_rows_)
+      if (r == row) return true;
+    return false;
+  }
+
   // ---- the evaluated state (after Evaluate)
   virtual double t() const = 0;
   virtual const Eigen::VectorXd& q() const = 0;
@@ -268,6 +281,9 @@ class Mechanics {
     (void)bias;
     return nullptr;
   }
+
+ protected:
+  std::vector<int> open_rows_;
 
  private:
   Model model_;

@@ -125,6 +125,12 @@ std::string OptionsRangeError(const SimulationOptions& o) {
     }
   }
   if (o.max_steps <= 0) return "max_steps must be positive";
+  if (!(o.contact.zeno_velocity >= 0.0) ||
+      !std::isfinite(o.contact.zeno_velocity))
+    return "--zeno-velocity must be a finite speed >= 0";
+  if (!(o.contact.gap_tolerance >= 0.0) ||
+      !std::isfinite(o.contact.gap_tolerance))
+    return "--gap-tolerance must be a finite length >= 0";
   // 0 selects the integrator's own default; SUNDIALS would silently take
   // its default for a negative CVODES coefficient and refuse it in IDAS.
   if (!(o.nonlin_conv_coef >= 0.0) || !std::isfinite(o.nonlin_conv_coef)) {

@@ -7,11 +7,11 @@ namespace daedalus::internal {
 
 // ------------------------------------------------------------ feasibility
 
-FeasibilitySet::FeasibilitySet(const Model& m)
+FeasibilitySet::FeasibilitySet(const Model& m, bool contacts)
     : cones_(&m.data().friction_cones) {
   for (int ci = 0; ci < m.num_constraints(); ++ci) {
     const auto& c = m.constraints()[ci];
-    if (!c.unilateral) continue;
+    if (!c.unilateral || contacts) continue;
     for (int r = 0; r < c.rows; ++r) {
       unilateral_rows_.push_back(m.constraint_row(ci) + r);
       names_.push_back(m.RowName(unilateral_rows_.back()));
@@ -77,8 +77,9 @@ void FeasibilitySet::Check(
 
 // ----------------------------------------------------------------- roots
 
-RootSet::RootSet(const Model& m)
-    : feasibility_(m),
+RootSet::RootSet(const Model& m, const ModeRoots* mode)
+    : feasibility_(m, mode != nullptr),
+      mode_(mode),
       num_events_(static_cast<int>(m.data().events.size())),
       offset_(m.data().events.size(), 0.0) {
   directions_.assign(static_cast<size_t>(size()), 0);
@@ -87,6 +88,10 @@ RootSet::RootSet(const Model& m)
     directions_[static_cast<size_t>(k)] =
         d == EventDirection::kRising ? 1 : d == EventDirection::kFalling ? -1
                                                                           : 0;
+  }
+  if (mode_ != nullptr) {
+    const std::vector<int> md = mode_->RootDirections();
+    std::copy(md.begin(), md.end(), directions_.begin() + mode_offset());
   }
 }
 
@@ -98,6 +103,7 @@ void RootSet::Evaluate(const Mechanics& mech,
   for (int k = 0; k < num_events_; ++k)
     g[k] = ev[k].fn.f0(x) - offset_[static_cast<size_t>(k)];
   feasibility_.Margins(lambda, g + num_events_);
+  if (mode_ != nullptr) mode_->EvaluateRoots(mech, lambda, g + mode_offset());
 }
 
 void RootSet::Settle(const Mechanics& mech) {
@@ -133,7 +139,8 @@ bool RootSet::Record(const Model& m,
                      const int* found,
                      SimulationSummary* sum) const {
   bool stop = false;
-  for (int k = 0; k < size(); ++k) {
+  // The attached ModeRoots' roots are that stage's to record.
+  for (int k = 0; k < mode_offset(); ++k) {
     if (found[k] == 0) continue;
     EventRecord e;
     e.t = t;

@@ -20,7 +20,10 @@ namespace daedalus::internal {
 /// root functions and are checked at every output sample.
 class FeasibilitySet {
  public:
-  explicit FeasibilitySet(const Model& m);
+  /// `contacts`: the unilateral rows are event-driven contacts
+  /// (docs/contact.md), whose own stage certifies them; only the friction
+  /// cones are watched here.
+  explicit FeasibilitySet(const Model& m, bool contacts = false);
   int num_unilateral() const {
     return static_cast<int>(unilateral_rows_.size());
   }
@@ -54,9 +57,26 @@ class FeasibilitySet {
   std::vector<std::string> names_;  // row or cone name, per condition
 };
 
+/// Root functions that a stage above the formulation supplies (the contact
+/// stage's witnesses, src/contact/): appended after the model's events and
+/// the feasibility margins. Their roots are that stage's to act on.
+class ModeRoots {
+ public:
+  virtual ~ModeRoots() = default;
+  virtual int num_roots() const = 0;
+  /// SUNDIALS's direction of each root (+1 rising, -1 falling, 0 both).
+  virtual std::vector<int> RootDirections() const = 0;
+  /// g (num_roots()) at the evaluated state of `mech` with the reported
+  /// multipliers `lambda` (nc).
+  virtual void EvaluateRoots(const Mechanics& mech,
+                             const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                             double* g) const = 0;
+};
+
 /// Root functions of a run: the model's events, then the feasibility
 /// margins (unilateral multipliers, friction cones), whose sign changes
-/// are reported and refine the violation intervals.
+/// are reported and refine the violation intervals, then the roots of an
+/// attached ModeRoots.
 ///
 /// Re-arming after a reset (docs/sensitivities.md, "Resets"): the state
 /// a reset restarts from lies on the event's surface only to within the
@@ -68,8 +88,15 @@ class FeasibilitySet {
 /// the initial time is watched from the sign it takes next).
 class RootSet {
  public:
-  explicit RootSet(const Model& m);
-  int size() const { return num_events_ + feasibility_.size(); }
+  /// `mode`: the roots of a stage above (the contact stage; nullptr:
+  /// none), which then also owns the unilateral rows' feasibility.
+  explicit RootSet(const Model& m, const ModeRoots* mode = nullptr);
+  int size() const {
+    return num_events_ + feasibility_.size() +
+           (mode_ != nullptr ? mode_->num_roots() : 0);
+  }
+  /// Index of the first root of the attached ModeRoots.
+  int mode_offset() const { return num_events_ + feasibility_.size(); }
   int num_events() const { return num_events_; }
   /// SUNDIALS's root directions (CVodeSetRootDirection,
   /// IDASetRootDirection): +1 rising, -1 falling, 0 both, per root.
@@ -99,6 +126,7 @@ class RootSet {
 
  private:
   FeasibilitySet feasibility_;
+  const ModeRoots* mode_ = nullptr;
   int num_events_ = 0;
   std::vector<double> offset_;  // per event (Rearm)
   std::vector<int> directions_;  // per root (Directions)

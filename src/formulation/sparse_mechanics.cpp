@@ -53,6 +53,12 @@ class SparseMechanics final : public Mechanics {
   }
 
   bool sparse() const override { return true; }
+  void SetOpenRows(const std::vector<int>& rows) override {
+    // The support matrix refuses event-driven contact on the sparse path.
+    if (!rows.empty())
+      throw std::logic_error(
+          "event-driven contact runs on the dense evaluator only");
+  }
 
   void SetParameters(const Eigen::VectorXd& p) override {
     ws_.SetParameters(p);

@@ -45,9 +45,25 @@ ModelTraits TraitsOf(const Model& model) {
   for (const auto& e : model.data().events)
     t.resets |= static_cast<bool>(e.reset);
   t.feasibility = !model.data().friction_cones.empty();
-  for (const auto& c : model.constraints()) t.feasibility |= c.unilateral;
+  for (const auto& c : model.constraints()) {
+    t.feasibility |= c.unilateral;
+    t.unilateral |= c.unilateral;
+    t.contact_laws |= c.unilateral && c.law.has_value();
+  }
   t.quaternions = !model.quaternions().empty();
   return t;
+}
+
+bool EventDrivenContact(const SimulationOptions& o, const ModelTraits& t) {
+  switch (o.contact.mode) {
+    case ContactMode::kMonitor:
+      return false;
+    case ContactMode::kEventDriven:
+      return t.unilateral;
+    case ContactMode::kAuto:
+      return t.contact_laws;
+  }
+  return false;
 }
 
 bool IsFixedStep(Integrator i) {
@@ -66,6 +82,40 @@ bool Cvodes(Integrator i) {
 }
 
 std::string Flag(Integrator i) { return std::string(ToString(i)); }
+
+// Event-driven contact (docs/contact.md): what it runs on.
+std::string ContactRefusal(const SimulationOptions& o, KktPath path) {
+  if (path == KktPath::kSparse)
+    return "event-driven contact runs on the dense evaluator: the mode's "
+           "row mask (open contacts dropped from the KKT system) is not "
+           "implemented on the sparse KKT solvers; use --kkt dense, or "
+           "--contact monitor to keep the unilateral rows as monitored "
+           "equalities";
+  if (IsFixedStep(o.integrator) || IsAlpha(o.integrator))
+    return "--integrator " + Flag(o.integrator) +
+           " does not restart after a contact switch (a mode change is a "
+           "reset, which the fixed-step and generalized-alpha schemes do "
+           "not take); use --integrator cvodes-bdf, cvodes-adams or idas";
+  if (o.sensitivity.method != SensMethod::kNone)
+    return "sensitivities across contact switches need the saltation "
+           "matrices of the impact map and of the mode change, not "
+           "implemented yet (docs/contact.md, \"What is left\"); run "
+           "without --sens, or with --contact monitor";
+  if (o.formulation == Formulation::kIndex3 ||
+      o.formulation == Formulation::kGgl)
+    return "event-driven contact restarts on the index-1 forms "
+           "(unstabilized, baumgarte, projection on CVODES; unstabilized, "
+           "baumgarte on IDAS), whose multipliers are those of the "
+           "acceleration-level contact LCP; the index-2 and index-3 forms' "
+           "restart transient is not handled (docs/contact.md)";
+  if (o.integrator == Integrator::kIdas)
+    return "event-driven contact on IDAS is not implemented yet; use "
+           "--integrator cvodes-bdf or cvodes-adams";
+  if (o.drift_tol > 0.0 && o.drift_action == DriftAction::kEscalate)
+    return "drift escalation restarts the run without the contact stage's "
+           "mode; use --drift-action fail with event-driven contact";
+  return "";
+}
 
 // Formulation x integrator on a model with `traits`.
 std::string PairRefusal(Formulation f,
@@ -187,6 +237,10 @@ std::string Refusal(const SimulationOptions& o,
   if (!why.empty()) return why;
   const SensMethod sens = o.sensitivity.method;
   const bool fixed = IsFixedStep(o.integrator);
+  if (EventDrivenContact(o, traits)) {
+    why = ContactRefusal(o, path);
+    if (!why.empty()) return why;
+  }
   if (traits.resets && (fixed || IsAlpha(o.integrator)))
     return "--integrator " + Flag(o.integrator) +
            " does not restart at an event's reset map: its events stop the "

@@ -42,8 +42,15 @@ struct ModelTraits {
   bool resets = false;  ///< an event with a reset map (ModelBuilder::Reset)
   bool feasibility = false;  ///< unilateral rows or friction cones
   bool quaternions = false;  ///< nq != nv (ModelBuilder::Quaternion)
+  bool unilateral = false;   ///< a unilateral constraint
+  bool contact_laws = false;  ///< a unilateral constraint with a ContactLaw
 };
 ModelTraits TraitsOf(const Model& model);
+
+/// The run treats its unilateral rows as event-driven contacts
+/// (ContactOptions::mode, docs/contact.md).
+bool EventDrivenContact(const SimulationOptions& options,
+                        const ModelTraits& traits);
 
 /// Stormer-Verlet, symplectic Euler and RATTLE: fixed steps (--step), no
 /// error control.

@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "contact/contact_stage.hpp"
 #include "events/event_handler.hpp"
 #include "formulation/ode_form.hpp"
 #include "integrate/adapters.hpp"
@@ -246,8 +247,20 @@ void IntegrateCvodes(Mechanics* mech,
   const Model& model = mech->model();
   Recorder recorder(model, &sum, observer);
 
-  // ---- consistent initialization
+  // ---- consistent initialization; the contacts' mode first (a mode
+  // switcher: src/contact/, events/mode_switch.hpp)
   Eigen::VectorXd q = x0.q, v = x0.v;
+  std::unique_ptr<ModeSwitcher> modes;
+  try {
+    modes = MakeContactStage(mech, options, &sum);
+    if (modes) {
+      modes->Start(options.t0, &q, &v);
+      recorder.SetContacts();
+    }
+  } catch (const std::exception& e) {
+    sum.error = e.what();
+    return;
+  }
   if (!MakeConsistent(mech, options, &q, &v, &sum)) return;
 
   OdeForm form(mech, options);
@@ -402,7 +415,7 @@ void IntegrateCvodes(Mechanics* mech,
     }
   };
 
-  RootSet roots(model);
+  RootSet roots(model, modes.get());
   run.roots = &roots;
   std::vector<int> found(static_cast<size_t>(roots.size()), 0);
   if (roots.size() > 0) {
@@ -453,6 +466,7 @@ void IntegrateCvodes(Mechanics* mech,
     if (!first && !restart) read_quad(t, yy);
     recorder.Record(*mech, form.applied().vdot, form.Reported(), w,
                     form.ProjectionWork(t), first);
+    if (modes) modes->AtSample(*mech, form.Reported());
   };
 
   // Statistics of the finished segments (a reset or an escalation
@@ -617,6 +631,28 @@ void IntegrateCvodes(Mechanics* mech,
     return false;
   };
 
+  // At a root of the mode switcher: the new mode, and CVODES restarted from
+  // its consistent state (as after a reset map).
+  auto mode_switch = [&](double t) {
+    const ModeRestart r =
+        modes->Switch(t, ConstView(y.get()).head(nq),
+                      ConstView(y.get()).segment(nq, nv),
+                      found.data() + roots.mode_offset());
+    if (!r.restart) return;
+    View(y.get()).head(nq) = r.q;
+    View(y.get()).segment(nq, nv) = r.v;
+    collect_stats();
+    done = sum.stats;
+    DAEDALUS_SUNDIALS_CHECK(CVodeReInit(mem, t, y.get()));
+    if (!in_state) {
+      View(yq.get()) = w;
+      DAEDALUS_SUNDIALS_CHECK(CVodeQuadReInit(mem, yq.get()));
+    }
+    if (form.projects()) projection_on();
+    recorder.NoteImpact(r.energy_change, r.impulse);
+    sample(t, y.get(), false, nullptr, true);
+  };
+
   try {
     sample(options.t0, y.get(), true);
     const long nout = NumOutputs(options);
@@ -650,6 +686,8 @@ void IntegrateCvodes(Mechanics* mech,
           sample(tret, y.get(), false);
           roots.Record(model, tret, found.data(), &sum);
         }
+        if (modes && modes->Fired(found.data() + roots.mode_offset()))
+          mode_switch(tret);
         // Go on to the same output time, unless the root fell on it.
         if (tret < tout) --k;
         continue;

@@ -234,6 +234,9 @@ void KktSolver::Solve(const Workspace& ws,
       // lambda = -(J M^-1 J')^-1 (b + J M^-1 f),  vdot = M^-1 (f + J' lambda)
       im.Y = im.llt_m.solve(ws.J.transpose());
       im.S.noalias() = ws.J * im.Y;
+      // Open contacts (Workspace::open_rows): zero rows of J; a unit
+      // diagonal gives them lambda = 0 (their bias is zero too).
+      for (int r : ws.open_rows) im.S(r, r) = 1.0;
       im.z = im.llt_m.solve(im.f);
       im.dependent.clear();
       const bool redundant_ok =
@@ -247,6 +250,7 @@ void KktSolver::Solve(const Workspace& ws,
       if (full_rank) {
         im.r = bias;
         im.r.noalias() += ws.J * im.z;
+        for (int r : ws.open_rows) im.r[r] = 0.0;
         out->lambda = im.llt_s.solve(im.r);
         out->lambda = -out->lambda;
       } else if (redundant_ok) {
@@ -265,6 +269,7 @@ void KktSolver::Solve(const Workspace& ws,
     im.K.topRightCorner(nv, nc) = -ws.J.transpose();
     im.K.bottomLeftCorner(nc, nv) = ws.J;
     im.K.bottomRightCorner(nc, nc).setZero();
+    for (int r : ws.open_rows) im.K(nv + r, nv + r) = 1.0;
     im.lu.compute(im.K);
     if (!(im.lu.rcond() > tol * 1e-2)) {
       if (!options_.allow_redundant)
@@ -286,6 +291,7 @@ void KktSolver::Solve(const Workspace& ws,
     }
     im.rhs.head(nv) = im.f;
     im.rhs.tail(nc) = -bias;
+    for (int r : ws.open_rows) im.rhs[nv + r] = 0.0;
     im.sol = im.lu.solve(im.rhs);
     out->vdot = im.sol.head(nv);
     out->lambda = im.sol.tail(nc);

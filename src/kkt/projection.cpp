@@ -1,6 +1,7 @@
 #include "daedalus/projection.hpp"
 
 #include <Eigen/Cholesky>
+#include <algorithm>
 #include <sstream>
 #include <vector>
 
@@ -12,13 +13,21 @@ namespace daedalus {
 
 namespace {
 
-std::vector<int> HolonomicRows(const Model& model) {
+bool IsOpenRow(const Workspace& ws, int r) {
+  return std::find(ws.open_rows.begin(), ws.open_rows.end(), r) !=
+         ws.open_rows.end();
+}
+
+// The holonomic rows of the current mode (open contacts dropped).
+std::vector<int> HolonomicRows(const Workspace& ws) {
+  const Model& model = ws.model();
   std::vector<int> rows;
   for (int ci = 0; ci < model.num_constraints(); ++ci) {
     const auto& c = model.constraints()[ci];
     if (c.kind == ConstraintKind::kNonholonomic) continue;
     for (int r = 0; r < c.rows; ++r)
-      rows.push_back(model.constraint_row(ci) + r);
+      if (!IsOpenRow(ws, model.constraint_row(ci) + r))
+        rows.push_back(model.constraint_row(ci) + r);
   }
   return rows;
 }
@@ -74,7 +83,7 @@ ProjectionResult ProjectPositions(Workspace* ws,
                                   double tol,
                                   int max_iter) {
   ProjectionResult res;
-  const std::vector<int> rows = HolonomicRows(ws->model());
+  const std::vector<int> rows = HolonomicRows(*ws);
   const Eigen::VectorXd q_start = *q;
   // Unit quaternions first (their norm is not a constraint row: the
   // corrections below move along the chart, which keeps it).
@@ -125,9 +134,18 @@ ProjectionResult ProjectVelocities(Workspace* ws,
   // J v + Phi_t is affine in v, so one correction is exact.
   ws->SetState(t, q, *v);
   EvaluateAll(ws);
-  std::vector<int> all(static_cast<size_t>(ws->model().nc()));
-  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
-  *v -= MetricCorrection(*ws, ws->J, ws->vel_residual, all);
+  std::vector<int> all;
+  for (int i = 0; i < ws->model().nc(); ++i)
+    if (!IsOpenRow(*ws, i)) all.push_back(i);
+  if (!all.empty()) {
+    Eigen::MatrixXd G(static_cast<Eigen::Index>(all.size()), ws->model().nv());
+    Eigen::VectorXd r(G.rows());
+    for (Eigen::Index i = 0; i < G.rows(); ++i) {
+      G.row(i) = ws->J.row(all[static_cast<size_t>(i)]);
+      r[i] = ws->vel_residual[all[static_cast<size_t>(i)]];
+    }
+    *v -= MetricCorrection(*ws, G, r, all);
+  }
   ws->SetState(t, q, *v);
   EvaluatePosition(ws);
   EvaluateVelocity(ws);

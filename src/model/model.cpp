@@ -419,8 +419,9 @@ void ModelBuilder::AddReset(const std::string& event, internal::VectorFn fn) {
   data_->resets.emplace_back(event, std::move(fn));
 }
 
-ModelBuilder& ModelBuilder::Unilateral(const std::string& constraint) {
-  data_->unilateral_names.push_back(constraint);
+ModelBuilder& ModelBuilder::Unilateral(const std::string& constraint,
+                                       std::optional<ContactLaw> law) {
+  data_->unilaterals.emplace_back(constraint, std::move(law));
   return *this;
 }
 
@@ -507,8 +508,28 @@ void ResolveEvents(internal::ModelData& d) {
 
 void ResolveFeasibility(internal::ModelData& d) {
   const std::string where = "model '" + d.name + "': ";
-  for (const auto& n : d.unilateral_names)
-    d.constraints[FindConstraint(d, n, "Unilateral()")].unilateral = true;
+  for (const auto& [n, law] : d.unilaterals) {
+    auto& c = d.constraints[FindConstraint(d, n, "Unilateral()")];
+    c.unilateral = true;
+    if (!law) continue;
+    // The impact law (include/daedalus/contact.hpp): e in [0, 1], or a
+    // parameter whose range is checked at the run's start.
+    const std::string who = "contact '" + n + "'";
+    if (law->restitution_parameter.empty() &&
+        !(law->restitution >= 0.0 && law->restitution <= 1.0)) {
+      throw std::invalid_argument(
+          where + who + ": restitution " + std::to_string(law->restitution) +
+          " outside [0, 1] (Newton's coefficient: 0 plastic, 1 elastic)");
+    }
+    if (!law->restitution_parameter.empty() &&
+        std::find(d.parameter_names.begin(), d.parameter_names.end(),
+                  law->restitution_parameter) == d.parameter_names.end()) {
+      throw std::invalid_argument(where + who + ": restitution parameter '" +
+                                  law->restitution_parameter +
+                                  "' is not a parameter of the model");
+    }
+    c.law = law;
+  }
   for (const auto& c : d.constraints) {
     if (c.unilateral && c.kind == ConstraintKind::kNonholonomic) {
       throw std::invalid_argument(

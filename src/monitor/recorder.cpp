@@ -24,6 +24,13 @@ Recorder::Recorder(const Model& model, SimulationSummary* sum, Observer* obs)
   sum->kkt_health.rank_J_min = model.nc();
 }
 
+void Recorder::SetContacts() {
+  feasibility_ = FeasibilitySet(model_, true);
+  sum_->unilateral_rows = feasibility_.num_unilateral();
+  contacts_ = true;
+  impulse_ = Eigen::VectorXd::Zero(model_.nc());
+}
+
 void Recorder::Record(Mechanics& mech,
                       const Eigen::VectorXd& vdot,
                       const Eigen::VectorXd& lambda,
@@ -81,11 +88,16 @@ void Recorder::Record(Mechanics& mech,
   s.explicit_time_work = w[L.time()];
   s.stabilization_work = w[L.stabilization()] + extra_stabilization;
   s.reset_work = reset_work_;
+  s.impact_work = impact_work_;
+  if (contacts_) {
+    s.impulse = impulse_;
+    impulse_.setZero();
+  }
   s.quadratures = w.tail(L.nuq);
   if (sens_) s.sens = *sens_;
   const double work = s.input_work.sum() - s.damping_loss + s.other_work +
                       s.constraint_work.sum() + s.explicit_time_work +
-                      s.stabilization_work + s.reset_work;
+                      s.stabilization_work + s.reset_work + s.impact_work;
   s.energy_residual = s.energy - e0_ - work;
   SimulationSummary& sum = *sum_;
   RecordKktHealth(mech, &s);

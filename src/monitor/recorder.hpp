@@ -48,6 +48,20 @@ class Recorder {
     after_reset_ = true;
   }
 
+  /// The unilateral rows are event-driven contacts (docs/contact.md): their
+  /// stage certifies them (not the feasibility intervals), and the samples
+  /// carry the impact work and impulses.
+  void SetContacts();
+  /// A contact switch changed the energy by `energy_change` (E+ - E-, an
+  /// impact's loss) with impulses `impulse` (nc): booked as impact work,
+  /// the impulses on the next sample (the state after it, which may
+  /// repeat the last sample's time).
+  void NoteImpact(double energy_change, const Eigen::VectorXd& impulse) {
+    impact_work_ += energy_change;
+    impulse_ = impulse;
+    after_reset_ = true;
+  }
+
   /// The constraint row with the largest drift in the last sample, and
   /// that drift (position for holonomic rows, velocity for all).
   int WorstDriftRow(double* drift) const;
@@ -63,6 +77,9 @@ class Recorder {
   Model model_;
   double e0_ = 0.0;
   double reset_work_ = 0.0;
+  double impact_work_ = 0.0;
+  bool contacts_ = false;
+  Eigen::VectorXd impulse_;  // nc, with contacts
   bool after_reset_ = false;
   const Eigen::MatrixXd* sens_ = nullptr;
 };

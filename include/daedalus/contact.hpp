@@ -1,0 +1,117 @@
+// Unilateral contact, event-driven (docs/contact.md): a unilateral
+// constraint (ModelBuilder::Unilateral, gap Phi >= 0) is *open* (no row in
+// the KKT system, its multiplier 0) or *closed* (a row, lambda >= 0).
+// Impacts follow Newton's restitution law per contact, solved as an
+// impulse LCP over every contact that closes or is closed; releases are
+// decided by the contact LCP at acceleration level. This header holds the
+// contact law a unilateral constraint declares, the run options and what
+// a run reports; it names nothing of model.hpp, which includes it.
+//
+// After Pfeiffer and Glocker, "Multibody Dynamics with Unilateral
+// Contacts" (Wiley 1996), and Acary and Brogliato, "Numerical Methods for
+// Nonsmooth Dynamical Systems" (Springer 2008), chapter 8 (the
+// event-driven scheme Siconos implements).
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+namespace daedalus {
+
+/// The impact law of one unilateral constraint (each of its rows is one
+/// contact): Newton's restitution u+ = -e u- on the normal velocity
+/// u = J v + Phi_t of a contact that strikes, simultaneous impacts
+/// together (docs/contact.md, "Impacts").
+struct ContactLaw {
+  /// Newton's coefficient of restitution e, in [0, 1].
+  double restitution = 0.0;
+  /// When not empty: e is this model parameter's value (so that --param
+  /// and ensembles can set it), checked to lie in [0, 1] at the start.
+  std::string restitution_parameter = {};
+};
+
+/// How a run treats its unilateral constraints.
+enum class ContactMode {
+  /// kEventDriven when a unilateral constraint declares a ContactLaw
+  /// (ModelBuilder::Unilateral(name, law)), else kMonitor.
+  kAuto,
+  /// Every unilateral row is an equality whose multiplier's sign is
+  /// watched and reported (docs/diagnostics.md); nothing lets go.
+  kMonitor,
+  /// Every unilateral row is a contact that opens and closes
+  /// (docs/contact.md); rows without a declared law have e = 0.
+  kEventDriven
+};
+const char* ToString(ContactMode m);
+/// @throws std::invalid_argument listing the valid names.
+ContactMode ContactModeFromString(const std::string& s);
+
+struct ContactOptions {
+  ContactMode mode = ContactMode::kAuto;
+  /// Accumulation (Zeno): a contact that strikes with a normal speed below
+  /// this [m/s, or the gap's unit per second] closes persistently (its
+  /// restitution is taken as 0). The bouncing ball then rests after its
+  /// last resolved impact, at most 2 v_zeno / (g (1 - e)) before t_inf.
+  double zeno_velocity = 1e-6;
+  /// A gap below this (in the gap's unit) counts as touching when a
+  /// contact's mode is decided (at the start and at every switch); a gap
+  /// below -gap_tolerance at the start is a penetration.
+  double gap_tolerance = 1e-9;
+  /// Initial penetration deeper than gap_tolerance: false refuses the run
+  /// naming the contact and the depth; true projects the state onto the
+  /// closed contact and reports the correction.
+  bool project_penetration = false;
+};
+
+/// One contact switch of a run: an impact (impulse LCP), a release
+/// (multiplier through zero), a closure at rest, or the start's mode.
+struct ContactEvent {
+  double t = 0.0;
+  /// "start", "impact", "release" or "close".
+  std::string kind;
+  /// The contact rows whose witness fired (names of the rows).
+  std::vector<std::string> rows;
+  /// Impact: the impulse of every contact row (nc; 0 on other rows) [N s].
+  Eigen::VectorXd impulse;
+  /// Impact: the normal velocities before and after (nc).
+  Eigen::VectorXd u_minus, u_plus;
+  /// E+ - E- (<= 0 for an impact with e <= 1) [J]: in the energy balance
+  /// as impact work.
+  double energy_change = 0.0;
+  /// Contacts that strike below ContactOptions::zeno_velocity (closed
+  /// persistently, e taken as 0).
+  std::vector<std::string> zeno;
+  /// The closed contact rows after the switch (names).
+  std::vector<std::string> closed;
+  /// The LCP size solved and its residual (max of |min(w, z)|).
+  int lcp_size = 0;
+  double lcp_residual = 0.0;
+  /// Projection of the restart onto the new mode's closed rows (max-norms).
+  double correction_position = 0.0, correction_velocity = 0.0;
+};
+
+/// The contacts of a run: their switches and the feasibility certificate
+/// of the modes it went through (docs/contact.md, "The certificate").
+struct ContactReport {
+  bool event_driven = false;
+  std::vector<std::string> rows;  ///< contact rows (names)
+  std::vector<double> restitution;
+  std::vector<ContactEvent> events;
+  int impacts = 0, releases = 0, closures = 0;
+  /// The smallest gap of an open contact and the smallest multiplier of
+  /// a closed one over the samples, with their times and rows: both >= 0
+  /// (within gap_tolerance and the multipliers' round-off) certify every
+  /// mode the run went through.
+  double min_open_gap = 0.0, t_min_open_gap = 0.0;
+  std::string row_min_open_gap;
+  double min_closed_lambda = 0.0, t_min_closed_lambda = 0.0;
+  std::string row_min_closed_lambda;
+  bool any_open = false, any_closed = false;
+  /// The time of the last switch after which every contact stayed closed
+  /// (the run came to rest on its contacts), or -1.
+  double t_rest = -1.0;
+  double impact_work = 0.0;  ///< sum of the impacts' E+ - E- [J]
+};
+
+}  // namespace daedalus

@@ -1,0 +1,408 @@
+#include "contact/contact_stage.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "contact/contact_problems.hpp"
+#include "contact/lcp.hpp"
+#include "formulation/support.hpp"
+
+namespace daedalus::internal {
+
+namespace {
+
+// A normal velocity below this fraction of ContactOptions::zeno_velocity
+// (or of round-off at the problem's velocity scale) counts as zero when
+// the stage decides which touching contacts separate: the post-impact
+// velocity of a contact with e > 0 is at least e v_zeno, of a closing one
+// zero to round-off.
+constexpr double kVelocityFraction = 1e-3;
+constexpr double kRoundOff = 64 * std::numeric_limits<double>::epsilon();
+
+class ContactStage final : public ModeSwitcher {
+ public:
+  ContactStage(Mechanics* mech,
+               const SimulationOptions& o,
+               SimulationSummary* sum)
+      : mech_(mech), opt_(o), co_(o.contact), sum_(sum) {
+    const Model& m = mech->model();
+    const ModelData& d = m.data();
+    const Eigen::VectorXd& p = mech->parameters();
+    for (int ci = 0; ci < m.num_constraints(); ++ci) {
+      const ConstraintDecl& c = d.constraints[static_cast<size_t>(ci)];
+      for (int r = 0; r < c.rows; ++r) {
+        const int row = m.constraint_row(ci) + r;
+        if (!c.unilateral) {
+          bilateral_.push_back(row);
+          continue;
+        }
+        double e = 0.0;
+        if (c.law) {
+          e = c.law->restitution;
+          if (!c.law->restitution_parameter.empty())
+            e = p[m.ParameterIndex(c.law->restitution_parameter)];
+        }
+        if (!(e >= 0.0 && e <= 1.0)) {
+          std::ostringstream os;
+          os << "contact '" << m.RowName(row) << "': restitution " << e
+             << " (parameter '" << c.law->restitution_parameter
+             << "') outside [0, 1]";
+          throw std::invalid_argument(os.str());
+        }
+        rows_.push_back(row);
+        constraint_.push_back(ci);
+        within_.push_back(r);
+        e_.push_back(e);
+        names_.push_back(m.RowName(row));
+      }
+    }
+    const int n = static_cast<int>(rows_.size());
+    closed_.assign(static_cast<size_t>(n), false);
+    offset_.assign(static_cast<size_t>(n), 0.0);
+    ContactReport& rep = sum_->contact;
+    rep.event_driven = true;
+    rep.rows = names_;
+    rep.restitution = e_;
+  }
+
+  // ---- ModeRoots
+  int num_roots() const override { return static_cast<int>(rows_.size()); }
+  std::vector<int> RootDirections() const override {
+    // Both witnesses fall through zero: a gap closing, a multiplier
+    // letting go.
+    return std::vector<int>(rows_.size(), -1);
+  }
+  void EvaluateRoots(const Mechanics& mech,
+                     const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                     double* g) const override {
+    const Eigen::VectorXd gaps = Gaps(mech.point());
+    for (size_t k = 0; k < rows_.size(); ++k)
+      g[k] = (closed_[k] ? lambda[rows_[k]] : gaps[static_cast<Eigen::Index>(k)]) -
+             offset_[k];
+  }
+
+  // ---- ModeSwitcher
+  void Start(double t, Eigen::VectorXd* q, Eigen::VectorXd* v) override {
+    const AllRows x = Evaluate(t, *q, *v);
+    std::vector<bool> released(rows_.size(), false);
+    for (size_t k = 0; k < rows_.size(); ++k) {
+      const double gap = x.phi[rows_[k]];
+      if (gap >= -co_.gap_tolerance) continue;
+      if (!co_.project_penetration) {
+        std::ostringstream os;
+        os << "contact '" << names_[k] << "' penetrates at the start, t = "
+           << t << ": gap " << gap << " below -" << co_.gap_tolerance
+           << " (ContactOptions::gap_tolerance); start the run with every "
+              "gap >= 0, or pass --project-penetration to project the state "
+              "onto the closed contact (the correction is reported)";
+        throw std::runtime_error(os.str());
+      }
+      forced_.push_back(static_cast<int>(k));
+    }
+    ContactEvent ev;
+    ev.kind = "start";
+    Decide(t, x, released, q, v, &ev);
+    forced_.clear();
+    Book(ev);
+  }
+
+  bool Fired(const int* found) const override {
+    for (size_t k = 0; k < rows_.size(); ++k)
+      if (found[k] != 0) return true;
+    return false;
+  }
+
+  ModeRestart Switch(double t,
+                     const Eigen::VectorXd& q,
+                     const Eigen::VectorXd& v,
+                     const int* found) override {
+    const AllRows x = Evaluate(t, q, v);
+    std::vector<bool> released(rows_.size(), false);
+    ContactEvent ev;
+    ev.kind = "close";
+    for (size_t k = 0; k < rows_.size(); ++k) {
+      if (found[k] == 0) continue;
+      ev.rows.push_back(names_[k]);
+      if (closed_[k]) {
+        released[k] = true;
+        ev.kind = "release";
+      }
+    }
+    ModeRestart out;
+    out.q = q;
+    out.v = v;
+    Decide(t, x, released, &out.q, &out.v, &ev);
+    mech_->Evaluate(t, out.q, out.v);
+    const double e_plus = mech_->energy();
+    ev.energy_change = e_plus - x.energy;
+    out.energy_change = ev.energy_change;
+    out.impulse = ev.impulse.size() > 0 ? ev.impulse
+                                        : Eigen::VectorXd::Zero(mech_->nc());
+    out.restart = true;
+    Book(ev);
+    return out;
+  }
+
+  void AtSample(const Mechanics& mech, const Eigen::VectorXd& lambda) override {
+    const Eigen::VectorXd gaps = Gaps(mech.point());
+    ContactReport& rep = sum_->contact;
+    for (size_t k = 0; k < rows_.size(); ++k) {
+      const double gk = gaps[static_cast<Eigen::Index>(k)];
+      // Re-armed witnesses: dropped once clear of their restart value.
+      const double g = closed_[k] ? lambda[rows_[k]] : gk;
+      if (offset_[k] != 0.0 && std::abs(g) > 2.0 * std::abs(offset_[k]))
+        offset_[k] = 0.0;
+      if (closed_[k]) {
+        const double l = lambda[rows_[k]];
+        if (!rep.any_closed || l < rep.min_closed_lambda) {
+          rep.min_closed_lambda = l;
+          rep.t_min_closed_lambda = mech.t();
+          rep.row_min_closed_lambda = names_[k];
+        }
+        rep.any_closed = true;
+      } else {
+        if (!rep.any_open || gk < rep.min_open_gap) {
+          rep.min_open_gap = gk;
+          rep.t_min_open_gap = mech.t();
+          rep.row_min_open_gap = names_[k];
+        }
+        rep.any_open = true;
+      }
+    }
+  }
+
+ private:
+  // The raw gaps of every contact (the constraint functions, whatever the
+  // mode: an open row's Phi is masked in the workspace).
+  Eigen::VectorXd Gaps(const Point<double>& x) const {
+    const ModelData& d = mech_->model().data();
+    Eigen::VectorXd out(static_cast<Eigen::Index>(rows_.size()));
+    int last = -1;
+    for (size_t k = 0; k < rows_.size(); ++k) {
+      if (constraint_[k] != last) {
+        last = constraint_[k];
+        d.constraints[static_cast<size_t>(last)].fn.f0(x, scratch_);
+      }
+      out[static_cast<Eigen::Index>(k)] = scratch_[within_[k]];
+    }
+    return out;
+  }
+
+  // Every row evaluated at (t, q, v), open contacts included.
+  AllRows Evaluate(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+    const std::vector<int> open = mech_->open_rows();
+    mech_->SetOpenRows({});
+    mech_->Evaluate(t, q, v);
+    AllRows x;
+    x.M = mech_->DenseMass();
+    x.J = mech_->DenseJacobian();
+    x.phi = mech_->phi();
+    x.u = mech_->vel_residual();
+    x.b = mech_->bias();
+    x.f = mech_->AppliedForce();
+    x.energy = mech_->energy();
+    mech_->SetOpenRows(open);
+    return x;
+  }
+
+  double VelocityTolerance(const Eigen::VectorXd& u) const {
+    const double scale = u.size() > 0 ? u.cwiseAbs().maxCoeff() : 0.0;
+    return std::max(kVelocityFraction * co_.zeno_velocity, kRoundOff * scale);
+  }
+
+  [[noreturn]] void NoSolution(const char* which,
+                               double t,
+                               const std::vector<int>& cand,
+                               const LcpSolution& s) const {
+    std::ostringstream os;
+    os << "the " << which << " LCP of the contacts";
+    for (int k : cand) os << " '" << names_[static_cast<size_t>(k)] << "'";
+    os << " at t = " << t << " has no solution (" << s.method << ", best "
+       << "complementarity residual " << s.residual << " above " << s.tolerance
+       << "): no mode of these contacts is consistent (a Painleve-type "
+          "configuration, or contacts whose normals contradict the "
+          "bilateral constraints)";
+    throw std::runtime_error(os.str());
+  }
+
+  // Steps 1-4 of the file comment at (t, q, v) with every row evaluated in
+  // x; `released`: contacts whose multiplier has just reached zero (ties
+  // of the acceleration LCP open them). Writes the consistent restart into
+  // (q, v) and the switch into ev.
+  void Decide(double t,
+              const AllRows& x,
+              const std::vector<bool>& released,
+              Eigen::VectorXd* q,
+              Eigen::VectorXd* v,
+              ContactEvent* ev) {
+    const int nc = mech_->nc();
+    ev->t = t;
+    // 1. The contacts that touch.
+    std::vector<int> touch;
+    for (size_t k = 0; k < rows_.size(); ++k) {
+      const bool forced =
+          std::find(forced_.begin(), forced_.end(), static_cast<int>(k)) !=
+          forced_.end();
+      if (closed_[k] || forced || x.phi[rows_[k]] <= co_.gap_tolerance ||
+          std::find(ev->rows.begin(), ev->rows.end(), names_[k]) !=
+              ev->rows.end())
+        touch.push_back(static_cast<int>(k));
+    }
+    std::vector<int> trows;
+    for (int k : touch) trows.push_back(rows_[static_cast<size_t>(k)]);
+    const ContactOperator op(x, trows, bilateral_);
+    const Eigen::Index m = static_cast<Eigen::Index>(touch.size());
+    Eigen::VectorXd u(m);
+    for (Eigen::Index i = 0; i < m; ++i) u[i] = x.u[trows[static_cast<size_t>(i)]];
+    const double utol = VelocityTolerance(x.u);
+    // 2. The impact, when a touching contact approaches.
+    Eigen::VectorXd u_plus = u;
+    AllRows after = x;
+    bool impact = false;
+    for (Eigen::Index i = 0; i < m; ++i) impact |= u[i] < -utol;
+    if (impact) {
+      ev->kind = "impact";
+      Eigen::VectorXd qn = u;  // Newton: w = A P + (1 + e) u- for approaching
+      for (Eigen::Index i = 0; i < m; ++i) {
+        const size_t k = static_cast<size_t>(touch[static_cast<size_t>(i)]);
+        double e = 0.0;
+        if (u[i] < -co_.zeno_velocity) {
+          e = e_[k];
+        } else if (u[i] < -utol) {
+          ev->zeno.push_back(names_[k]);
+        }
+        qn[i] = (1.0 + e) * u[i];
+      }
+      const LcpSolution s = SolveLcp(op.A(), qn);
+      if (!s.solved) NoSolution("impulse", t, touch, s);
+      ev->lcp_size = static_cast<int>(m);
+      ev->lcp_residual = s.residual;
+      *v += op.WJt() * s.z;
+      u_plus = u + op.A() * s.z;
+      ev->impulse = Eigen::VectorXd::Zero(nc);
+      ev->u_minus = Eigen::VectorXd::Zero(nc);
+      ev->u_plus = Eigen::VectorXd::Zero(nc);
+      for (Eigen::Index i = 0; i < m; ++i) {
+        const int row = trows[static_cast<size_t>(i)];
+        ev->impulse[row] = s.z[i];
+        ev->u_minus[row] = u[i];
+        ev->u_plus[row] = u_plus[i];
+      }
+      after = Evaluate(t, *q, *v);
+    }
+    // 3. Which of the touching contacts that do not separate close.
+    std::vector<int> cand;
+    std::vector<bool> prefer_open;
+    for (Eigen::Index i = 0; i < m; ++i) {
+      if (u_plus[i] > utol) continue;
+      const int k = touch[static_cast<size_t>(i)];
+      cand.push_back(k);
+      prefer_open.push_back(released[static_cast<size_t>(k)]);
+    }
+    std::fill(closed_.begin(), closed_.end(), false);
+    std::fill(offset_.begin(), offset_.end(), 0.0);
+    if (!cand.empty()) {
+      std::vector<int> crows;
+      for (int k : cand) crows.push_back(rows_[static_cast<size_t>(k)]);
+      const ContactOperator opc(after, crows, bilateral_);
+      const LcpSolution s =
+          SolveLcp(opc.A(), opc.FreeAcceleration(after), prefer_open);
+      if (!s.solved) NoSolution("acceleration", t, cand, s);
+      if (!impact) {
+        ev->lcp_size = static_cast<int>(cand.size());
+        ev->lcp_residual = s.residual;
+      }
+      for (size_t i = 0; i < cand.size(); ++i) {
+        const size_t k = static_cast<size_t>(cand[i]);
+        const Eigen::Index ii = static_cast<Eigen::Index>(i);
+        // A tie (lambda and Phi'' both zero to the tolerance) closes the
+        // contact unless its multiplier has just reached zero.
+        const bool tie = s.z[ii] <= s.tolerance && s.w[ii] <= s.tolerance;
+        const bool forced =
+            std::find(forced_.begin(), forced_.end(), static_cast<int>(k)) !=
+            forced_.end();
+        closed_[k] = s.z[ii] > s.tolerance || (tie && !released[k]) || forced;
+        // A contact released with zero normal velocity separates at third
+        // order: its gap witness is re-armed at its restart value.
+        if (!closed_[k]) offset_[k] = after.phi[rows_[k]];
+      }
+    }
+    for (size_t k = 0; k < rows_.size(); ++k)
+      if (closed_[k]) ev->closed.push_back(names_[k]);
+    // 4. The mode, and the restart projected onto it.
+    std::vector<int> open;
+    for (size_t k = 0; k < rows_.size(); ++k)
+      if (!closed_[k]) open.push_back(rows_[k]);
+    mech_->SetOpenRows(open);
+    const ProjectionResult pp =
+        mech_->ProjectPositions(t, q, *v, opt_.initial_projection_tol,
+                                opt_.initial_projection_max_iter);
+    if (!pp.converged) {
+      std::ostringstream os;
+      os << "contact switch at t = " << t
+         << ": projecting the state onto the closed contacts did not "
+            "converge (residual "
+         << pp.residual << " after " << pp.iterations << " iterations)";
+      throw std::runtime_error(os.str());
+    }
+    const ProjectionResult pv = mech_->ProjectVelocities(t, *q, v);
+    ev->correction_position = pp.correction;
+    ev->correction_velocity = pv.correction;
+  }
+
+  // Into the report and the run's event list.
+  void Book(const ContactEvent& ev) {
+    ContactReport& rep = sum_->contact;
+    if (ev.kind == "impact") ++rep.impacts;
+    if (ev.kind == "release") ++rep.releases;
+    if (ev.kind == "close") ++rep.closures;
+    rep.impact_work += ev.energy_change;
+    const bool all_closed =
+        std::all_of(closed_.begin(), closed_.end(), [](bool b) { return b; });
+    if (!all_closed) {
+      rep.t_rest = -1.0;
+    } else if (rep.t_rest < 0.0) {
+      rep.t_rest = ev.t;
+    }
+    rep.events.push_back(ev);
+    if (ev.kind == "start") return;
+    EventRecord r;
+    r.name = "contact_" + ev.kind;
+    r.t = ev.t;
+    r.direction = -1.0;
+    r.reset = true;
+    r.energy_change = ev.energy_change;
+    r.reset_correction_position = ev.correction_position;
+    r.reset_correction_velocity = ev.correction_velocity;
+    sum_->events.push_back(r);
+  }
+
+  Mechanics* mech_;
+  const SimulationOptions& opt_;
+  const ContactOptions& co_;
+  SimulationSummary* sum_;
+  std::vector<int> rows_;        // per contact: its model row
+  std::vector<int> constraint_;  // per contact: its constraint
+  std::vector<int> within_;      // per contact: its row within it
+  std::vector<double> e_;        // per contact: Newton's restitution
+  std::vector<std::string> names_;
+  std::vector<int> bilateral_;  // the model's other rows
+  std::vector<bool> closed_;
+  std::vector<double> offset_;  // re-armed witnesses (per contact)
+  std::vector<int> forced_;     // penetrating at a projected start
+  mutable VecX<double> scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<ModeSwitcher> MakeContactStage(Mechanics* mech,
+                                               const SimulationOptions& options,
+                                               SimulationSummary* sum) {
+  if (!EventDrivenContact(options, TraitsOf(mech->model()))) return nullptr;
+  return std::make_unique<ContactStage>(mech, options, sum);
+}
+
+}  // namespace daedalus::internal

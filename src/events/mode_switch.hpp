@@ -1,0 +1,50 @@
+// A stage that switches the run's mode at roots of its own (the contact
+// stage, src/contact/; docs/contact.md): the integrator adapters see only
+// this. It supplies root functions (ModeRoots, appended to the RootSet),
+// decides the mode at the start, and at a root return says whether the
+// run restarts and from which consistent state, with the energy the
+// switch changed (an impact's loss) for the energy balance. The adapters
+// restart SUNDIALS as after a reset map (docs/sensitivities.md, "Resets").
+#pragma once
+
+#include <Eigen/Core>
+
+#include "formulation/mechanics.hpp"
+#include "formulation/roots.hpp"
+
+namespace daedalus::internal {
+
+/// What a mode switch asks of the adapter.
+struct ModeRestart {
+  /// The mode or the state changed: restart the integrator from (q, v).
+  bool restart = false;
+  Eigen::VectorXd q, v;  // nq, nv: consistent with the new mode
+  /// E+ - E- across the switch [J] (the impact work).
+  double energy_change = 0.0;
+  /// nc: the impulses of an impact (zeros otherwise), for the sample after.
+  Eigen::VectorXd impulse;
+};
+
+class ModeSwitcher : public ModeRoots {
+ public:
+  /// The mode at the start (t, q, v); may project (q, v) onto it.
+  /// @throws std::runtime_error for a state the stage refuses (initial
+  /// penetration), naming the contact and the depth.
+  virtual void Start(double t, Eigen::VectorXd* q, Eigen::VectorXd* v) = 0;
+  /// True when one of its roots is flagged in `found` (its own roots,
+  /// num_roots() entries: the RootSet's from mode_offset()).
+  virtual bool Fired(const int* found) const = 0;
+  /// At a root return at (t, q, v) with its roots `found`: the new mode
+  /// and the restart. @throws std::runtime_error when no mode is
+  /// consistent (an LCP without solution), naming the contacts.
+  virtual ModeRestart Switch(double t,
+                             const Eigen::VectorXd& q,
+                             const Eigen::VectorXd& v,
+                             const int* found) = 0;
+  /// At every output sample (mech evaluated there, `lambda` reported):
+  /// the feasibility certificate, and the re-armed roots settled.
+  virtual void AtSample(const Mechanics& mech,
+                        const Eigen::VectorXd& lambda) = 0;
+};
+
+}  // namespace daedalus::internal
