@@ -53,7 +53,9 @@ struct ContactOptions {
   /// this [m/s, or the gap's unit per second] closes persistently (its
   /// restitution is taken as 0). The bouncing ball then rests after its
   /// last resolved impact, at most 2 v_zeno / (g (1 - e)) before t_inf.
-  double zeno_velocity = 1e-6;
+  /// Keep it above the integrator's resolution: a bounce at speed v rises
+  /// v^2 / (2 g), which must stay well above atol (1e-5 m/s: 5e-12 m).
+  double zeno_velocity = 1e-5;
   /// A gap below this (in the gap's unit) counts as touching when a
   /// contact's mode is decided (at the start and at every switch); a gap
   /// below -gap_tolerance at the start is a penetration.
@@ -111,6 +113,17 @@ struct ContactReport {
   /// The time of the last switch after which every contact stayed closed
   /// (the run came to rest on its contacts), or -1.
   double t_rest = -1.0;
+  /// At the last accumulation (a contact closed for good by
+  /// zeno_velocity): the accumulation point of its impact times, from the
+  /// geometric tail of the last (up to eight), t_K + d r / (1 - r) with d
+  /// the last interval and r the intervals' mean ratio (exact for the
+  /// bouncing ball's t_k); -1 when there was none or fewer than three
+  /// impacts.
+  double t_accumulation = -1.0;
+  /// Witness roots of an open contact met while it separates: crossings
+  /// below the integrator's resolution (a gap within atol of zero),
+  /// re-armed without a switch.
+  int spurious_roots = 0;
   double impact_work = 0.0;  ///< sum of the impacts' E+ - E- [J]
 };
 

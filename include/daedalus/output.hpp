@@ -17,11 +17,15 @@ namespace daedalus {
 /// Whether any of the model's events has a reset map (its CSV then has
 /// the column work_reset).
 bool HasResets(const Model& model);
+/// The unilateral rows that declare a ContactLaw (contact.hpp), whose CSV
+/// has the columns work_impact and impulse_<row> (docs/contact.md).
+std::vector<int> ContactLawRows(const Model& model);
 
 /// Column names of the CSV written for `model`: t, coordinates,
 /// velocities (v_<name>), lambda_<row>, the accelerations vdot_<name>,
 /// power_<row>, drift_position, drift_velocity, energy, energy_residual,
-/// then the work terms (work_reset with reset maps), the
+/// then the work terms (work_reset with reset maps; work_impact and
+/// impulse_<row> with contact laws), the
 /// quadratures, and for each forward-sensitivity parameter P the columns
 /// d<col>/dP of the coordinates, velocities and multipliers.
 std::vector<std::string> CsvColumns(
@@ -43,6 +47,7 @@ class CsvWriter : public Observer {
   std::ofstream out_;
   size_t n_sens_ = 0;
   bool has_resets_ = false;
+  std::vector<int> contact_rows_;
   std::string row_;  // reused row buffer
   static constexpr std::chrono::milliseconds kFlushInterval{200};
   std::chrono::steady_clock::time_point last_flush_{};

@@ -33,8 +33,8 @@ Problem BouncingBallContactProblem() {
   };
   p.defaults.t_end = 10.0;
   p.defaults.output_step = 0.01;
-  p.defaults.rtol = 1e-10;
-  p.defaults.atol = 1e-12;
+  p.defaults.rtol = 1e-12;
+  p.defaults.atol = 1e-14;
   p.defaults.integrator = Integrator::kCvodesBdf;
   p.defaults.formulation = Formulation::kBaumgarte;
   p.defaults.contact.zeno_velocity = kBallZenoVelocity;

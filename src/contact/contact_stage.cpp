@@ -21,6 +21,8 @@ namespace {
 // zero to round-off.
 constexpr double kVelocityFraction = 1e-3;
 constexpr double kRoundOff = 64 * std::numeric_limits<double>::epsilon();
+// Impact times kept per contact for the accumulation point's estimate.
+constexpr size_t kAccumulationHistory = 8;
 
 class ContactStage final : public ModeSwitcher {
  public:
@@ -62,6 +64,7 @@ class ContactStage final : public ModeSwitcher {
     const int n = static_cast<int>(rows_.size());
     closed_.assign(static_cast<size_t>(n), false);
     offset_.assign(static_cast<size_t>(n), 0.0);
+    impact_times_.resize(static_cast<size_t>(n));
     ContactReport& rep = sum_->contact;
     rep.event_driven = true;
     rep.rows = names_;
@@ -120,6 +123,25 @@ class ContactStage final : public ModeSwitcher {
                      const Eigen::VectorXd& v,
                      const int* found) override {
     const AllRows x = Evaluate(t, q, v);
+    ModeRestart out;
+    out.q = q;
+    out.v = v;
+    // An open contact's gap crossing zero while it separates is below the
+    // integrator's resolution (a gap within atol of zero after a bounce
+    // too small to resolve): its witness is re-armed where it is, and
+    // nothing switches.
+    const double utol = VelocityTolerance(x.u);
+    bool real = false;
+    for (size_t k = 0; k < rows_.size(); ++k) {
+      if (found[k] == 0) continue;
+      if (!closed_[k] && x.u[rows_[k]] > utol) {
+        offset_[k] = x.phi[rows_[k]];
+        ++sum_->contact.spurious_roots;
+      } else {
+        real = true;
+      }
+    }
+    if (!real) return out;
     std::vector<bool> released(rows_.size(), false);
     ContactEvent ev;
     ev.kind = "close";
@@ -131,9 +153,6 @@ class ContactStage final : public ModeSwitcher {
         ev.kind = "release";
       }
     }
-    ModeRestart out;
-    out.q = q;
-    out.v = v;
     Decide(t, x, released, &out.q, &out.v, &ev);
     mech_->Evaluate(t, out.q, out.v);
     const double e_plus = mech_->energy();
@@ -278,6 +297,26 @@ class ContactStage final : public ModeSwitcher {
       }
       const LcpSolution s = SolveLcp(op.A(), qn);
       if (!s.solved) NoSolution("impulse", t, touch, s);
+      for (Eigen::Index i = 0; i < m; ++i) {
+        if (!(u[i] < -utol)) continue;
+        const size_t k = static_cast<size_t>(touch[static_cast<size_t>(i)]);
+        std::vector<double>& h = impact_times_[k];
+        h.push_back(t);
+        if (h.size() > kAccumulationHistory) h.erase(h.begin());
+        if (u[i] < -co_.zeno_velocity || h.size() < 3) continue;
+        // Accumulation: the geometric tail of the impact intervals, with
+        // the ratio r averaged over the intervals kept (each interval's
+        // time carries the root location's error, relatively largest on
+        // the short last ones).
+        const size_t last = h.size() - 1;
+        const double first = h[1] - h[0], d = h[last] - h[last - 1];
+        const double r =
+            first > 0.0 && d > 0.0
+                ? std::pow(d / first, 1.0 / static_cast<double>(last - 1))
+                : -1.0;
+        if (r > 0.0 && r < 1.0)
+          sum_->contact.t_accumulation = h[last] + d * r / (1.0 - r);
+      }
       ev->lcp_size = static_cast<int>(m);
       ev->lcp_residual = s.residual;
       *v += op.WJt() * s.z;
@@ -393,6 +432,8 @@ class ContactStage final : public ModeSwitcher {
   std::vector<bool> closed_;
   std::vector<double> offset_;  // re-armed witnesses (per contact)
   std::vector<int> forced_;     // penetrating at a projected start
+  // Per contact: its last impact times (accumulation).
+  std::vector<std::vector<double>> impact_times_;
   mutable VecX<double> scratch_;
 };
 

@@ -29,12 +29,68 @@ nlohmann::json NumVec(const Eigen::VectorXd& x) {
   return a;
 }
 
+// The contact report (docs/output.md, "contact").
+nlohmann::json ContactJson(const ContactReport& c) {
+  using nlohmann::json;
+  json ev = json::array();
+  for (const ContactEvent& e : c.events) {
+    json x = {{"t", Num(e.t)},
+              {"kind", e.kind},
+              {"rows", e.rows},
+              {"closed", e.closed},
+              {"energy_change", Num(e.energy_change)},
+              {"lcp_size", e.lcp_size},
+              {"lcp_residual", Num(e.lcp_residual)},
+              {"correction_position", Num(e.correction_position)},
+              {"correction_velocity", Num(e.correction_velocity)}};
+    if (e.impulse.size() > 0) {
+      x["impulse"] = NumVec(e.impulse);
+      x["u_minus"] = NumVec(e.u_minus);
+      x["u_plus"] = NumVec(e.u_plus);
+    }
+    if (!e.zeno.empty()) x["zeno"] = e.zeno;
+    ev.push_back(x);
+  }
+  json j = {{"rows", c.rows},
+            {"restitution", c.restitution},
+            {"impacts", c.impacts},
+            {"releases", c.releases},
+            {"closures", c.closures},
+            {"impact_work", Num(c.impact_work)},
+            {"t_rest", c.t_rest >= 0.0 ? Num(c.t_rest) : json(nullptr)},
+            {"t_accumulation",
+             c.t_accumulation >= 0.0 ? Num(c.t_accumulation) : json(nullptr)},
+            {"spurious_roots", c.spurious_roots},
+            {"events", ev}};
+  json cert = json::object();
+  if (c.any_open)
+    cert["min_open_gap"] = {{"value", Num(c.min_open_gap)},
+                            {"t", Num(c.t_min_open_gap)},
+                            {"row", c.row_min_open_gap}};
+  if (c.any_closed)
+    cert["min_closed_lambda"] = {{"value", Num(c.min_closed_lambda)},
+                                 {"t", Num(c.t_min_closed_lambda)},
+                                 {"row", c.row_min_closed_lambda}};
+  j["certificate"] = cert;
+  return j;
+}
+
 }  // namespace
 
 bool HasResets(const Model& model) {
   for (const auto& e : model.data().events)
     if (e.reset) return true;
   return false;
+}
+
+std::vector<int> ContactLawRows(const Model& model) {
+  std::vector<int> rows;
+  for (int ci = 0; ci < model.num_constraints(); ++ci) {
+    const auto& c = model.constraints()[ci];
+    if (!c.unilateral || !c.law) continue;
+    for (int r = 0; r < c.rows; ++r) rows.push_back(model.constraint_row(ci) + r);
+  }
+  return rows;
 }
 
 std::vector<std::string> CsvColumns(const Model& model,
@@ -56,6 +112,11 @@ std::vector<std::string> CsvColumns(const Model& model,
     c.push_back("work_constraint_" + model.RowName(r));
   c.push_back("work_stabilization");
   if (HasResets(model)) c.push_back("work_reset");
+  const std::vector<int> contacts = ContactLawRows(model);
+  if (!contacts.empty()) {
+    c.push_back("work_impact");
+    for (int r : contacts) c.push_back("impulse_" + model.RowName(r));
+  }
   c.push_back("work_explicit_time");
   for (int r = 0; r < model.nc(); ++r)
     c.push_back("power_ideal_" + model.RowName(r));
@@ -83,7 +144,8 @@ CsvWriter::CsvWriter(const Model& model,
     : model_(model),
       out_(path),
       n_sens_(sens.size()),
-      has_resets_(HasResets(model)) {
+      has_resets_(HasResets(model)),
+      contact_rows_(ContactLawRows(model)) {
   if (!out_) {
     throw std::runtime_error("cannot open '" + path +
                              "' for writing; check that the output "
@@ -147,6 +209,10 @@ void CsvWriter::OnSample(const Sample& s) {
   put_n(s.constraint_work, nc);
   one(s.stabilization_work);
   if (has_resets_) one(s.reset_work);
+  if (!contact_rows_.empty()) {
+    one(s.impact_work);
+    for (int r : contact_rows_) one(s.impulse.size() > r ? s.impulse[r] : 0.0);
+  }
   one(s.explicit_time_work);
   put_n(s.ideal_power, nc);
   put_n(s.power.size() == s.ideal_power.size()
@@ -416,7 +482,9 @@ std::string SummaryJson(const Model& model,
                {"other", Num(f.other_work)},
                {"explicit_time", Num(f.explicit_time_work)},
                {"stabilization", Num(f.stabilization_work)},
-               {"reset", Num(f.reset_work)}};
+               {"reset", Num(f.reset_work)},
+               {"impact", Num(f.impact_work)}};
+  if (sum.contact.event_driven) j["contact"] = ContactJson(sum.contact);
   j["stabilization_work"] = Num(f.stabilization_work);
   json qj = json::object();
   for (int k = 0; k < model.num_quadratures() && k < f.quadratures.size(); ++k)
