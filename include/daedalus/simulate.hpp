@@ -203,12 +203,12 @@ struct Sample {
   Eigen::VectorXd ideal_constraint_work;  // nc: int -lambda_i Phi_t,i
   double explicit_time_work = 0.0;        // int -L_t
   double stabilization_work = 0.0;  // GGL correction power, projection jumps
-  double reset_work = 0.0;  // sum of E+ - E- over the resets so far
-  double impact_work = 0.0;  // sum of E+ - E- over the contact impacts
+  double reset_work = 0.0;          // sum of E+ - E- over the resets so far
+  double impact_work = 0.0;         // sum of E+ - E- over the contact impacts
   /// nc: the impulses of the contact impact just before this sample (the
   /// sample after an impact), else zeros; empty without contacts.
   Eigen::VectorXd impulse;
-  Eigen::VectorXd quadratures;      // the model's named quadratures
+  Eigen::VectorXd quadratures;  // the model's named quadratures
   /// Forward sensitivities d(q, v, lambda)/dp (rows: nq + nv + nc,
   /// columns: the requested parameters); empty without --sens.
   Eigen::MatrixXd sens;

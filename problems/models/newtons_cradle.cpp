@@ -1,9 +1,9 @@
 // Definitions of the models declared in newtons_cradle.hpp.
+#include "newtons_cradle.hpp"
+
 #include <cstdio>
 #include <stdexcept>
 #include <string>
-
-#include "newtons_cradle.hpp"
 
 namespace daedalus::problems {
 

@@ -65,7 +65,9 @@ const char* const kValueFlags[] = {"--t-end",
                                    "--contact",
                                    "--zeno-velocity",
                                    "--gap-tolerance"};
-const char* const kBoolFlags[] = {"--quiet", "--help", "--sens-dq",
+const char* const kBoolFlags[] = {"--quiet",
+                                  "--help",
+                                  "--sens-dq",
                                   "--sens-staggered",
                                   "--sens-no-error-control",
                                   "--project-penetration"};

@@ -46,7 +46,7 @@ class ContactOperator {
   std::vector<int> c_, b_;
   Eigen::MatrixXd Minv_;  // nv x nv
   Eigen::MatrixXd W_, WJt_, A_;
-  Eigen::MatrixXd YB_;  // M^-1 J_B'
+  Eigen::MatrixXd YB_;     // M^-1 J_B'
   Eigen::MatrixXd SBinv_;  // (J_B M^-1 J_B')^+
 };
 

@@ -83,8 +83,9 @@ class ContactStage final : public ModeSwitcher {
                      double* g) const override {
     const Eigen::VectorXd gaps = Gaps(mech.point());
     for (size_t k = 0; k < rows_.size(); ++k)
-      g[k] = (closed_[k] ? lambda[rows_[k]] : gaps[static_cast<Eigen::Index>(k)]) -
-             offset_[k];
+      g[k] =
+          (closed_[k] ? lambda[rows_[k]] : gaps[static_cast<Eigen::Index>(k)]) -
+          offset_[k];
   }
 
   // ---- ModeSwitcher
@@ -96,8 +97,8 @@ class ContactStage final : public ModeSwitcher {
       if (gap >= -co_.gap_tolerance) continue;
       if (!co_.project_penetration) {
         std::ostringstream os;
-        os << "contact '" << names_[k] << "' penetrates at the start, t = "
-           << t << ": gap " << gap << " below -" << co_.gap_tolerance
+        os << "contact '" << names_[k] << "' penetrates at the start, t = " << t
+           << ": gap " << gap << " below -" << co_.gap_tolerance
            << " (ContactOptions::gap_tolerance); start the run with every "
               "gap >= 0, or pass --project-penetration to project the state "
               "onto the closed contact (the correction is reported)";
@@ -158,8 +159,8 @@ class ContactStage final : public ModeSwitcher {
     const double e_plus = mech_->energy();
     ev.energy_change = e_plus - x.energy;
     out.energy_change = ev.energy_change;
-    out.impulse = ev.impulse.size() > 0 ? ev.impulse
-                                        : Eigen::VectorXd::Zero(mech_->nc());
+    out.impulse =
+        ev.impulse.size() > 0 ? ev.impulse : Eigen::VectorXd::Zero(mech_->nc());
     out.restart = true;
     Book(ev);
     return out;
@@ -211,7 +212,9 @@ class ContactStage final : public ModeSwitcher {
   }
 
   // Every row evaluated at (t, q, v), open contacts included.
-  AllRows Evaluate(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  AllRows Evaluate(double t,
+                   const Eigen::VectorXd& q,
+                   const Eigen::VectorXd& v) {
     const std::vector<int> open = mech_->open_rows();
     mech_->SetOpenRows({});
     mech_->Evaluate(t, q, v);
@@ -262,9 +265,8 @@ class ContactStage final : public ModeSwitcher {
     // 1. The contacts that touch.
     std::vector<int> touch;
     for (size_t k = 0; k < rows_.size(); ++k) {
-      const bool forced =
-          std::find(forced_.begin(), forced_.end(), static_cast<int>(k)) !=
-          forced_.end();
+      const bool forced = std::find(forced_.begin(), forced_.end(),
+                                    static_cast<int>(k)) != forced_.end();
       if (closed_[k] || forced || x.phi[rows_[k]] <= co_.gap_tolerance ||
           std::find(ev->rows.begin(), ev->rows.end(), names_[k]) !=
               ev->rows.end())
@@ -275,7 +277,8 @@ class ContactStage final : public ModeSwitcher {
     const ContactOperator op(x, trows, bilateral_);
     const Eigen::Index m = static_cast<Eigen::Index>(touch.size());
     Eigen::VectorXd u(m);
-    for (Eigen::Index i = 0; i < m; ++i) u[i] = x.u[trows[static_cast<size_t>(i)]];
+    for (Eigen::Index i = 0; i < m; ++i)
+      u[i] = x.u[trows[static_cast<size_t>(i)]];
     const double utol = VelocityTolerance(x.u);
     // 2. The impact, when a touching contact approaches.
     Eigen::VectorXd u_plus = u;
@@ -360,9 +363,8 @@ class ContactStage final : public ModeSwitcher {
         // A tie (lambda and Phi'' both zero to the tolerance) closes the
         // contact unless its multiplier has just reached zero.
         const bool tie = s.z[ii] <= s.tolerance && s.w[ii] <= s.tolerance;
-        const bool forced =
-            std::find(forced_.begin(), forced_.end(), static_cast<int>(k)) !=
-            forced_.end();
+        const bool forced = std::find(forced_.begin(), forced_.end(),
+                                      static_cast<int>(k)) != forced_.end();
         closed_[k] = s.z[ii] > s.tolerance || (tie && !released[k]) || forced;
         // A contact released with zero normal velocity separates at third
         // order: its gap witness is re-armed at its restart value.

@@ -35,14 +35,14 @@ double TrySupport(const Eigen::MatrixXd& A,
       for (Eigen::Index j = 0; j < k; ++j)
         Ass(i, j) = A(in[static_cast<size_t>(i)], in[static_cast<size_t>(j)]);
     }
-    const Eigen::VectorXd zs =
-        Ass.completeOrthogonalDecomposition().solve(-qs);
-    for (Eigen::Index i = 0; i < k; ++i) (*z)[in[static_cast<size_t>(i)]] = zs[i];
+    const Eigen::VectorXd zs = Ass.completeOrthogonalDecomposition().solve(-qs);
+    for (Eigen::Index i = 0; i < k; ++i)
+      (*z)[in[static_cast<size_t>(i)]] = zs[i];
   }
   *w = A * *z + q;
-  *scale = std::max({(A.cwiseAbs() * z->cwiseAbs()).maxCoeff(),
-                     q.cwiseAbs().maxCoeff(),
-                     std::numeric_limits<double>::min()});
+  *scale =
+      std::max({(A.cwiseAbs() * z->cwiseAbs()).maxCoeff(),
+                q.cwiseAbs().maxCoeff(), std::numeric_limits<double>::min()});
   double viol = 0.0;
   for (Eigen::Index i = 0; i < n; ++i) {
     viol = std::max(viol, std::abs(std::min((*w)[i], (*z)[i])));

@@ -221,11 +221,17 @@ void DaeForm::DenseJacobian(
       const auto [i, j] = prog_->jac_entries[k];
       a[static_cast<std::size_t>(j) * n + i] = prog_->jac_values[k];
     }
-    return;
+  } else {
+    TangentJacobian(t, cj, y, yp);
+    for (int j = 0; j < n; ++j)
+      std::copy_n(jac_.col(j).data(), n, a + static_cast<std::size_t>(j) * n);
   }
-  TangentJacobian(t, cj, y, yp);
-  for (int j = 0; j < n; ++j)
-    std::copy_n(jac_.col(j).data(), n, a + static_cast<std::size_t>(j) * n);
+  // Open contacts: the rows lambda_i = 0 (Residual).
+  for (int r : mech_->open_rows()) {
+    const int i = L_.il() + r;
+    for (int j = 0; j < n; ++j)
+      a[static_cast<std::size_t>(j) * n + i] = j == i ? 1.0 : 0.0;
+  }
 }
 
 const std::vector<std::vector<int>>& DaeForm::Pattern() {

@@ -92,8 +92,11 @@ class DaeForm {
   // compiled fast path is inline (bench/slider_crank_overhead.py counts
   // the instructions around the program).
   void Residual(double t, const double* y, const double* yp, double* res) {
-    if (prog_ && prog_->Residual(t, y, yp, CurrentParameters(), res)) return;
-    ResidualByWorkspace(t, y, yp, res);
+    if (!prog_ || !prog_->Residual(t, y, yp, CurrentParameters(), res))
+      ResidualByWorkspace(t, y, yp, res);
+    // Open contacts (Mechanics::SetOpenRows, docs/contact.md): their
+    // constraint rows are lambda_i = 0.
+    for (int r : mech_->open_rows()) res[L_.il() + r] = y[L_.il() + r];
   }
   /// dF/dy + cj dF/dyp into a dense column-major n x n array.
   void DenseJacobian(

@@ -219,8 +219,7 @@ class DenseMechanics final : public Mechanics {
                                       const Eigen::VectorXd& dq0,
                                       const Eigen::VectorXd& dv0,
                                       const Eigen::VectorXd& dp) override {
-    return LinearizeConsistentTangent(ws_, &Tws(), vdot, lambda, dq0, dv0,
-                                      dp);
+    return LinearizeConsistentTangent(ws_, &Tws(), vdot, lambda, dq0, dv0, dp);
   }
 
   KktHealthSample Health(bool details) override {

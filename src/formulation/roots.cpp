@@ -85,8 +85,8 @@ RootSet::RootSet(const Model& m, const ModeRoots* mode)
   directions_.assign(static_cast<size_t>(size()), 0);
   for (int k = 0; k < num_events_; ++k) {
     const EventDirection d = m.data().events[k].options.direction;
-    directions_[static_cast<size_t>(k)] =
-        d == EventDirection::kRising ? 1 : d == EventDirection::kFalling ? -1
+    directions_[static_cast<size_t>(k)] = d == EventDirection::kRising    ? 1
+                                          : d == EventDirection::kFalling ? -1
                                                                           : 0;
   }
   if (mode_ != nullptr) {
@@ -129,8 +129,7 @@ bool Fires(EventDirection d, int found) {
 std::vector<int> RootSet::FiredEvents(const Model& m, const int* found) const {
   std::vector<int> out;
   for (int k = 0; k < num_events_; ++k)
-    if (Fires(m.data().events[k].options.direction, found[k]))
-      out.push_back(k);
+    if (Fires(m.data().events[k].options.direction, found[k])) out.push_back(k);
   return out;
 }
 

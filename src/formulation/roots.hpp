@@ -128,7 +128,7 @@ class RootSet {
   FeasibilitySet feasibility_;
   const ModeRoots* mode_ = nullptr;
   int num_events_ = 0;
-  std::vector<double> offset_;  // per event (Rearm)
+  std::vector<double> offset_;   // per event (Rearm)
   std::vector<int> directions_;  // per root (Directions)
 };
 

@@ -108,9 +108,11 @@ std::string ContactRefusal(const SimulationOptions& o, KktPath path) {
            "baumgarte on IDAS), whose multipliers are those of the "
            "acceleration-level contact LCP; the index-2 and index-3 forms' "
            "restart transient is not handled (docs/contact.md)";
-  if (o.integrator == Integrator::kIdas)
-    return "event-driven contact on IDAS is not implemented yet; use "
-           "--integrator cvodes-bdf or cvodes-adams";
+  if (o.integrator == Integrator::kIdas &&
+      o.linear_solver == LinearSolver::kKlu)
+    return "event-driven contact on IDAS takes the dense Newton solver: an "
+           "open contact's residual row lambda_i = 0 is outside KLU's "
+           "pattern of the index-1 residual; use --linear-solver dense";
   if (o.drift_tol > 0.0 && o.drift_action == DriftAction::kEscalate)
     return "drift escalation restarts the run without the contact stage's "
            "mode; use --drift-action fail with event-driven contact";

@@ -21,13 +21,13 @@ const char* ToString(KktPath p);
 /// A feature a run may ask for, beyond integrating.
 enum class Feature {
   kNone,
-  kEvents,           ///< user events (root finding)
-  kFeasibility,      ///< unilateral rows and friction cones watched
-  kForward,          ///< forward sensitivities
-  kAdjoint,          ///< adjoint gradient of a functional
-  kDriftEscalation,  ///< --drift-tol with --drift-action escalate
-  kCounterfactual,   ///< --counterfactual branches and pointwise analyses
-  kResets,           ///< events that do not stop, with reset maps
+  kEvents,              ///< user events (root finding)
+  kFeasibility,         ///< unilateral rows and friction cones watched
+  kForward,             ///< forward sensitivities
+  kAdjoint,             ///< adjoint gradient of a functional
+  kDriftEscalation,     ///< --drift-tol with --drift-action escalate
+  kCounterfactual,      ///< --counterfactual branches and pointwise analyses
+  kResets,              ///< events that do not stop, with reset maps
   kEventSensitivities,  ///< forward and adjoint sensitivities across
                         ///< events: stops, resets, functionals at events
 };
@@ -40,9 +40,9 @@ struct ModelTraits {
   bool nonholonomic = false;  ///< a nonholonomic constraint
   bool events = false;
   bool resets = false;  ///< an event with a reset map (ModelBuilder::Reset)
-  bool feasibility = false;  ///< unilateral rows or friction cones
-  bool quaternions = false;  ///< nq != nv (ModelBuilder::Quaternion)
-  bool unilateral = false;   ///< a unilateral constraint
+  bool feasibility = false;   ///< unilateral rows or friction cones
+  bool quaternions = false;   ///< nq != nv (ModelBuilder::Quaternion)
+  bool unilateral = false;    ///< a unilateral constraint
   bool contact_laws = false;  ///< a unilateral constraint with a ContactLaw
 };
 ModelTraits TraitsOf(const Model& model);

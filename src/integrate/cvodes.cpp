@@ -634,10 +634,9 @@ void IntegrateCvodes(Mechanics* mech,
   // At a root of the mode switcher: the new mode, and CVODES restarted from
   // its consistent state (as after a reset map).
   auto mode_switch = [&](double t) {
-    const ModeRestart r =
-        modes->Switch(t, ConstView(y.get()).head(nq),
-                      ConstView(y.get()).segment(nq, nv),
-                      found.data() + roots.mode_offset());
+    const ModeRestart r = modes->Switch(t, ConstView(y.get()).head(nq),
+                                        ConstView(y.get()).segment(nq, nv),
+                                        found.data() + roots.mode_offset());
     if (!r.restart) return;
     View(y.get()).head(nq) = r.q;
     View(y.get()).segment(nq, nv) = r.v;

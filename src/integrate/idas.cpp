@@ -23,6 +23,7 @@
 #include "formulation/dae_form.hpp"
 #include "integrate/adapters.hpp"
 #include "integrate/common.hpp"
+#include "contact/contact_stage.hpp"
 #include "integrate/idas_segment.hpp"
 #include "integrate/idas_newton.hpp"
 #include "integrate/sundials_util.hpp"
@@ -87,7 +88,19 @@ void IntegrateIdas(Mechanics* mech,
 
   // ---- consistent initialization: project, then vdot0 and lambda0 from
   // the KKT system, so that IDAS starts from a consistent (y0, yp0).
+  // The contacts' mode first (a mode switcher: src/contact/).
   Eigen::VectorXd q = x0.q, v = x0.v;
+  std::unique_ptr<ModeSwitcher> modes;
+  try {
+    modes = MakeContactStage(mech, options, &sum);
+    if (modes) {
+      modes->Start(options.t0, &q, &v);
+      recorder.SetContacts();
+    }
+  } catch (const std::exception& e) {
+    sum.error = e.what();
+    return;
+  }
   if (!MakeConsistent(mech, options, &q, &v, &sum)) return;
   const int n = form->size();
   Eigen::VectorXd y0(n), yp0(n);
@@ -99,7 +112,7 @@ void IntegrateIdas(Mechanics* mech,
     return;
   }
 
-  RootSet roots(model);
+  RootSet roots(model, modes.get());
   run.roots = &roots;
   std::vector<int> found(static_cast<size_t>(roots.size()), 0);
   auto ctx = MakeContext();
@@ -192,6 +205,7 @@ void IntegrateIdas(Mechanics* mech,
       w = ConstView(seg->yq.get());
     }
     recorder.Record(*mech, r.vdot, r.lambda, w, jumps, first);
+    if (modes) modes->AtSample(*mech, r.lambda);
   };
   // Statistics of the finished segments, and the current one's.
   SolverStats done;
@@ -344,6 +358,26 @@ void IntegrateIdas(Mechanics* mech,
     return false;
   };
 
+  // At a root of the mode switcher: the new mode, and a new segment from
+  // its consistent state (as after a reset map).
+  auto mode_switch = [&](double t) {
+    const auto Y = ConstView(seg->y.get());
+    const ModeRestart r =
+        modes->Switch(t, Y.head(model.nq()), Y.segment(model.nq(), model.nv()),
+                      found.data() + roots.mode_offset());
+    if (!r.restart) return;
+    Eigen::VectorXd y1(form->size()), yp1(form->size());
+    KktResult r1;
+    form->ConsistentStart(t, r.q, r.v, y1, yp1, &r1);
+    collect_stats();
+    done = sum.stats;
+    seg = StartSegment(form.get(), &run, seg_options, ctx.get(), t, y1, yp1,
+                       w, roots.Directions(),
+                       SkipsConvergedResidual(seg_options, Staggered(so)));
+    recorder.NoteImpact(r.energy_change, r.impulse);
+    sample(t, false, nullptr, true);
+  };
+
   try {
     sample(options.t0, true);
     const long nout = NumOutputs(options);
@@ -384,6 +418,8 @@ void IntegrateIdas(Mechanics* mech,
           sample(tret, false);
           roots.Record(model, tret, found.data(), &sum);
         }
+        if (modes && modes->Fired(found.data() + roots.mode_offset()))
+          mode_switch(tret);
         if (tret < tout) --k;
         continue;
       }

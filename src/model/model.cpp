@@ -474,7 +474,8 @@ void ResolveEvents(internal::ModelData& d) {
       if (e.name == name) ev = &e;
     if (ev == nullptr) {
       std::string valid;
-      for (const auto& e : d.events) valid += (valid.empty() ? "" : ", ") + e.name;
+      for (const auto& e : d.events)
+        valid += (valid.empty() ? "" : ", ") + e.name;
       throw std::invalid_argument(
           where + "Reset() names the event '" + name +
           "', which is not declared; declared events: " +

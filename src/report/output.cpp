@@ -88,7 +88,8 @@ std::vector<int> ContactLawRows(const Model& model) {
   for (int ci = 0; ci < model.num_constraints(); ++ci) {
     const auto& c = model.constraints()[ci];
     if (!c.unilateral || !c.law) continue;
-    for (int r = 0; r < c.rows; ++r) rows.push_back(model.constraint_row(ci) + r);
+    for (int r = 0; r < c.rows; ++r)
+      rows.push_back(model.constraint_row(ci) + r);
   }
   return rows;
 }
@@ -395,9 +396,9 @@ std::string SummaryJson(const Model& model,
                 {"value", fv.evaluated ? Num(fv.value) : json(nullptr)}};
     if (fv.gradient.size() > 0) {
       json g = json::object();
-      for (Eigen::Index i = 0; i < fv.gradient.size() &&
-                               i < static_cast<Eigen::Index>(
-                                       sum.sensitivities.parameters.size());
+      for (Eigen::Index i = 0;
+           i < fv.gradient.size() &&
+           i < static_cast<Eigen::Index>(sum.sensitivities.parameters.size());
            ++i)
         g[sum.sensitivities.parameters[static_cast<size_t>(i)]] =
             Num(fv.gradient[i]);

@@ -77,9 +77,9 @@ TEST(ContactInput, InitialPenetrationIsRefusedNamingContactAndDepth) {
   const SimulationSummary s =
       Simulate(m, At(-0.01), m.default_parameters(), Short());
   EXPECT_FALSE(s.ok);
-  EXPECT_THAT(s.error, AllOf(HasSubstr("contact 'ground' penetrates"),
-                             HasSubstr("-0.01"),
-                             HasSubstr("--project-penetration")));
+  EXPECT_THAT(s.error,
+              AllOf(HasSubstr("contact 'ground' penetrates"),
+                    HasSubstr("-0.01"), HasSubstr("--project-penetration")));
   EXPECT_EQ(s.samples, 0);
 }
 
@@ -110,9 +110,9 @@ TEST(ContactInput, UnsupportedCombinationsAreRefusedWithTheirReason) {
   SimulationOptions sens = Short();
   sens.sensitivity.method = SensMethod::kForward;
   sens.sensitivity.parameters = {"e"};
-  EXPECT_THAT([&] { Simulate(m, At(1.0), p, sens); },
-              ::testing::ThrowsMessage<std::invalid_argument>(
-                  HasSubstr("saltation")));
+  EXPECT_THAT(
+      [&] { Simulate(m, At(1.0), p, sens); },
+      ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("saltation")));
   SimulationOptions fixed = Short();
   fixed.integrator = Integrator::kRattle;
   fixed.step = 1e-3;
@@ -130,8 +130,8 @@ TEST(ContactInput, UnsupportedCombinationsAreRefusedWithTheirReason) {
 }
 
 TEST(ContactInput, ContactModeNames) {
-  for (ContactMode c : {ContactMode::kAuto, ContactMode::kMonitor,
-                        ContactMode::kEventDriven})
+  for (ContactMode c :
+       {ContactMode::kAuto, ContactMode::kMonitor, ContactMode::kEventDriven})
     EXPECT_EQ(ContactModeFromString(ToString(c)), c);
   EXPECT_THAT([] { ContactModeFromString("sticky"); },
               ::testing::ThrowsMessage<std::invalid_argument>(

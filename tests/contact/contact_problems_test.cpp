@@ -70,8 +70,7 @@ TEST_P(BouncingBallContact, ImpactTimesLossesAndRestMatchClosedForms) {
   EXPECT_EQ(before, 44);
   for (int k = 1; k <= 44; ++k) {
     const ContactEvent& ev = impacts[static_cast<size_t>(k - 1)];
-    const double exact =
-        problems::BouncingBallImpactTime(k, b.h0, b.e, b.g).t;
+    const double exact = problems::BouncingBallImpactTime(k, b.h0, b.e, b.g).t;
     EXPECT_NEAR(ev.t, exact, kImpactTol) << "impact " << k;
     // Newton's law: u+ = -e u-, with u- = -e^(k-1) sqrt(2 g h0); the
     // impulse m (1 + e) |u-|, the loss m u-^2 (1 - e^2) / 2.
@@ -88,8 +87,7 @@ TEST_P(BouncingBallContact, ImpactTimesLossesAndRestMatchClosedForms) {
   // accumulation threshold's bound 2 v_zeno / (g (1 - e)) of t_inf.
   const double t1 = std::sqrt(2.0 * b.h0 / b.g);
   const double t_inf = t1 * (1.0 + b.e) / (1.0 - b.e);
-  const double bound =
-      2.0 * problems::kBallZenoVelocity / (b.g * (1.0 - b.e));
+  const double bound = 2.0 * problems::kBallZenoVelocity / (b.g * (1.0 - b.e));
   ASSERT_GT(s.contact.t_rest, 0.0);
   EXPECT_LE(s.contact.t_rest, t_inf);
   EXPECT_GE(s.contact.t_rest, t_inf - bound);
@@ -112,7 +110,8 @@ TEST_P(BouncingBallContact, ImpactTimesLossesAndRestMatchClosedForms) {
 INSTANTIATE_TEST_SUITE_P(Integrators,
                          BouncingBallContact,
                          ::testing::Values(Integrator::kCvodesBdf,
-                                           Integrator::kCvodesAdams));
+                                           Integrator::kCvodesAdams,
+                                           Integrator::kIdas));
 
 // The cradle's velocities after its impacts.
 Eigen::VectorXd CradleAfter(int balls, double spacing) {
@@ -150,13 +149,17 @@ TEST(NewtonsCradle, BallsSetApartStrikeOneAfterAnother) {
   }
 }
 
-TEST(ParticleHemisphere, LeavesAtTwoThirdsOfTheStartingHeight) {
+class ParticleHemisphere : public ::testing::TestWithParam<Integrator> {};
+
+TEST_P(ParticleHemisphere, LeavesAtTwoThirdsOfTheStartingHeight) {
   const Problem p = problems::ParticleHemisphereProblem();
   const Eigen::VectorXd prm = p.model.default_parameters();
   const double th0 = prm[p.model.ParameterIndex("theta0")];
+  SimulationOptions o = p.defaults;
+  o.integrator = GetParam();
   Keep keep;
   const SimulationSummary s =
-      Simulate(p.model, p.initial(prm), prm, p.defaults, &keep);
+      Simulate(p.model, p.initial(prm), prm, o, &keep);
   ASSERT_TRUE(s.ok) << s.error;
   ASSERT_EQ(s.contact.releases, 1);
   EXPECT_EQ(s.contact.impacts, 0);
@@ -180,6 +183,11 @@ TEST(ParticleHemisphere, LeavesAtTwoThirdsOfTheStartingHeight) {
   EXPECT_GE(s.contact.min_open_gap, -1e-12);
   EXPECT_GE(s.contact.min_closed_lambda, -1e-9);
 }
+
+INSTANTIATE_TEST_SUITE_P(Integrators,
+                         ParticleHemisphere,
+                         ::testing::Values(Integrator::kCvodesBdf,
+                                           Integrator::kIdas));
 
 }  // namespace contact_problems_test
 }  // namespace

@@ -87,8 +87,7 @@ TEST(Lcp, PrincipalPivotingAboveTheEnumeration) {
   Eigen::MatrixXd B(n, n);
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) B(i, j) = u(rng);
-  const Eigen::MatrixXd A =
-      B * B.transpose() + Eigen::MatrixXd::Identity(n, n);
+  const Eigen::MatrixXd A = B * B.transpose() + Eigen::MatrixXd::Identity(n, n);
   Eigen::VectorXd q(n);
   for (int i = 0; i < n; ++i) q[i] = u(rng);
   const LcpSolution s = SolveLcp(A, q);
