@@ -170,6 +170,8 @@ void CopyConstraints(const Model& m, Dims n, ModelBuilder* b) {
         b->Nonholonomic(c.name, f, c.rows);
         break;
     }
+    // A contact law (docs/contact.md) goes with its constraint.
+    if (c.law) b->Unilateral(c.name, c.law);
   }
 }
 

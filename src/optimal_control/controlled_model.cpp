@@ -145,6 +145,9 @@ void OcCopyConstraints(const Model& model, ModelBuilder* b) {
   }
   for (const auto& fc : model.data().friction_cones)
     b->FrictionCone(fc.name, fc.normal, fc.tangential, fc.mu);
+  // Contact laws (docs/contact.md) with their constraints.
+  for (const auto& c : model.constraints())
+    if (c.law) b->Unilateral(c.name, c.law);
 }
 
 // Quadratures (but the functionals' own, which Build() makes again),

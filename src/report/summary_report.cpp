@@ -168,10 +168,31 @@ std::string SimulationSummary::FullReport(const Model& model) const {
        << ", min rank(J) " << kkt_health.rank_J_min << " of " << model.nc()
        << "\n";
   }
-  for (const auto& e : events)
+  // Contact switches are summarized in one place (docs/contact.md); the
+  // model's events are listed one by one.
+  for (const auto& e : events) {
+    if (contact.event_driven && e.name.rfind("contact_", 0) == 0) continue;
     os << "  event                  '" << e.name << "' at t = " << e.t
        << (e.direction > 0 ? " (rising)" : " (falling)")
        << (e.stopped ? " (run stopped)" : "") << "\n";
+  }
+  if (contact.event_driven) {
+    const ContactReport& c = contact;
+    os << "  contacts               " << c.impacts << " impacts, " << c.releases
+       << " releases, " << c.closures << " closures; impact "
+       << "work " << c.impact_work << " J";
+    if (c.t_rest >= 0.0) os << "; at rest from t = " << c.t_rest;
+    if (c.t_accumulation >= 0.0)
+      os << " (accumulation point " << c.t_accumulation << ")";
+    os << "\n";
+    if (c.any_open)
+      os << "  certificate            min open gap " << c.min_open_gap << " ('"
+         << c.row_min_open_gap << "', t = " << c.t_min_open_gap << ")\n";
+    if (c.any_closed)
+      os << "  certificate            min closed lambda " << c.min_closed_lambda
+         << " ('" << c.row_min_closed_lambda
+         << "', t = " << c.t_min_closed_lambda << ")\n";
+  }
   os << "  evaluator              " << evaluator << "\n";
   os << "  solver                 " << stats.steps << " steps, "
      << stats.rhs_evals
