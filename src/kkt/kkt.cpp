@@ -234,9 +234,13 @@ void KktSolver::Solve(const Workspace& ws,
       // lambda = -(J M^-1 J')^-1 (b + J M^-1 f),  vdot = M^-1 (f + J' lambda)
       im.Y = im.llt_m.solve(ws.J.transpose());
       im.S.noalias() = ws.J * im.Y;
-      // Open contacts (Workspace::open_rows): zero rows of J; a unit
-      // diagonal gives them lambda = 0 (their bias is zero too).
-      for (int r : ws.open_rows) im.S(r, r) = 1.0;
+      // Open contacts (Workspace::open_rows): zero rows of J; a diagonal
+      // entry at the scale of the others (so that the pivot test sees no
+      // spread) gives them lambda = 0 (their bias is zero too).
+      if (!ws.open_rows.empty()) {
+        const double d = im.S.diagonal().cwiseAbs().maxCoeff();
+        for (int r : ws.open_rows) im.S(r, r) = d > 0.0 ? d : 1.0;
+      }
       im.z = im.llt_m.solve(im.f);
       im.dependent.clear();
       const bool redundant_ok =
@@ -269,7 +273,10 @@ void KktSolver::Solve(const Workspace& ws,
     im.K.topRightCorner(nv, nc) = -ws.J.transpose();
     im.K.bottomLeftCorner(nc, nv) = ws.J;
     im.K.bottomRightCorner(nc, nc).setZero();
-    for (int r : ws.open_rows) im.K(nv + r, nv + r) = 1.0;
+    if (!ws.open_rows.empty()) {
+      const double d = ws.M.diagonal().cwiseAbs().maxCoeff();
+      for (int r : ws.open_rows) im.K(nv + r, nv + r) = d > 0.0 ? d : 1.0;
+    }
     im.lu.compute(im.K);
     if (!(im.lu.rcond() > tol * 1e-2)) {
       if (!options_.allow_redundant)
