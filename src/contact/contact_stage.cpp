@@ -21,6 +21,8 @@ namespace {
 // zero to round-off.
 constexpr double kVelocityFraction = 1e-3;
 constexpr double kRoundOff = 64 * std::numeric_limits<double>::epsilon();
+// Switches at one instant beyond which the mode is declared not to settle.
+constexpr int kMaxSwitchesAtOneInstant = 50;
 // Impact times kept per contact for the accumulation point's estimate.
 constexpr size_t kAccumulationHistory = 8;
 
@@ -154,7 +156,48 @@ class ContactStage final : public ModeSwitcher {
         ev.kind = "release";
       }
     }
-    Decide(t, x, released, &out.q, &out.v, &ev);
+    const std::vector<bool> was_closed = closed_;
+    const std::vector<double> was_offset = offset_;
+    const bool impact = Decide(t, x, released, &out.q, &out.v, &ev);
+    if (!impact && closed_ == was_closed) {
+      // Nothing switches (a grazing witness: a gap touching zero with
+      // zero normal velocity and acceleration, a multiplier touching zero
+      // and staying): the witnesses that fired are re-armed where they
+      // are and the integration goes on, as for a spurious root.
+      offset_ = was_offset;
+      std::vector<int> open;
+      for (size_t k = 0; k < rows_.size(); ++k)
+        if (!closed_[k]) open.push_back(rows_[k]);
+      mech_->SetOpenRows(open);
+      // The closed contacts' multipliers here (the reported, ideal ones).
+      mech_->Evaluate(t, q, v);
+      KktResult r;
+      mech_->SolveKkt(mech_->bias(), &r);
+      for (size_t k = 0; k < rows_.size(); ++k) {
+        if (found[k] == 0) continue;
+        offset_[k] = closed_[k] ? r.lambda[rows_[k]] : x.phi[rows_[k]];
+        ++sum_->contact.spurious_roots;
+      }
+      out.q = q;
+      out.v = v;
+      return out;
+    }
+    // Never a hang: a mode that does not settle at one instant (the
+    // contacts switching back and forth at the same time) ends the run.
+    if (t == last_switch_t_) {
+      if (++switches_at_t_ > kMaxSwitchesAtOneInstant) {
+        std::ostringstream os;
+        os << "contact switches do not settle at t = " << t << ": the contacts";
+        for (const std::string& r : ev.rows) os << " '" << r << "'";
+        os << " switched " << switches_at_t_
+           << " times at this instant (chattering between modes); loosen "
+              "--gap-tolerance or raise --zeno-velocity";
+        throw std::runtime_error(os.str());
+      }
+    } else {
+      last_switch_t_ = t;
+      switches_at_t_ = 0;
+    }
     mech_->Evaluate(t, out.q, out.v);
     const double e_plus = mech_->energy();
     ev.energy_change = e_plus - x.energy;
@@ -254,7 +297,8 @@ class ContactStage final : public ModeSwitcher {
   // x; `released`: contacts whose multiplier has just reached zero (ties
   // of the acceleration LCP open them). Writes the consistent restart into
   // (q, v) and the switch into ev.
-  void Decide(double t,
+  // Returns true when an impact changed the velocities.
+  bool Decide(double t,
               const AllRows& x,
               const std::vector<bool>& released,
               Eigen::VectorXd* q,
@@ -344,6 +388,7 @@ class ContactStage final : public ModeSwitcher {
       cand.push_back(k);
       prefer_open.push_back(released[static_cast<size_t>(k)]);
     }
+    const std::vector<bool> was_closed = closed_;
     std::fill(closed_.begin(), closed_.end(), false);
     std::fill(offset_.begin(), offset_.end(), 0.0);
     if (!cand.empty()) {
@@ -392,6 +437,7 @@ class ContactStage final : public ModeSwitcher {
     const ProjectionResult pv = mech_->ProjectVelocities(t, *q, v);
     ev->correction_position = pp.correction;
     ev->correction_velocity = pv.correction;
+    return impact;
   }
 
   // Into the report and the run's event list.
@@ -434,6 +480,8 @@ class ContactStage final : public ModeSwitcher {
   std::vector<bool> closed_;
   std::vector<double> offset_;  // re-armed witnesses (per contact)
   std::vector<int> forced_;     // penetrating at a projected start
+  double last_switch_t_ = std::numeric_limits<double>::quiet_NaN();
+  int switches_at_t_ = 0;
   // Per contact: its last impact times (accumulation).
   std::vector<std::vector<double>> impact_times_;
   mutable VecX<double> scratch_;
