@@ -115,6 +115,7 @@ TEST(ContactInput, UnsupportedCombinationsAreRefusedWithTheirReason) {
       ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("saltation")));
   SimulationOptions fixed = Short();
   fixed.integrator = Integrator::kRattle;
+  fixed.formulation = Formulation::kIndex3;  // RATTLE's own form
   fixed.step = 1e-3;
   EXPECT_THAT([&] { Simulate(m, At(1.0), p, fixed); },
               ::testing::ThrowsMessage<std::invalid_argument>(
