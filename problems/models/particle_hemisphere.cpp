@@ -32,8 +32,8 @@ Problem ParticleHemisphereProblem() {
   };
   p.defaults.t_end = 1.5;
   p.defaults.output_step = 0.01;
-  p.defaults.rtol = 1e-10;
-  p.defaults.atol = 1e-12;
+  p.defaults.rtol = 1e-12;
+  p.defaults.atol = 1e-14;
   p.defaults.integrator = Integrator::kCvodesBdf;
   p.defaults.formulation = Formulation::kBaumgarte;
   return p;
