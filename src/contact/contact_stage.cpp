@@ -144,7 +144,7 @@ class ContactStage final : public ModeSwitcher {
         real = true;
       }
     }
-    if (!real) return out;
+    if (!real) return NoSwitch(t, &out);
     std::vector<bool> released(rows_.size(), false);
     ContactEvent ev;
     ev.kind = "close";
@@ -180,24 +180,9 @@ class ContactStage final : public ModeSwitcher {
       }
       out.q = q;
       out.v = v;
-      return out;
+      return NoSwitch(t, &out);
     }
-    // Never a hang: a mode that does not settle at one instant (the
-    // contacts switching back and forth at the same time) ends the run.
-    if (t == last_switch_t_) {
-      if (++switches_at_t_ > kMaxSwitchesAtOneInstant) {
-        std::ostringstream os;
-        os << "contact switches do not settle at t = " << t << ": the contacts";
-        for (const std::string& r : ev.rows) os << " '" << r << "'";
-        os << " switched " << switches_at_t_
-           << " times at this instant (chattering between modes); loosen "
-              "--gap-tolerance or raise --zeno-velocity";
-        throw std::runtime_error(os.str());
-      }
-    } else {
-      last_switch_t_ = t;
-      switches_at_t_ = 0;
-    }
+    CountAtInstant(t, ev.rows);
     mech_->Evaluate(t, out.q, out.v);
     const double e_plus = mech_->energy();
     ev.energy_change = e_plus - x.energy;
@@ -238,6 +223,38 @@ class ContactStage final : public ModeSwitcher {
   }
 
  private:
+  // Never a hang: a mode that does not settle at one instant (the
+  // contacts switching back and forth, or their witnesses re-armed again
+  // and again, at the same time) ends the run.
+  void CountAtInstant(double t, const std::vector<std::string>& rows) {
+    if (t != last_switch_t_) {
+      last_switch_t_ = t;
+      switches_at_t_ = 0;
+      return;
+    }
+    if (++switches_at_t_ <= kMaxSwitchesAtOneInstant) return;
+    std::ostringstream os;
+    os << "contact switches do not settle at t = " << t << ": the contacts";
+    for (const std::string& r : rows) os << " '" << r << "'";
+    os << " switched " << switches_at_t_
+       << " times at this instant (chattering between modes); loosen "
+          "--gap-tolerance or raise --zeno-velocity";
+    throw std::runtime_error(os.str());
+  }
+
+  // A root that switches nothing: the integrator restarts from the same
+  // state with the re-armed witnesses (SUNDIALS refuses to go on from a
+  // root function that is zero at its root; a restart watches it from the
+  // sign it takes next).
+  ModeRestart NoSwitch(double t, ModeRestart* out) {
+    std::vector<std::string> fired;
+    CountAtInstant(t, fired);
+    out->restart = true;
+    out->energy_change = 0.0;
+    out->impulse = Eigen::VectorXd::Zero(mech_->nc());
+    return *out;
+  }
+
   // The raw gaps of every contact (the constraint functions, whatever the
   // mode: an open row's Phi is masked in the workspace).
   Eigen::VectorXd Gaps(const Point<double>& x) const {
