@@ -138,7 +138,9 @@ class ContactStage final : public ModeSwitcher {
     for (size_t k = 0; k < rows_.size(); ++k) {
       if (found[k] == 0) continue;
       if (!closed_[k] && x.u[rows_[k]] > utol) {
-        offset_[k] = x.phi[rows_[k]];
+        // Below where it is by gap_tolerance: noise at the integrator's
+        // resolution (far below it) cannot make the witness chatter.
+        offset_[k] = x.phi[rows_[k]] - co_.gap_tolerance;
         ++sum_->contact.spurious_roots;
       } else {
         real = true;
@@ -175,7 +177,8 @@ class ContactStage final : public ModeSwitcher {
       mech_->SolveKkt(mech_->bias(), &r);
       for (size_t k = 0; k < rows_.size(); ++k) {
         if (found[k] == 0) continue;
-        offset_[k] = closed_[k] ? r.lambda[rows_[k]] : x.phi[rows_[k]];
+        offset_[k] = closed_[k] ? r.lambda[rows_[k]]
+                                : x.phi[rows_[k]] - co_.gap_tolerance;
         ++sum_->contact.spurious_roots;
       }
       out.q = q;
