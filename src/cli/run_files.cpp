@@ -66,7 +66,25 @@ std::string RunFiles::Commit() {
   return "";
 }
 
+std::string OutputBase(const std::string& dir, const std::string& name) {
+  if (name.empty() || name == "." || name == ".." ||
+      name.find('/') != std::string::npos ||
+      name.find('\\') != std::string::npos)
+    throw std::invalid_argument(
+        "the model name '" + name +
+        "' is not a file name: the files of a run would not be in the "
+        "output folder '" +
+        dir +
+        "'; name the model with letters, digits, "
+        "'_', '-' or '.'");
+  return (std::filesystem::path(dir) / name).string();
+}
+
 StopOnSignals::StopOnSignals() {
+  // Nested (the command line's handlers around a phase that installs its
+  // own): the outermost owns the handlers and the flag, so a signal that
+  // arrived before the inner phase is not forgotten.
+  if (g_depth++ > 0) return;
   g_stop.store(0);
   struct sigaction action {};
   action.sa_handler = StoreSignal;

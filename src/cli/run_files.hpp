@@ -45,7 +45,14 @@ class RunFiles {
   bool committed_ = false;
 };
 
-/// While alive, SIGINT and SIGTERM store their number in flag() (once:
+/// DIR/<name>: where a run of the model `name` writes (DIR/<name>.csv,
+/// ...). @throws std::invalid_argument when `name` is not one plain file
+/// name (empty, ".", "..", or holding a slash), which would put the files
+/// outside DIR; ModelBuilder::Build() refuses such names already
+/// (src/model/names.hpp), this guards every writer against another way in.
+std::string OutputBase(const std::string& dir, const std::string& name);
+
+/// While alive, SIGINT, SIGTERM and SIGHUP store their number in flag() (once:
 /// the handler is reset, so a second signal has its default effect);
 /// the previous handlers are restored on destruction.
 class StopOnSignals {

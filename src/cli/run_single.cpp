@@ -108,6 +108,12 @@ SingleRunResult RunSingle(const Problem& problem,
     if (!fits)
       return fail(2, "unsupported combination: " + why, "\n(see --help)\n");
   }
+  std::string base;
+  try {
+    base = OutputBase(cfg.output_dir, name);
+  } catch (const std::invalid_argument& e) {
+    return fail(2, e.what(), "\n");
+  }
   try {
     std::filesystem::create_directories(cfg.output_dir);
   } catch (const std::exception& e) {
@@ -116,8 +122,6 @@ SingleRunResult RunSingle(const Problem& problem,
         "cannot create output directory '" + cfg.output_dir + "': " + e.what(),
         "\n");
   }
-  const std::string base =
-      (std::filesystem::path(cfg.output_dir) / name).string();
   result.base = base;
   std::vector<std::string> exts = {".csv", ".json", ".csv.partial",
                                    ".json.partial"};

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "model/affinity.hpp"
+#include "model/names.hpp"
 
 namespace daedalus {
 
@@ -473,7 +474,8 @@ void ResolveEvents(internal::ModelData& d) {
       if (e.name == name) ev = &e;
     if (ev == nullptr) {
       std::string valid;
-      for (const auto& e : d.events) valid += (valid.empty() ? "" : ", ") + e.name;
+      for (const auto& e : d.events)
+        valid += (valid.empty() ? "" : ", ") + e.name;
       throw std::invalid_argument(
           where + "Reset() names the event '" + name +
           "', which is not declared; declared events: " +
@@ -557,6 +559,8 @@ void ResolveFeasibility(internal::ModelData& d) {
 Model ModelBuilder::Build() && {
   if (!data_) throw std::logic_error("ModelBuilder::Build called twice");
   internal::ModelData& d = *data_;
+  // Names first: every message below shows them.
+  internal::CheckModelNames(d);
   const std::string where = "model '" + d.name + "': ";
   if (d.coordinates.empty()) {
     throw std::invalid_argument(
