@@ -412,7 +412,8 @@ double CounterUniform(uint64_t seed, uint64_t member, uint64_t stream) {
 std::vector<MemberSpec> DrawMembers(const Model& model,
                                     long n,
                                     uint64_t seed,
-                                    const std::vector<Distribution>& dists) {
+                                    const std::vector<Distribution>& dists,
+                                    const std::atomic<int>* stop) {
   std::vector<const Distribution*> order;
   for (const Distribution& d : dists) {
     for (const Distribution* o : order)
@@ -429,6 +430,10 @@ std::vector<MemberSpec> DrawMembers(const Model& model,
             });
   std::vector<MemberSpec> members(static_cast<size_t>(n));
   for (long i = 0; i < n; ++i) {
+    if (stop != nullptr && i % 4096 == 0 && stop->load() != 0) {
+      members.resize(static_cast<size_t>(i));
+      break;
+    }
     MemberSpec& m = members[static_cast<size_t>(i)];
     m.index = static_cast<int>(i);
     for (const Distribution* d : order) {

@@ -2,6 +2,7 @@
 // schemes for run() (src/cli/run_extras.hpp; docs/analysis.md, docs/output.md).
 #include "cli/run_extras.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -180,10 +181,29 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
   const std::vector<std::string> rows = RowNames(model);
   json list = json::array();
   int index = 0;
+  // The signal that ended the main run or one of the analyses.
+  auto stopped = [&]() -> int {
+    if (main.interrupted) return main.stop_code != 0 ? main.stop_code : 2;
+    const std::atomic<int>* stop = cfg_.options.stop;
+    return stop != nullptr ? stop->load() : 0;
+  };
   for (const CounterfactualRequest& r : cfg_.counterfactuals) {
     ++index;
     const std::string file =
         base + ".counterfactual" + std::to_string(index) + ".csv";
+    if (stopped() != 0) {
+      // Not started: the run (or an earlier analysis) was interrupted.
+      interrupted_ = stopped();
+      json e = {{"spec", r.spec},
+                {"kind", ToString(r.kind)},
+                {"status", "interrupted"},
+                {"error", "not run: interrupted by signal " +
+                              std::to_string(interrupted_) + " before it"}};
+      rep << "  counterfactual " << index << "       " << r.spec
+          << ": INTERRUPTED before it started\n";
+      list.push_back(e);
+      continue;
+    }
     const std::vector<std::string> channels = ChannelNames(model, r.channels);
     json e = {{"spec", r.spec},
               {"kind", ToString(r.kind)},
@@ -361,12 +381,19 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
         line = os.str();
       }
     } catch (const std::exception& ex) {
-      e["status"] = "failed";
       if (!e.contains("error")) e["error"] = ex.what();
-      line = std::string("FAILED: ") + ex.what();
-      if (error_.empty())
-        error_ = "--counterfactual '" + r.spec + "' failed: " + ex.what();
-      all_ok = false;
+      if (stopped() != 0) {
+        // A signal ended it: not a failure of the analysis.
+        interrupted_ = stopped();
+        e["status"] = "interrupted";
+        line = std::string("INTERRUPTED: ") + ex.what();
+      } else {
+        e["status"] = "failed";
+        line = std::string("FAILED: ") + ex.what();
+        if (error_.empty())
+          error_ = "--counterfactual '" + r.spec + "' failed: " + ex.what();
+        all_ok = false;
+      }
     }
     rep << "  counterfactual " << index << "       " << r.spec << ": " << line
         << " (" << file << ")\n";
