@@ -235,6 +235,12 @@ RunConfig Parse(const Problem& problem, const std::vector<std::string>& args) {
   if (!cfg.emit_kernels.empty())
     throw std::invalid_argument(
         "emit_kernels is for the problem executables' build, not for Python");
+  if (!cfg.inverse_dynamics.empty())
+    throw std::invalid_argument(
+        "inverse_dynamics='" + cfg.inverse_dynamics +
+        "': daedalus.run integrates the model forward and has no inverse "
+        "dynamics; run the problem's executable with --inverse-dynamics "
+        "FILE.csv (docs/inverse_dynamics.md)");
   return cfg;
 }
 

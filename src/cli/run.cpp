@@ -194,7 +194,7 @@ RunConfig ParseCommandLine(const Problem& problem,
   cfg.options = problem.defaults;
   cfg.params = problem.model.default_parameters();
   bool integrator_given = false, formulation_given = false, sens_given = false,
-       method_given = false;
+       method_given = false, rho_inf_given = false;
   std::string id_flags;  // --id-* options given
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -289,6 +289,7 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.step = internal::ParseNumber(arg, value);
     } else if (arg == "--rho-inf") {
       o.rho_inf = internal::ParseNumber(arg, value);
+      rho_inf_given = true;
     } else if (arg == "--max-steps") {
       o.max_steps = internal::ParseCount(arg, value);
     } else if (arg == "--max-samples") {
@@ -397,6 +398,13 @@ RunConfig ParseCommandLine(const Problem& problem,
   if (!formulation_given && (cfg.options.integrator == Integrator::kRattle ||
                              internal::IsAlpha(cfg.options.integrator)))
     cfg.options.formulation = Formulation::kIndex3;
+  if (rho_inf_given && !internal::IsAlpha(cfg.options.integrator))
+    throw std::invalid_argument(
+        std::string("--rho-inf is the numerical damping of generalized-alpha "
+                    "and hht; --integrator ") +
+        ToString(cfg.options.integrator) +
+        " has none and would ignore it: leave --rho-inf out, or use "
+        "--integrator generalized-alpha or hht");
   if (!cfg.help) {
     const std::string bad = problem.model.ParameterRangeError(cfg.params);
     if (!bad.empty())

@@ -240,6 +240,7 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
           o.t_end = r.t;
           // A fixed-step scheme shortens its last step to land on r.t.
           o.output_step = IsFixedStep(o.integrator) ? o.step : r.t - before->t;
+          if (IsAlpha(o.integrator)) o.step = std::min(o.step, o.output_step);
           SampleCollector c;
           const SimulationSummary s = Simulate(
               model, InitialState{before->q, before->v}, params, o, &c);
