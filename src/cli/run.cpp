@@ -19,6 +19,7 @@
 #include "daedalus/symplectic.hpp"
 #include "eval/compiled_model.hpp"
 #include "eval/expr_program.hpp"
+#include "eval/sparse_limits.hpp"
 #include "formulation/dae_form.hpp"
 #include "formulation/support.hpp"
 
@@ -416,11 +417,16 @@ RunConfig ParseCommandLine(const Problem& problem,
   if (!cfg.help) {
     // The model-dependent part of the support matrix, before any file is
     // written.
-    why = internal::Refusal(
-        cfg.options, internal::ResolveKktPath(problem.model, cfg.options),
-        internal::TraitsOf(problem.model));
+    const internal::KktPath path =
+        internal::ResolveKktPath(problem.model, cfg.options);
+    why = internal::Refusal(cfg.options, path,
+                            internal::TraitsOf(problem.model));
     if (!why.empty())
       throw std::invalid_argument("unsupported combination: " + why);
+    // A model too large for the sparse evaluator's memory: refused with
+    // the estimate before anything is built or written.
+    if (path == internal::KktPath::kSparse)
+      internal::CheckSparseWorkspaceMemory(problem.model);
   }
   if (!cfg.help)
     internal::ValidateCounterfactuals(cfg.counterfactuals, cfg.options);
