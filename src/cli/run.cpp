@@ -468,8 +468,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --drift-tol D        largest accepted drift (0: off; default "
      << d.drift_tol << ")\n"
      << "  --drift-action A     fail | escalate (Baumgarte -> projection)\n"
-     << "  --multiplier-atol A  IDAS: Newton tolerance of the multipliers\n"
-     << "                       (default: --atol)\n"
+     << "  --multiplier-atol A  IDAS: a fixed Newton tolerance of the\n"
+     << "                       multipliers (default 0: scaled by the step,\n"
+     << "                       docs/formulations.md)\n"
      << "  --linear-solver S    dense | klu: Newton systems (default "
      << ToString(d.linear_solver) << ")\n"
      << "  --jacobian J         ad (exact) | dq (difference quotients)\n"
@@ -499,8 +500,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "                       infinite frequency, [0, 1] ([0.5, 1] for\n"
      << "                       hht; default " << d.rho_inf
      << ", 1: no damping)\n"
-     << "  --max-steps N        integrator steps allowed per output interval\n"
-     << "                       (default " << d.max_steps << ")\n"
+     << "  --max-steps N        the run's budget of integrator steps (the\n"
+     << "                       summary's count; default " << d.max_steps
+     << ")\n"
      << "  --max-samples N      largest output grid accepted (default "
      << d.max_samples << ")\n"
      << "  --nonlin-conv-coef C cvodes-* | idas: corrector convergence\n"
