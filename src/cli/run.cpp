@@ -61,9 +61,12 @@ const char* const kValueFlags[] = {"--t-end",
                                    "--id-weights",
                                    "--id-degree",
                                    "--id-window"};
-const char* const kBoolFlags[] = {"--quiet", "--help", "--sens-dq",
+const char* const kBoolFlags[] = {"--quiet",
+                                  "--help",
+                                  "--sens-dq",
                                   "--sens-staggered",
-                                  "--sens-no-error-control"};
+                                  "--sens-no-error-control",
+                                  "--error-estimate"};
 
 // Splits "a,b,c" into names (empty entries are an error).
 std::vector<std::string> SplitList(const std::string& flag,
@@ -224,6 +227,7 @@ RunConfig ParseCommandLine(const Problem& problem,
         cfg.options.sensitivity.corrector = SensCorrector::kStaggered;
       if (arg == "--sens-no-error-control")
         cfg.options.sensitivity.error_control = false;
+      if (arg == "--error-estimate") cfg.error_estimate = true;
       continue;
     }
     if (!has_value) {
@@ -370,10 +374,11 @@ RunConfig ParseCommandLine(const Problem& problem,
                                 ": only with --inverse-dynamics FILE.csv");
   if (!cfg.inverse_dynamics.empty()) {
     if (!cfg.counterfactuals.empty() || sens_given || method_given ||
-        !cfg.emit_kernels.empty())
+        !cfg.emit_kernels.empty() || cfg.error_estimate)
       throw std::invalid_argument(
           "--inverse-dynamics replaces the run: it cannot be combined with "
-          "--counterfactual, --sens, --sens-method or --emit-kernels");
+          "--counterfactual, --sens, --sens-method, --error-estimate or "
+          "--emit-kernels");
     const InverseDynamicsOptions& o = cfg.inverse_dynamics_options;
     const int window = o.window > 0 ? o.window : o.degree + 1;
     if (o.degree < 2 || o.degree > 8 || window < o.degree + 1 ||
@@ -529,6 +534,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --id-degree D        degree of the local polynomial fits that\n"
      << "                       differentiate the samples (default 4)\n"
      << "  --id-window W        samples per fit (default D + 1)\n"
+     << "  --error-estimate     after the run, its estimated global error\n"
+     << "                       from a second run at 1000 times tighter\n"
+     << "                       tolerances (docs/diagnostics.md)\n"
      << "  --quiet              no summary on stdout\n"
      << "  --help               this text\n\n"
      << "ensembles (docs/ensembles.md; under mpirun -np N across N ranks):\n"
