@@ -6,6 +6,8 @@
 #                                              on first use
 #   lib/daedalus/libdaedalus_mpi.so            the MPI transport of ensembles
 #                                              (a module), when built with MPI
+#   lib/daedalus/libdaedalus_ipopt.so          IPOPT for optimal control (a
+#                                              module), when IPOPT was found
 #   lib/libdaedalus_urdf.a, libdaedalus_mjcf.a the importers, when built
 #   lib/cmake/daedalus/daedalusConfig.cmake    find_package(daedalus CONFIG)
 #                      daedalusConfigVersion.cmake
@@ -61,6 +63,11 @@ set(DAEDALUS_WITH_MPI OFF)
 if(TARGET daedalus_mpi)
   set(DAEDALUS_WITH_MPI ON)
   install(TARGETS daedalus_mpi
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/daedalus)
+endif()
+
+if(TARGET daedalus_ipopt)
+  install(TARGETS daedalus_ipopt
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/daedalus)
 endif()
 

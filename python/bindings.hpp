@@ -13,5 +13,7 @@ void BindSym(pybind11::module_& m);
 void BindModel(pybind11::module_& m);
 /// The catalogue, run() and evaluate_batch().
 void BindRun(pybind11::module_& m);
+/// optimize() (optimal_control.hpp).
+void BindOptimize(pybind11::module_& m);
 
 }  // namespace daedalus::python

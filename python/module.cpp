@@ -10,4 +10,5 @@ PYBIND11_MODULE(_daedalus, m) {
   daedalus::python::BindSym(m);
   daedalus::python::BindModel(m);
   daedalus::python::BindRun(m);
+  daedalus::python::BindOptimize(m);
 }

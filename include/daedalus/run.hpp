@@ -79,6 +79,9 @@ struct RunConfig {
   /// tighter tolerance (include/daedalus/error_estimate.hpp), in the
   /// summary's "error_estimate".
   bool error_estimate = false;
+  /// --optimize SPEC.json: instead of a run, the optimal control problem of
+  /// the spec (optimal_control.hpp, docs/optimal_control.md).
+  std::string optimize;
 };
 RunConfig ParseCommandLine(const Problem& problem,
                            int argc,

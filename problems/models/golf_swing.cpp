@@ -95,6 +95,12 @@ Problem GolfSwingProblem() {
   b.TerminalFunctional("clubhead_speed", [=](const auto& x) {
     return sqrt(point_velocity(x, 1.0, 1.0).squaredNorm());
   });
+  // The clubhead's horizontal position [m] (the shoulder at 0): where the
+  // ball must be at impact (docs/optimal_control.md, head_x@impact).
+  b.TerminalFunctional("head_x", [=](const auto& x) {
+    return x.p[P.la] * sin(x.q[0]) + x.p[P.lc] * sin(x.q[1]) +
+           x.q[2] * cos(x.q[1]);
+  });
 
   Problem p;
   p.model = std::move(b).Build();

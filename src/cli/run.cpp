@@ -14,6 +14,7 @@
 #include "cli/run_extras.hpp"
 #include "cli/run_files.hpp"
 #include "cli/run_inverse.hpp"
+#include "cli/run_optimize.hpp"
 #include "cli/run_single.hpp"
 #include "daedalus/output.hpp"
 #include "daedalus/symplectic.hpp"
@@ -60,7 +61,8 @@ const char* const kValueFlags[] = {"--t-end",
                                    "--sens-corrector",
                                    "--id-weights",
                                    "--id-degree",
-                                   "--id-window"};
+                                   "--id-window",
+                                   "--optimize"};
 const char* const kBoolFlags[] = {"--quiet",
                                   "--help",
                                   "--sens-dq",
@@ -306,6 +308,10 @@ RunConfig ParseCommandLine(const Problem& problem,
         throw std::invalid_argument(
             "--inverse-dynamics needs a motion file (FILE.csv)");
       cfg.inverse_dynamics = value;
+    } else if (arg == "--optimize") {
+      if (value.empty())
+        throw std::invalid_argument("--optimize needs a spec file (SPEC.json)");
+      cfg.optimize = value;
     } else if (arg == "--id-weights") {
       id_flags += " " + arg;
       Eigen::VectorXd& w = cfg.inverse_dynamics_options.input_weights;
@@ -369,6 +375,14 @@ RunConfig ParseCommandLine(const Problem& problem,
           .emplace_back(idx, x);
     }
   }
+  // --optimize replaces the run: what only a run does would be ignored.
+  if (!cfg.optimize.empty() &&
+      (!cfg.inverse_dynamics.empty() || !cfg.counterfactuals.empty() ||
+       cfg.error_estimate || !cfg.emit_kernels.empty()))
+    throw std::invalid_argument(
+        "--optimize replaces the run: it cannot be combined with "
+        "--inverse-dynamics, --counterfactual, --error-estimate or "
+        "--emit-kernels");
   if (cfg.inverse_dynamics.empty() && !id_flags.empty())
     throw std::invalid_argument(id_flags.substr(1) +
                                 ": only with --inverse-dynamics FILE.csv");
@@ -424,8 +438,8 @@ RunConfig ParseCommandLine(const Problem& problem,
     // written.
     const internal::KktPath path =
         internal::ResolveKktPath(problem.model, cfg.options);
-    why = internal::Refusal(cfg.options, path,
-                            internal::TraitsOf(problem.model));
+    why =
+        internal::Refusal(cfg.options, path, internal::TraitsOf(problem.model));
     if (!why.empty())
       throw std::invalid_argument("unsupported combination: " + why);
     // A model too large for the sparse evaluator's memory: refused with
@@ -537,6 +551,11 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --error-estimate     after the run, its estimated global error\n"
      << "                       from a second run at 1000 times tighter\n"
      << "                       tolerances (docs/diagnostics.md)\n"
+     << "  --optimize SPEC.json instead of a run: the optimal control problem\n"
+     << "                       of SPEC (controls, objective, constraints,\n"
+     << "                       solver) solved with IPOPT; writes the\n"
+     << "                       solution's run and DIR/<name>.controls.csv\n"
+     << "                       (docs/optimal_control.md)\n"
      << "  --quiet              no summary on stdout\n"
      << "  --help               this text\n\n"
      << "ensembles (docs/ensembles.md; under mpirun -np N across N ranks):\n"
@@ -576,6 +595,12 @@ int run(const Problem& problem, int argc, char** argv) {
                      "--ensemble or --monte-carlo\n(see --help)\n";
         return 2;
       }
+      if (std::string(argv[i]).rfind("--optimize", 0) == 0) {
+        std::cerr << program
+                  << ": --optimize cannot be combined with --ensemble or "
+                     "--monte-carlo\n(see --help)\n";
+        return 2;
+      }
     }
     return internal::RunEnsemble(problem, argc, argv);
   }
@@ -603,6 +628,8 @@ int run(const Problem& problem, int argc, char** argv) {
   }
   if (!cfg.inverse_dynamics.empty())
     return internal::RunInverseDynamics(problem, cfg, program);
+  if (!cfg.optimize.empty())
+    return internal::RunOptimize(problem, cfg, program);
   // An adjoint needs a functional: said before the plain run writes
   // anything (the integrators would say it only after). Not in
   // ParseCommandLine: an ensemble's members may name it in their table.

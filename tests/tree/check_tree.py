@@ -37,8 +37,11 @@ LAYERS = {
                  "monitor", "events", "integrate"],
     "report": ["model", "eval", "kkt", "formulation", "sensitivity",
                "monitor", "events", "integrate", "analysis"],
+    "optimal_control": ["model", "eval", "kkt", "formulation",
+                        "sensitivity", "monitor", "events", "integrate",
+                        "analysis", "report"],
     "cli": ["model", "eval", "kkt", "formulation", "sensitivity", "monitor",
-            "events", "integrate", "analysis", "report"],
+            "events", "integrate", "analysis", "report", "optimal_control"],
 }
 MAX_LINES = 800
 PRIVATE_DEPENDENCIES = re.compile(

@@ -1,0 +1,148 @@
+// The cost of the optimal-control NLP's gradient (issue 38): the time of
+// the objective's gradient of the shooting NLP (single shooting) as a
+// multiple of one plain simulation of the same
+// controlled model, at 10 and 100 control coefficients, by adjoints and by
+// forward sensitivities; on a torque-driven pendulum (traceable: the
+// compiled evaluator) and on golf_swing (the dual-number evaluator: its
+// input branches on t). docs/optimal_control.md, "Cost", quotes the table.
+//
+//   build-bench/bench/optimal_control_bench [repeats]
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "daedalus/optimal_control.hpp"
+#include "golf_swing.hpp"
+#include "optimal_control/shooting.hpp"
+
+namespace {
+
+using namespace daedalus;
+
+Problem TorquePendulum() {
+  ModelBuilder b("torque_pendulum");
+  b.Coordinates({"theta"});
+  const Param m = b.Parameter("m", 1.0), l = b.Parameter("l", 1.0),
+              g = b.Parameter("g", 9.81), c = b.Parameter("c", 0.1);
+  b.KineticEnergy([=](const auto& x) {
+    return 0.5 * x.p[m] * x.p[l] * x.p[l] * x.v[0] * x.v[0];
+  });
+  b.PotentialEnergy(
+      [=](const auto& x) { return -x.p[m] * x.p[g] * x.p[l] * cos(x.q[0]); });
+  b.Damping([=](const auto& x) {
+    MatX<Scalar<decltype(x)>> d(1, 1);
+    d(0, 0) = x.p[c];
+    return d;
+  });
+  b.Input(
+      "torque",
+      [](const auto& x) {
+        VecX<Scalar<decltype(x)>> col(1);
+        col << 1.0;
+        return col;
+      },
+      [](const auto& x) { return Scalar<decltype(x)>(0.0); });
+  Problem p;
+  p.model = std::move(b).Build();
+  p.initial = [](const Eigen::VectorXd&) {
+    InitialState s;
+    s.q = Eigen::VectorXd::Constant(1, 0.1);
+    s.v = Eigen::VectorXd::Zero(1);
+    return s;
+  };
+  p.defaults.t_end = 2.0;
+  p.defaults.output_step = 0.01;
+  p.defaults.rtol = 1e-8;
+  p.defaults.atol = 1e-10;
+  p.defaults.formulation = Formulation::kUnstabilized;
+  p.defaults.integrator = Integrator::kCvodesBdf;
+  return p;
+}
+
+double Now() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+struct Row {
+  double plain = 0.0, adjoint = 0.0, forward = 0.0;
+};
+
+// Seconds per plain run and per gradient (the value runs the gradient
+// needs first subtracted: Gradients() runs them when w is new).
+Row Measure(const Problem& p,
+            const std::string& input,
+            const std::string& objective,
+            double t_end,
+            int knots,
+            int repeats) {
+  SimulationOptions sim = p.defaults;
+  sim.t_end = t_end;
+  sim.output_step = std::min(sim.output_step, t_end / (knots - 1));
+  OptimalControlProblem ocp;
+  ControlChannel ch;
+  ch.input = input;
+  for (int j = 0; j < knots; ++j) ch.knots.push_back(t_end * j / (knots - 1));
+  ch.initial = Eigen::VectorXd::Constant(knots, 1.0);
+  ch.add_to_model = true;
+  ocp.controls.push_back(ch);
+  ocp.objective.push_back({objective, 1.0});
+  ocp.path_samples = 1;
+  Row row;
+  for (GradientMethod gm :
+       {GradientMethod::kAdjoint, GradientMethod::kForward}) {
+    OptimizeOptions o;
+    o.shooting_intervals = 1;
+    o.gradient = gm;
+    internal::ShootingNlp nlp(p, ocp, sim, p.model.default_parameters(), o);
+    Eigen::VectorXd w = nlp.x0(), grad;
+    Eigen::MatrixXd jac;
+    double values = 0.0, gradients = 0.0;
+    for (int r = 0; r < repeats; ++r) {
+      w[0] += 1e-3;  // a new point: nothing cached
+      const double a = Now();
+      if (!nlp.Values(w, nullptr, nullptr)) std::abort();
+      const double b = Now();
+      if (!nlp.Gradients(w, &grad, &jac)) std::abort();
+      const double c = Now();
+      values += b - a;
+      gradients += c - b;
+    }
+    row.plain = values / repeats;
+    (gm == GradientMethod::kAdjoint ? row.adjoint : row.forward) =
+        gradients / repeats;
+  }
+  return row;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
+  std::printf(
+      "model            coefficients  plain [ms]  adjoint gradient [ms] "
+      "(x plain)  forward gradient [ms] (x plain)\n");
+  const Problem pendulum = TorquePendulum();
+  const Problem golf = problems::GolfSwingProblem();
+  for (int knots : {10, 100}) {
+    const Row r =
+        Measure(pendulum, "torque", "effort:torque", 2.0, knots, repeats);
+    std::printf(
+        "torque_pendulum  %12d  %10.3f  %12.3f (%5.2f)  %12.3f (%5.2f)\n",
+        knots, 1e3 * r.plain, 1e3 * r.adjoint, r.adjoint / r.plain,
+        1e3 * r.forward, r.forward / r.plain);
+  }
+  for (int knots : {10, 100}) {
+    const Row r =
+        Measure(golf, "wrist", "clubhead_speed@impact", 0.35, knots, repeats);
+    std::printf(
+        "golf_swing       %12d  %10.3f  %12.3f (%5.2f)  %12.3f (%5.2f)\n",
+        knots, 1e3 * r.plain, 1e3 * r.adjoint, r.adjoint / r.plain,
+        1e3 * r.forward, r.forward / r.plain);
+  }
+  return 0;
+}
