@@ -331,19 +331,30 @@ InverseDynamicsResult InverseDynamics(const Model& model,
   // (a writer that keeps w >= 0, say) would otherwise be differentiated
   // across a jump of 2 |q| (issue 40: a residual of 3554 instead of 3e-4).
   for (const auto& b : model.quaternions()) {
-    int flips = 0;
-    for (Eigen::Index i = 1; i < n; ++i)
-      if (q.row(i).segment<4>(b.q).dot(q.row(i - 1).segment<4>(b.q)) < 0.0) {
-        q.row(i).segment<4>(b.q) *= -1.0;
+    // Sign changes between consecutive samples of the file (a flip over
+    // one row is two), then the samples whose sign is reversed.
+    int flips = 0, reversed = 0;
+    bool reversing = false;
+    Eigen::Vector4d prev = q.row(0).segment<4>(b.q).transpose();
+    for (Eigen::Index i = 1; i < n; ++i) {
+      const Eigen::Vector4d cur = q.row(i).segment<4>(b.q).transpose();
+      if (cur.dot(prev) < 0.0) {
         ++flips;
+        reversing = !reversing;
       }
+      prev = cur;
+      if (reversing) {
+        q.row(i).segment<4>(b.q) *= -1.0;
+        ++reversed;
+      }
+    }
     if (flips > 0)
-      res.notes.push_back("the quaternion '" + b.name + "' changed sign at " +
-                          std::to_string(flips) + " sample" +
-                          (flips == 1 ? "" : "s") +
-                          " (q and -q are the same rotation); each sample "
-                          "was given the sign nearer the previous one "
-                          "before differentiating");
+      res.notes.push_back(
+          "the quaternion '" + b.name + "' changes sign " +
+          std::to_string(flips) + " time" + (flips == 1 ? "" : "s") +
+          " between consecutive samples (q and -q are the same rotation); " +
+          std::to_string(reversed) + " sample" + (reversed == 1 ? "" : "s") +
+          " were given the opposite sign before differentiating");
   }
   if (v.size() == 0) {
     // q' (and q'') by the local fits, then the velocities (accelerations)

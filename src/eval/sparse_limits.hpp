@@ -6,7 +6,7 @@
 // entry by entry: every kinetic-energy term contributes k x k entries for
 // the k velocities it touches, so a chain of n bodies in the energy form
 // (body i touching the i joints above it) needs about n^3 / 3 of them:
-// 14 GB for 1000 links, which ended in std::bad_alloc. Such a model is
+// 12 GB for 1000 links, which ended in std::bad_alloc. Such a model is
 // refused with the estimate and the alternative instead.
 #pragma once
 

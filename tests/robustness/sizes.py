@@ -8,7 +8,7 @@ fix in its message, creating no output folder:
 
 - sparse-1000: chain_reduced --bodies 1000 --kkt qr put the 1000-link
   chain on the sparse evaluator, whose mass-matrix pattern (n^3 / 3
-  entries, about 15 GB) ended in std::bad_alloc; refused with the
+  entries, about 12 GB) ended in std::bad_alloc; refused with the
   estimate and --dynamics recursive;
 - urdf-energy-1000: urdf --dynamics energy on a 1000-link chain: the same
   (it printed std::bad_alloc and the usage text);
