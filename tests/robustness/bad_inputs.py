@@ -245,6 +245,10 @@ ROWS = [
     row("step-on-cvodes", P, ["--step", "0.001"], 2,
         "chooses its own steps from --rtol and --atol",
         fixed_by="issue 40: --step was ignored"),
+    row("optimize-with-error-estimate", P,
+        ["--optimize", "{tmp}/spec.json", "--error-estimate"], 2,
+        "--optimize replaces the run", setup=make_file("spec.json", "{}\n"),
+        fixed_by="the merge of issue 40 with --optimize: it was ignored"),
     # --- issue 40: messages naming the real cause.
     row("chain-length-1e308", "chain", ["--param", "length=1e308",
                                         "--kkt", "sparse-lu"], 1,
