@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "eval/chart.hpp"
+#include "eval/eval_stop.hpp"
 #include "formulation/roots.hpp"
 
 namespace daedalus::internal {
@@ -199,6 +200,8 @@ void DaeForm::TangentJacobian(double t,
   jac_.resize(n, n);
   Eigen::VectorXd dy = Eigen::VectorXd::Zero(n), dyp = dy;
   TangentWorkspace* tws = nullptr;
+  // The sweeps inside one column read it too (eval/eval_stop.hpp).
+  const ScopedEvalStop sweeps_stop(opt_.stop);
   for (int j = 0; j < n; ++j) {
     // SimulationOptions::stop, read per column: on a large model with the
     // energy form one Jacobian takes minutes (chain_reduced --bodies 200

@@ -20,7 +20,9 @@ leaves what docs/output.md promises:
 - ensemble-setup: a 10^6-member Monte Carlo interrupted while it sets up
   (48 s and 650 MB before it looked at a signal);
 - counterfactual: a counterfactual of an interrupted run is marked
-  "interrupted", not "failed".
+  "interrupted", not "failed";
+- alpha: SIGINT during an hht run ends it "interrupted" (it was
+  "failed: stop requested", exit 1).
 
 Usage: signals.py --bin BUILD/problems [--timeout-scale K] [--only NAME]
 """
@@ -252,12 +254,28 @@ def case_counterfactual(c):
                      f"{cf[0].get('status')!r} (expected 'interrupted')")
 
 
+def case_alpha(c):
+    # The alpha schemes' stop surfaced as an exception: the run was
+    # reported "failed: stop requested" (exit 1).
+    proc = c.start("pendulum", ["--integrator", "hht", "--t-end", "20000",
+                                "--output-step", "0.2", "--output-dir", c.out,
+                                "--quiet"])
+    c.wait_for(proc, rows_written(c, "pendulum"), 5)
+    rc, err, _ = c.signal_and_wait(proc, signal.SIGINT)
+    if rc is None:
+        return
+    js = c.json("pendulum.json")
+    if js.get("status") != "interrupted":
+        c.bad.append(f"JSON status {js.get('status')!r}: {js.get('error')}")
+
+
 CASES = {"sighup": case_sighup,
          "sigkill-superseded": case_sigkill_superseded,
          "inverse-dynamics": case_inverse_dynamics,
          "energy-ggl": case_energy_ggl,
          "ensemble-setup": case_ensemble_setup,
-         "counterfactual": case_counterfactual}
+         "counterfactual": case_counterfactual,
+         "alpha": case_alpha}
 
 
 def main():
