@@ -516,15 +516,7 @@ TEST_P(QuaternionSupportMatrix, RunsAndAgreesOrIsRefused) {
                   100 * PositionTol(c) * ref_grad.cwiseAbs().maxCoeff());
         ExpectAgrees(s, ref, c);
       }
-      // The sanitizer build runs the adjoint across resets where it runs
-      // alone (an IDAS adjoint cell took 140 s there: dense tangent
-      // Jacobians at every backward step, at -O0); events_test runs it
-      // on the bouncing ball and golf_swing under the sanitizers too.
-#ifdef DAEDALUS_SANITIZER_BUILD
-      const bool adjoint = methods == "adjoint";
-#else
       const bool adjoint = methods.find("adjoint") != std::string::npos;
-#endif
       if (adjoint) {
         o.sensitivity.method = SensMethod::kAdjoint;
         const SimulationSummary s = Simulate(m, Start(), p, o);
