@@ -6,7 +6,7 @@
 // compiled evaluator) and on golf_swing (the dual-number evaluator: its
 // input branches on t). docs/optimal_control.md, "Cost", quotes the table.
 //
-//   build-bench/bench/optimal_control_bench [repeats]
+//   build-bench/bench/optimal_control_bench [repeats] [pendulum|golf]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -123,12 +123,14 @@ Row Measure(const Problem& p,
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
+  const std::string only = argc > 2 ? argv[2] : "";
   std::printf(
       "model            coefficients  plain [ms]  adjoint gradient [ms] "
       "(x plain)  forward gradient [ms] (x plain)\n");
   const Problem pendulum = TorquePendulum();
   const Problem golf = problems::GolfSwingProblem();
   for (int knots : {10, 100}) {
+    if (only == "golf") break;
     const Row r =
         Measure(pendulum, "torque", "effort:torque", 2.0, knots, repeats);
     std::printf(
@@ -137,6 +139,7 @@ int main(int argc, char** argv) {
         1e3 * r.forward, r.forward / r.plain);
   }
   for (int knots : {10, 100}) {
+    if (only == "pendulum") break;
     const Row r =
         Measure(golf, "wrist", "clubhead_speed@impact", 0.35, knots, repeats);
     std::printf(

@@ -242,6 +242,12 @@ RunConfig Parse(const Problem& problem, const std::vector<std::string>& args) {
   if (!cfg.emit_kernels.empty())
     throw std::invalid_argument(
         "emit_kernels is for the problem executables' build, not for Python");
+  if (!cfg.inverse_dynamics.empty())
+    throw std::invalid_argument(
+        "inverse_dynamics='" + cfg.inverse_dynamics +
+        "': daedalus.run integrates the model forward and has no inverse "
+        "dynamics; run the problem's executable with --inverse-dynamics "
+        "FILE.csv (docs/inverse_dynamics.md)");
   return cfg;
 }
 
@@ -395,9 +401,19 @@ py::dict Run(const Problem& problem,
     summary.error = e.what();
   }
   extras.set_forward(nullptr);
-  const std::string base =
-      cfg.output_dir + "/" + model.name();  // counterfactual CSV files only
+  // Counterfactual CSV files only; in output_dir whatever the model's name.
+  const std::string base = internal::OutputBase(cfg.output_dir, model.name());
+  std::optional<internal::StopOnSignals> analysis_signals;
+  if (interruptible) analysis_signals.emplace();
   const bool extras_ok = extras.Finish(summary, base);
+  analysis_signals.reset();
+  if (extras.interrupted() != 0) {
+    if (extras.interrupted() != SIGINT) std::raise(extras.interrupted());
+    PyErr_SetString(PyExc_KeyboardInterrupt, ("counterfactual analyses of '" +
+                                              model.name() + "' interrupted")
+                                                 .c_str());
+    throw py::error_already_set();
+  }
   py::dict out =
       Arrays(model, collector.samples, static_cast<int>(sens_names.size()));
   out["summary_json"] =
@@ -413,8 +429,9 @@ py::dict Run(const Problem& problem,
 // functional); one dict per member.
 py::list Batch(const Problem& problem,
                const std::vector<Eigen::VectorXd>& params,
-               const std::vector<std::string>& args) {
-  const RunConfig cfg = Parse(problem, args);
+               const std::vector<std::string>& args,
+               bool interruptible) {
+  RunConfig cfg = Parse(problem, args);
   internal::SetNativeKernels(!cfg.interpreted);
   // An unknown functional is a usage error, not a failure of every member.
   CheckFunctionalSpec(problem.model, cfg.options.sensitivity.functional);
@@ -425,8 +442,34 @@ py::list Batch(const Problem& problem,
             "a parameter vector has a non-finite "
             "entry (" +
             problem.model.parameter_names().at(static_cast<size_t>(i)) + ")");
+  // As a run: SIGINT and SIGTERM end the running member at its next
+  // evaluation and start no other; SIGINT then raises KeyboardInterrupt.
+  std::optional<internal::StopOnSignals> signals;
+  if (interruptible) {
+    signals.emplace();
+    cfg.options.stop = internal::StopOnSignals::flag();
+  }
   const std::vector<BatchResult> results =
       EvaluateBatch(problem, params, cfg.options);
+  signals.reset();
+  size_t finished = 0;
+  int stop = 0;
+  for (const BatchResult& r : results) {
+    if (r.summary.interrupted) {
+      stop = r.summary.stop_code;
+      break;
+    }
+    ++finished;
+  }
+  if (stop != 0) {
+    if (stop != SIGINT) std::raise(stop);
+    PyErr_SetString(PyExc_KeyboardInterrupt,
+                    ("evaluate_batch of '" + problem.model.name() +
+                     "' interrupted after " + std::to_string(finished) +
+                     " of " + std::to_string(results.size()) + " members")
+                        .c_str());
+    throw py::error_already_set();
+  }
   py::list out;
   for (size_t i = 0; i < results.size(); ++i) {
     const BatchResult& r = results[i];

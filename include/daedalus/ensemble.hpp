@@ -27,7 +27,9 @@ struct BatchResult {
 /// adjoint gradient of a functional (method kAdjoint and `functional` set;
 /// `parameters` empty means all of the model's). A member that cannot run
 /// (a parameter outside its range, a failed integration) is a result with
-/// ok false and its error; the others run.
+/// ok false and its error; the others run. When options.stop is set the
+/// running member ends at its next evaluation and no other starts: those
+/// results have ok false and summary.interrupted true.
 /// @throws std::invalid_argument when `options` asks for no adjoint
 /// functional, or a vector has the wrong size.
 std::vector<BatchResult> EvaluateBatch(

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,9 @@ struct InverseDynamicsOptions {
   /// carries the fits' truncation error, not the motion's (the residuals
   /// are still reported).
   double constraint_warning = 1e-6;
+  /// Cooperative stop, as SimulationOptions::stop: read before every
+  /// sample; once non-zero the result ends there with `stop_code` set.
+  const std::atomic<int>* stop = nullptr;
 };
 
 /// The inverse dynamics at one sample.
@@ -154,6 +158,9 @@ struct InverseDynamicsResult {
   /// why, `samples` holds those before it.
   bool ok = true;
   std::string error;
+  /// The value of InverseDynamicsOptions::stop that ended the computation
+  /// (ok is then false, `error` says after which sample), or 0.
+  int stop_code = 0;
   std::vector<InverseDynamicsSample> samples;
   /// "given", "differentiated positions" or "differentiated velocities".
   std::string velocities_from, accelerations_from;
@@ -179,7 +186,18 @@ struct InverseDynamicsResult {
   double constraint_position_max = 0.0, constraint_velocity_max = 0.0,
          constraint_acceleration_max = 0.0;
   std::vector<std::string> warnings;
+  /// What was done to the motion before its inverse dynamics (a
+  /// quaternion's sign made continuous, ...): not a fault.
+  std::vector<std::string> notes;
 };
+
+/// The checks InverseDynamics makes before its first sample (below, the
+/// @throws), alone: a caller can refuse a motion before it starts work.
+/// @throws std::invalid_argument as InverseDynamics.
+void CheckInverseDynamicsInput(const Model& model,
+                               const Eigen::VectorXd& params,
+                               const MotionSamples& motion,
+                               const InverseDynamicsOptions& options);
 
 /// The inputs and multipliers that produce `motion` (see the file comment)
 /// with parameters `params` (np). Velocities and accelerations the motion

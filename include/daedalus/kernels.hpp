@@ -5,8 +5,13 @@
 // programs then run as native code instead of through the interpreter.
 // A kernel is used only for the program it was generated from (matched by
 // a fingerprint of the whole program), so a stale or foreign kernel is
-// never run. Problem authors do not call anything here: problems/
-// CMakeLists.txt (daedalus_problem) does it.
+// never run. A program that hands its problem to daedalus::run calls
+// nothing here: daedalus_add_problem() (cmake/DaedalusProblem.cmake) runs
+// it with --emit-kernels and compiles the file in. A program that calls
+// Simulate() itself writes the file with EmitNativeKernels()
+// (daedalus/emit_kernels.hpp) and compiles
+// it into a second build of itself (docs/using_as_a_package.md, "Native
+// kernels without daedalus_add_problem").
 #pragma once
 
 #include <cstddef>

@@ -74,6 +74,11 @@ struct RunConfig {
   std::string inverse_dynamics;
   /// --id-weights CH=W[,CH=W...], --id-degree D, --id-window W.
   InverseDynamicsOptions inverse_dynamics_options;
+  /// --error-estimate: after the run, the estimated global error of its
+  /// final state, multipliers and energy residual from a second run at a
+  /// tighter tolerance (include/daedalus/error_estimate.hpp), in the
+  /// summary's "error_estimate".
+  bool error_estimate = false;
   /// --optimize SPEC.json: instead of a run, the optimal control problem of
   /// the spec (optimal_control.hpp, docs/optimal_control.md).
   std::string optimize;

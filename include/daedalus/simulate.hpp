@@ -84,12 +84,15 @@ struct SimulationOptions {
   double output_step = 0.01;
   double rtol = 1e-8;
   double atol = 1e-10;
-  /// IDAS: absolute tolerance of the multipliers (and GGL multipliers);
-  /// 0 means atol. They are excluded from the local error test, so this
-  /// only sets how tightly each Newton iteration must resolve them; an
-  /// index-2 multiplier is determined only to ~round-off / h^2, and with
-  /// atol below ~1e-9 the default can stall the corrector at the first
-  /// steps (then pass 1 or more).
+  /// IDAS (GGL and index 3): how tightly each Newton iteration must
+  /// resolve the multipliers (and GGL's mu), which are outside the local
+  /// error test. 0 (the default): their weights in the convergence test
+  /// are scaled by the step being attempted, h or h^2 times the velocities'
+  /// (positions') weights, capped at round-off (docs/formulations.md,
+  /// "Scaling of the algebraic unknowns"). > 0: this fixed absolute
+  /// tolerance instead, without the scaling; an index-2 multiplier is
+  /// determined only to ~round-off / h, an index-3 one to ~round-off / h^2,
+  /// so a small value can stall the corrector at small steps.
   double multiplier_atol = 0.0;
   Formulation formulation = Formulation::kBaumgarte;
   Integrator integrator = Integrator::kCvodesBdf;
@@ -105,9 +108,15 @@ struct SimulationOptions {
   /// constraints' own units; default far below any useful atol.
   double initial_projection_tol = 1e-12;
   int initial_projection_max_iter = 50;
-  /// Step limit of the SUNDIALS integrators over one output interval
-  /// (CVodeSetMaxNumSteps / IDASetMaxNumSteps; --max-steps).
-  long max_steps = 500000;
+  /// The run's budget of integrator steps (--max-steps): the steps of the
+  /// whole run, as the summary counts them (SolverStats::steps), whatever
+  /// the output step; a run that needs more fails naming it. CVODES and
+  /// IDAS get the steps left before each output interval
+  /// (CVodeSetMaxNumSteps / IDASetMaxNumSteps), the generalized-alpha
+  /// schemes count their own, the fixed-step schemes are checked before
+  /// the run ((t_end - t0) / step). The adjoint runs' forward and
+  /// backward phases take it per integration between two events.
+  long max_steps = 5000000;
   /// Convergence coefficient of the corrector's nonlinear solver in the
   /// SUNDIALS integrators (CVodeSetNonlinConvCoef / IDASetNonlinConvCoef;
   /// --nonlin-conv-coef): the corrector stops when its estimated remaining

@@ -11,7 +11,8 @@ import math
 import numbers
 
 # Flags that take no value: True adds them, False leaves them out.
-_BOOL_FLAGS = {"sens_dq", "sens_staggered", "sens_no_error_control"}
+_BOOL_FLAGS = {"sens_dq", "sens_staggered", "sens_no_error_control",
+               "error_estimate"}
 # Options that are not flags of a run.
 _NOT_RUN_OPTIONS = {"help", "quiet", "emit_kernels"}
 

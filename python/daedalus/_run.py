@@ -166,7 +166,9 @@ def evaluate_batch(problem, points, *, functional, vary=None, params=None,
     points: M x len(vary) values of the parameters `vary` (default: all of
     the model's, in order); the others take their defaults, or `params`.
     Other keywords are run options. Members that fail have ok False, value
-    and gradient NaN and their error; the others still run."""
+    and gradient NaN and their error; the others still run. Ctrl-C
+    (SIGINT) ends the running member at its next step and raises
+    KeyboardInterrupt."""
     p = _as_problem(problem, options)
     for key in ("sens", "sens_method", "functional"):
         if key in options:
@@ -205,4 +207,5 @@ def evaluate_batch(problem, points, *, functional, vary=None, params=None,
     args = to_args(options) + ["--sens-method=adjoint",
                                f"--functional={functional}",
                                "--sens=" + ",".join(vary)]
-    return BatchResult(_daedalus._evaluate_batch(p, full, args), vary)
+    main = threading.current_thread() is threading.main_thread()
+    return BatchResult(_daedalus._evaluate_batch(p, full, args, main), vary)

@@ -230,11 +230,16 @@ void VelocitiesFromCoordinateRates(const Model& model,
 
 }  // namespace
 
+namespace internal {
+
+// DifferentiateSamples, ending early (the rest of the rows undefined) once
+// `stop` holds a signal.
 Eigen::MatrixXd DifferentiateSamples(const std::vector<double>& t,
                                      const Eigen::MatrixXd& x,
                                      int k,
                                      int degree,
-                                     int window) {
+                                     int window,
+                                     const std::atomic<int>* stop) {
   const size_t n = t.size();
   if ((k != 1 && k != 2) || degree < k || window < degree + 1 ||
       static_cast<size_t>(window) > n ||
@@ -248,6 +253,8 @@ Eigen::MatrixXd DifferentiateSamples(const std::vector<double>& t,
   Eigen::MatrixXd out(x.rows(), x.cols());
   const size_t half = static_cast<size_t>(window - 1) / 2;
   for (size_t i = 0; i < n; ++i) {
+    // A stop leaves the rest undefined: the caller reads the flag after.
+    if (stop != nullptr && i % 1024 == 0 && stop->load() != 0) break;
     const size_t lo =
         std::min(i >= half ? i - half : 0, n - static_cast<size_t>(window));
     const Eigen::RowVectorXd row = StencilRow(t, i, lo, window, degree, k);
@@ -257,6 +264,16 @@ Eigen::MatrixXd DifferentiateSamples(const std::vector<double>& t,
   return out;
 }
 
+}  // namespace internal
+
+Eigen::MatrixXd DifferentiateSamples(const std::vector<double>& t,
+                                     const Eigen::MatrixXd& x,
+                                     int k,
+                                     int degree,
+                                     int window) {
+  return internal::DifferentiateSamples(t, x, k, degree, window, nullptr);
+}
+
 std::string InverseDynamicsResult::actuation() const {
   if (under_actuated && over_actuated) return "under- and over-actuated";
   if (under_actuated) return "under-actuated";
@@ -264,10 +281,10 @@ std::string InverseDynamicsResult::actuation() const {
   return "fully actuated";
 }
 
-InverseDynamicsResult InverseDynamics(const Model& model,
-                                      const Eigen::VectorXd& params,
-                                      const MotionSamples& motion,
-                                      const InverseDynamicsOptions& options) {
+void CheckInverseDynamicsInput(const Model& model,
+                               const Eigen::VectorXd& params,
+                               const MotionSamples& motion,
+                               const InverseDynamicsOptions& options) {
   const int window = options.window > 0 ? options.window : options.degree + 1;
   CheckMotion(model, motion, options, window);
   if (params.size() != model.num_parameters())
@@ -275,6 +292,20 @@ InverseDynamicsResult InverseDynamics(const Model& model,
         "inverse dynamics: " + std::to_string(params.size()) +
         " parameters for model '" + model.name() + "', which has " +
         std::to_string(model.num_parameters()));
+  for (const auto& b : model.quaternions())
+    for (Eigen::Index i = 0; i < motion.q.rows(); ++i)
+      if (!(motion.q.row(i).segment<4>(b.q).norm() > 0.0))
+        throw std::invalid_argument(
+            Source(motion) + ", " + Where(motion, i) + ": the quaternion '" +
+            b.name + "' is zero; a quaternion sample needs a non-zero norm");
+}
+
+InverseDynamicsResult InverseDynamics(const Model& model,
+                                      const Eigen::VectorXd& params,
+                                      const MotionSamples& motion,
+                                      const InverseDynamicsOptions& options) {
+  const int window = options.window > 0 ? options.window : options.degree + 1;
+  CheckInverseDynamicsInput(model, params, motion, options);
   const int nv = model.nv(), nc = model.nc(), nu = model.num_inputs();
   const Eigen::Index n = static_cast<Eigen::Index>(motion.t.size());
 
@@ -295,14 +326,45 @@ InverseDynamicsResult InverseDynamics(const Model& model,
             b.name + "' is zero; a quaternion sample needs a non-zero norm");
       q.row(i).segment<4>(b.q) /= s;
     }
+  // Then each given the sign nearer the previous sample's: q and -q are
+  // one rotation, and a file whose quaternion flips sign between two rows
+  // (a writer that keeps w >= 0, say) would otherwise be differentiated
+  // across a jump of 2 |q| (issue 40: a residual of 3554 instead of 3e-4).
+  for (const auto& b : model.quaternions()) {
+    // Sign changes between consecutive samples of the file (a flip over
+    // one row is two), then the samples whose sign is reversed.
+    int flips = 0, reversed = 0;
+    bool reversing = false;
+    Eigen::Vector4d prev = q.row(0).segment<4>(b.q).transpose();
+    for (Eigen::Index i = 1; i < n; ++i) {
+      const Eigen::Vector4d cur = q.row(i).segment<4>(b.q).transpose();
+      if (cur.dot(prev) < 0.0) {
+        ++flips;
+        reversing = !reversing;
+      }
+      prev = cur;
+      if (reversing) {
+        q.row(i).segment<4>(b.q) *= -1.0;
+        ++reversed;
+      }
+    }
+    if (flips > 0)
+      res.notes.push_back(
+          "the quaternion '" + b.name + "' changes sign " +
+          std::to_string(flips) + " time" + (flips == 1 ? "" : "s") +
+          " between consecutive samples (q and -q are the same rotation); " +
+          std::to_string(reversed) + " sample" + (reversed == 1 ? "" : "s") +
+          " were given the opposite sign before differentiating");
+  }
   if (v.size() == 0) {
     // q' (and q'') by the local fits, then the velocities (accelerations)
     // by the quaternion kinematics (the identity without quaternions).
-    const Eigen::MatrixXd qd =
-        DifferentiateSamples(motion.t, q, 1, options.degree, window);
+    const Eigen::MatrixXd qd = internal::DifferentiateSamples(
+        motion.t, q, 1, options.degree, window, options.stop);
     Eigen::MatrixXd qdd;
     if (vdot.size() == 0)
-      qdd = DifferentiateSamples(motion.t, q, 2, options.degree, window);
+      qdd = internal::DifferentiateSamples(motion.t, q, 2, options.degree,
+                                           window, options.stop);
     Eigen::MatrixXd vdot_q;
     VelocitiesFromCoordinateRates(
         model, q, qd, vdot.size() == 0 ? &qdd : nullptr, &v, &vdot_q);
@@ -312,10 +374,15 @@ InverseDynamicsResult InverseDynamics(const Model& model,
       res.accelerations_from = "differentiated positions";
     }
   } else if (vdot.size() == 0) {
-    vdot = DifferentiateSamples(motion.t, v, 1, options.degree, window);
+    vdot = internal::DifferentiateSamples(motion.t, v, 1, options.degree,
+                                          window, options.stop);
     res.accelerations_from = "differentiated velocities";
   }
 
+  // The fits above stop early on a signal; then no sample is computed
+  // (the loop below ends at once).
+  const bool fits_stopped =
+      options.stop != nullptr && options.stop->load() != 0;
   // W^-1/2 of the input weights.
   Eigen::VectorXd wi = Eigen::VectorXd::Ones(nu);
   if (options.input_weights.size() == nu)
@@ -330,6 +397,17 @@ InverseDynamicsResult InverseDynamics(const Model& model,
   Workspace ws(model);
   ws.SetParameters(params);
   for (Eigen::Index i = 0; i < n; ++i) {
+    if (options.stop != nullptr && options.stop->load() != 0) {
+      res.ok = false;
+      res.stop_code = options.stop->load();
+      res.error =
+          "interrupted (signal " + std::to_string(res.stop_code) +
+          (fits_stopped ? ") while differentiating the " + std::to_string(n) +
+                              " samples, before the first"
+                        : ") after " + std::to_string(i) + " of " +
+                              std::to_string(n) + " samples");
+      break;
+    }
     InverseDynamicsSample s;
     s.t = motion.t[static_cast<size_t>(i)];
     s.q = q.row(i).transpose();

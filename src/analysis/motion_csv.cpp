@@ -2,12 +2,12 @@
 // CSV a run writes, or any CSV with a `t` column and the coordinates.
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/text_lines.hpp"
 #include "daedalus/inverse_dynamics.hpp"
 
 namespace daedalus {
@@ -44,13 +44,19 @@ std::string List(const std::vector<std::string>& names) {
 }  // namespace
 
 MotionSamples ReadMotionCsv(const std::string& path, const Model& model) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::invalid_argument("cannot read the motion file '" + path +
-                                "': it does not exist or is not readable");
+  // Any line end, a UTF-8 byte-order mark dropped (a spreadsheet's export
+  // gave "missing column t"), UTF-16 and binary files refused.
+  const std::vector<std::string> lines =
+      internal::ReadTextLines(path, "the motion file");
+  size_t next = 0;
+  auto next_line = [&](std::string& l) {
+    if (next >= lines.size()) return false;
+    l = lines[next++];
+    return true;
+  };
   const std::string src = "'" + path + "'";
   std::string line;
-  if (!std::getline(in, line) || Trim(line).empty())
+  if (!next_line(line) || Trim(line).empty())
     throw std::invalid_argument(
         src +
         " is empty; a motion CSV starts with a header line naming the "
@@ -101,7 +107,7 @@ MotionSamples ReadMotionCsv(const std::string& path, const Model& model) {
   m.source = path;
   std::vector<std::vector<double>> q_rows, v_rows;
   int line_no = 1;
-  while (std::getline(in, line)) {
+  while (next_line(line)) {
     ++line_no;
     if (Trim(line).empty()) continue;
     const std::vector<std::string> cells = Split(line);

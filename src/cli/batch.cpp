@@ -26,6 +26,19 @@ std::vector<BatchResult> EvaluateBatch(
   for (size_t i = 0; i < params.size(); ++i) {
     BatchResult& r = out[i];
     const Eigen::VectorXd& p = params[i];
+    // SimulationOptions::stop: the member running ends at its next
+    // evaluation (Simulate), and no other starts.
+    const int stop = options.stop != nullptr ? options.stop->load() : 0;
+    if (stop != 0) {
+      r.ok = false;
+      r.summary.interrupted = true;
+      r.summary.stop_code = stop;
+      r.error = "not run: the batch was interrupted (signal " +
+                std::to_string(stop) + ") after " + std::to_string(i) + " of " +
+                std::to_string(params.size()) + " members";
+      r.summary.error = r.error;
+      continue;
+    }
     try {
       const std::string bad = model.ParameterRangeError(p);
       if (!bad.empty()) throw std::invalid_argument(bad);

@@ -84,6 +84,8 @@ int LauncherSize(int* rank) {
 }
 
 constexpr int kHelpShown = -1;  // Prepare's verdict: --help printed
+// Prepare's verdict for a signal during the set-up: 128 + the signal, as
+// the process's exit status (nothing run; the message printed).
 
 // FNV-1a, 64 bits: the journal's fingerprint of an ensemble.
 uint64_t Fnv1a(const std::string& s, uint64_t h = 0xcbf29ce484222325ULL) {
@@ -190,9 +192,17 @@ std::string LoadJournal(Plan* plan, const std::string& header) {
 }
 
 // Rank 0: reads the command line and the members, prepares the output
-// folder and the journal. Returns 0, kHelpShown, or 2 (printed).
+// folder and the journal. Returns 0, kHelpShown, 2 (printed), or 128 + N
+// when signal N came during the set-up (printed; nothing run).
 int Prepare(const Problem& problem, int argc, char** argv, Plan* plan) {
   const std::string program = argc > 0 ? argv[0] : problem.model.name();
+  const std::atomic<int>* stop = StopOnSignals::flag();
+  auto interrupted = [&](const std::string& where) {
+    std::cerr << program << ": interrupted by " << SignalName(stop->load())
+              << " while " << where
+              << "; no member was run (run the same command again)\n";
+    return 128 + stop->load();
+  };
   try {
     const EnsembleArgs ea = SplitEnsembleArgs(argc, argv);
     std::vector<const char*> rest;
@@ -215,9 +225,14 @@ int Prepare(const Problem& problem, int argc, char** argv, Plan* plan) {
     } else {
       for (const auto& d : ea.dists)
         dists.push_back(ParseDistribution(problem.model, d));
-      members = DrawMembers(problem.model, ea.monte_carlo, ea.seed, dists);
+      members =
+          DrawMembers(problem.model, ea.monte_carlo, ea.seed, dists, stop);
       plan->mode = "monte-carlo";
     }
+    if (stop->load() != 0)
+      return interrupted("drawing the members (" +
+                         std::to_string(members.size()) + " of " +
+                         std::to_string(ea.monte_carlo) + " drawn)");
     plan->name = problem.model.name();
     plan->quiet = cfg.quiet;
     plan->base = (fs::path(cfg.output_dir) / plan->name).string();
@@ -225,6 +240,10 @@ int Prepare(const Problem& problem, int argc, char** argv, Plan* plan) {
     const std::vector<std::string> common = CommonArgs(ea.rest);
     uint64_t fp = Fnv1a(plan->name);
     for (const MemberSpec& m : members) {
+      if (m.index % 4096 == 0 && stop->load() != 0)
+        return interrupted("setting up the members (" +
+                           std::to_string(m.index) + " of " +
+                           std::to_string(members.size()) + ")");
       std::vector<std::string> args = common;
       args.insert(args.end(), m.args.begin(), m.args.end());
       for (size_t i = 1; i < args.size(); ++i) fp = Fnv1a(args[i] + "\x1f", fp);
@@ -486,14 +505,16 @@ int RunEnsemble(const Problem& problem, int argc, char** argv) {
   }
   if (!transport) transport = std::make_unique<SerialTransport>();
   const int rank = transport->rank();
+  // SIGINT, SIGTERM and SIGHUP: during the set-up (a Monte Carlo of a
+  // million members takes tens of seconds) nothing runs; then the running
+  // members end "interrupted", no other member starts, the table is
+  // written (run_files.hpp).
+  StopOnSignals signals;
+  const std::atomic<int>* stop = StopOnSignals::flag();
   Plan plan;
   int verdict = rank == 0 ? Prepare(problem, argc, argv, &plan) : 0;
   verdict = transport->Broadcast(verdict);
   if (verdict != 0) return verdict == kHelpShown ? 0 : verdict;
-  // SIGINT and SIGTERM: the running members end "interrupted", no other
-  // member starts, the table is written (run_files.hpp).
-  StopOnSignals signals;
-  const std::atomic<int>* stop = StopOnSignals::flag();
   auto work = [&](const std::string& task) {
     return RunMemberTask(problem, program, task, rank);
   };

@@ -4,12 +4,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <numbers>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "analysis/text_lines.hpp"
 #include "cli/run_single.hpp"
 #include "daedalus/kkt.hpp"
 #include "daedalus/sensitivity.hpp"
@@ -220,18 +220,11 @@ EnsembleArgs SplitEnsembleArgs(int argc, const char* const* argv) {
 
 std::vector<MemberSpec> ReadEnsembleFile(const Model& model,
                                          const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw std::invalid_argument("--ensemble: cannot read '" + path +
-                                "' (missing or not readable)");
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    // The byte-order mark spreadsheets put before the first column's name.
-    if (lines.empty() && line.rfind("\xEF\xBB\xBF", 0) == 0)
-      line = line.substr(3);
-    lines.push_back(line);
-  }
+  // Any line end (LF, CRLF, CR), the byte-order mark spreadsheets put
+  // before the first column's name dropped; UTF-16 and binary files
+  // refused with the cause (analysis/text_lines.hpp).
+  const std::vector<std::string> lines =
+      ReadTextLines(path, "--ensemble: the file");
   const std::vector<std::string>& pnames = model.parameter_names();
   std::vector<std::string> columns;
   // Header: the first line that is not a comment.
@@ -263,20 +256,31 @@ std::vector<MemberSpec> ReadEnsembleFile(const Model& model,
         if (f.text == kOptionColumns[k].column)
           kind = static_cast<int>(pnames.size() + k);
     }
-    for (const std::string& c : model.coordinate_names()) {
-      if (kind != -2) break;
-      if (f.text == "q0_" + c) kind = -3;
-      if (f.text == "v0_" + c) kind = -4;
-    }
+    // q0_<coordinate> and v0_<velocity>, as --q0 and --v0 name them (a
+    // quaternion's velocities are <name>.wx, .wy, .wz, not its coordinates).
+    for (const std::string& c : model.coordinate_names())
+      if (kind == -2 && f.text == "q0_" + c) kind = -3;
+    for (const std::string& c : model.velocity_names())
+      if (kind == -2 && f.text == "v0_" + c) kind = -4;
     if (kind == -2) {
       const auto& cn = model.coordinate_names();
+      const auto& vn = model.velocity_names();
+      std::string hint;
+      if (f.text.rfind("v0_", 0) == 0 &&
+          std::find(cn.begin(), cn.end(), f.text.substr(3)) != cn.end())
+        hint = " ('" + f.text.substr(3) +
+               "' is a coordinate of a quaternion, whose velocities are "
+               "named differently)";
       throw std::invalid_argument(
-          at + "unknown column '" + f.text + "'; a column is a parameter (" +
+          at + "unknown column '" + f.text + "'" + hint +
+          "; a column is a parameter (" +
           (pnames.empty() ? std::string("none") : Join(pnames)) +
           "), an option (" + Join(EnsembleOptionColumns()) +
-          "), an initial value (q0_<coordinate> or v0_<coordinate>: " +
+          "), an initial value (q0_<coordinate>: " +
           (cn.empty() ? std::string("no coordinates")
                       : "q0_" + cn[0] + ", ...") +
+          "; v0_<velocity>: " +
+          (vn.empty() ? std::string("none") : "v0_" + vn[0] + ", ...") +
           ") or name");
     }
     columns.push_back(f.text);
@@ -412,7 +416,8 @@ double CounterUniform(uint64_t seed, uint64_t member, uint64_t stream) {
 std::vector<MemberSpec> DrawMembers(const Model& model,
                                     long n,
                                     uint64_t seed,
-                                    const std::vector<Distribution>& dists) {
+                                    const std::vector<Distribution>& dists,
+                                    const std::atomic<int>* stop) {
   std::vector<const Distribution*> order;
   for (const Distribution& d : dists) {
     for (const Distribution* o : order)
@@ -429,6 +434,10 @@ std::vector<MemberSpec> DrawMembers(const Model& model,
             });
   std::vector<MemberSpec> members(static_cast<size_t>(n));
   for (long i = 0; i < n; ++i) {
+    if (stop != nullptr && i % 4096 == 0 && stop->load() != 0) {
+      members.resize(static_cast<size_t>(i));
+      break;
+    }
     MemberSpec& m = members[static_cast<size_t>(i)];
     m.index = static_cast<int>(i);
     for (const Distribution* d : order) {

@@ -2,6 +2,7 @@
 // an ensemble file, and the members a Monte Carlo draw makes.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -70,10 +71,12 @@ double CounterUniform(uint64_t seed, uint64_t member, uint64_t stream);
 
 /// Members 0..n-1 of a Monte Carlo ensemble: each distributed parameter
 /// drawn from streams 2p and 2p+1 of (seed, member) (p its index in the
-/// model), written with 17 significant digits (read back exactly).
+/// model), written with 17 significant digits (read back exactly). Once
+/// `stop` holds a signal the draws end there (fewer than n members).
 std::vector<MemberSpec> DrawMembers(const Model& model,
                                     long n,
                                     uint64_t seed,
-                                    const std::vector<Distribution>& dists);
+                                    const std::vector<Distribution>& dists,
+                                    const std::atomic<int>* stop = nullptr);
 
 }  // namespace daedalus::internal

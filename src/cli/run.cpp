@@ -20,6 +20,7 @@
 #include "daedalus/symplectic.hpp"
 #include "eval/compiled_model.hpp"
 #include "eval/expr_program.hpp"
+#include "eval/sparse_limits.hpp"
 #include "formulation/dae_form.hpp"
 #include "formulation/support.hpp"
 
@@ -70,7 +71,8 @@ const char* const kBoolFlags[] = {"--quiet",
                                   "--sens-dq",
                                   "--sens-staggered",
                                   "--sens-no-error-control",
-                                  "--project-penetration"};
+                                  "--project-penetration",
+                                  "--error-estimate"};
 
 // Splits "a,b,c" into names (empty entries are an error).
 std::vector<std::string> SplitList(const std::string& flag,
@@ -202,7 +204,7 @@ RunConfig ParseCommandLine(const Problem& problem,
   cfg.options = problem.defaults;
   cfg.params = problem.model.default_parameters();
   bool integrator_given = false, formulation_given = false, sens_given = false,
-       method_given = false;
+       method_given = false, rho_inf_given = false;
   std::string id_flags;  // --id-* options given
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -233,6 +235,7 @@ RunConfig ParseCommandLine(const Problem& problem,
         cfg.options.sensitivity.error_control = false;
       if (arg == "--project-penetration")
         cfg.options.contact.project_penetration = true;
+      if (arg == "--error-estimate") cfg.error_estimate = true;
       continue;
     }
     if (!has_value) {
@@ -305,6 +308,7 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.step = internal::ParseNumber(arg, value);
     } else if (arg == "--rho-inf") {
       o.rho_inf = internal::ParseNumber(arg, value);
+      rho_inf_given = true;
     } else if (arg == "--max-steps") {
       o.max_steps = internal::ParseCount(arg, value);
     } else if (arg == "--max-samples") {
@@ -383,15 +387,24 @@ RunConfig ParseCommandLine(const Problem& problem,
           .emplace_back(idx, x);
     }
   }
+  // --optimize replaces the run: what only a run does would be ignored.
+  if (!cfg.optimize.empty() &&
+      (!cfg.inverse_dynamics.empty() || !cfg.counterfactuals.empty() ||
+       cfg.error_estimate || !cfg.emit_kernels.empty()))
+    throw std::invalid_argument(
+        "--optimize replaces the run: it cannot be combined with "
+        "--inverse-dynamics, --counterfactual, --error-estimate or "
+        "--emit-kernels");
   if (cfg.inverse_dynamics.empty() && !id_flags.empty())
     throw std::invalid_argument(id_flags.substr(1) +
                                 ": only with --inverse-dynamics FILE.csv");
   if (!cfg.inverse_dynamics.empty()) {
     if (!cfg.counterfactuals.empty() || sens_given || method_given ||
-        !cfg.emit_kernels.empty())
+        !cfg.emit_kernels.empty() || cfg.error_estimate)
       throw std::invalid_argument(
           "--inverse-dynamics replaces the run: it cannot be combined with "
-          "--counterfactual, --sens, --sens-method or --emit-kernels");
+          "--counterfactual, --sens, --sens-method, --error-estimate or "
+          "--emit-kernels");
     const InverseDynamicsOptions& o = cfg.inverse_dynamics_options;
     const int window = o.window > 0 ? o.window : o.degree + 1;
     if (o.degree < 2 || o.degree > 8 || window < o.degree + 1 ||
@@ -417,6 +430,13 @@ RunConfig ParseCommandLine(const Problem& problem,
   if (!formulation_given && (cfg.options.integrator == Integrator::kRattle ||
                              internal::IsAlpha(cfg.options.integrator)))
     cfg.options.formulation = Formulation::kIndex3;
+  if (rho_inf_given && !internal::IsAlpha(cfg.options.integrator))
+    throw std::invalid_argument(
+        std::string("--rho-inf is the numerical damping of generalized-alpha "
+                    "and hht; --integrator ") +
+        ToString(cfg.options.integrator) +
+        " has none and would ignore it: leave --rho-inf out, or use "
+        "--integrator generalized-alpha or hht");
   if (!cfg.help) {
     const std::string bad = problem.model.ParameterRangeError(cfg.params);
     if (!bad.empty())
@@ -428,11 +448,16 @@ RunConfig ParseCommandLine(const Problem& problem,
   if (!cfg.help) {
     // The model-dependent part of the support matrix, before any file is
     // written.
-    why = internal::Refusal(
-        cfg.options, internal::ResolveKktPath(problem.model, cfg.options),
-        internal::TraitsOf(problem.model));
+    const internal::KktPath path =
+        internal::ResolveKktPath(problem.model, cfg.options);
+    why =
+        internal::Refusal(cfg.options, path, internal::TraitsOf(problem.model));
     if (!why.empty())
       throw std::invalid_argument("unsupported combination: " + why);
+    // A model too large for the sparse evaluator's memory: refused with
+    // the estimate before anything is built or written.
+    if (path == internal::KktPath::kSparse)
+      internal::CheckSparseWorkspaceMemory(problem.model);
   }
   if (!cfg.help)
     internal::ValidateCounterfactuals(cfg.counterfactuals, cfg.options);
@@ -484,8 +509,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << d.contact.gap_tolerance << ")\n"
      << "  --project-penetration  project an initial penetration instead\n"
      << "                       of refusing the run\n"
-     << "  --multiplier-atol A  IDAS: Newton tolerance of the multipliers\n"
-     << "                       (default: --atol)\n"
+     << "  --multiplier-atol A  IDAS: a fixed Newton tolerance of the\n"
+     << "                       multipliers (default 0: scaled by the step,\n"
+     << "                       docs/formulations.md)\n"
      << "  --linear-solver S    dense | klu: Newton systems (default "
      << ToString(d.linear_solver) << ")\n"
      << "  --jacobian J         ad (exact) | dq (difference quotients)\n"
@@ -515,8 +541,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "                       infinite frequency, [0, 1] ([0.5, 1] for\n"
      << "                       hht; default " << d.rho_inf
      << ", 1: no damping)\n"
-     << "  --max-steps N        integrator steps allowed per output interval\n"
-     << "                       (default " << d.max_steps << ")\n"
+     << "  --max-steps N        the run's budget of integrator steps (the\n"
+     << "                       summary's count; default " << d.max_steps
+     << ")\n"
      << "  --max-samples N      largest output grid accepted (default "
      << d.max_samples << ")\n"
      << "  --nonlin-conv-coef C cvodes-* | idas: corrector convergence\n"
@@ -543,6 +570,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --id-degree D        degree of the local polynomial fits that\n"
      << "                       differentiate the samples (default 4)\n"
      << "  --id-window W        samples per fit (default D + 1)\n"
+     << "  --error-estimate     after the run, its estimated global error\n"
+     << "                       from a second run at 1000 times tighter\n"
+     << "                       tolerances (docs/diagnostics.md)\n"
      << "  --optimize SPEC.json instead of a run: the optimal control problem\n"
      << "                       of SPEC (controls, objective, constraints,\n"
      << "                       solver) solved with IPOPT; writes the\n"

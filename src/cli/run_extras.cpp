@@ -2,6 +2,7 @@
 // schemes for run() (src/cli/run_extras.hpp; docs/analysis.md, docs/output.md).
 #include "cli/run_extras.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -9,7 +10,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli/run_single.hpp"
 #include "daedalus/analysis.hpp"
+#include "daedalus/error_estimate.hpp"
 #include "daedalus/symplectic.hpp"
 #include "formulation/support.hpp"
 #include "monitor/sample_collector.hpp"
@@ -171,6 +174,7 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
         << " J, first/last 10% " << e.early_max << " / " << e.late_max
         << " J (growth " << e.growth() << "), trend " << e.drift_rate << " W\n";
   }
+  if (cfg_.error_estimate) EstimateError(main, &rep);
   if (cfg_.counterfactuals.empty()) {
     report_ = rep.str();
     return true;
@@ -180,10 +184,29 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
   const std::vector<std::string> rows = RowNames(model);
   json list = json::array();
   int index = 0;
+  // The signal that ended the main run or one of the analyses.
+  auto stopped = [&]() -> int {
+    if (main.interrupted) return main.stop_code != 0 ? main.stop_code : 2;
+    const std::atomic<int>* stop = cfg_.options.stop;
+    return stop != nullptr ? stop->load() : 0;
+  };
   for (const CounterfactualRequest& r : cfg_.counterfactuals) {
     ++index;
     const std::string file =
         base + ".counterfactual" + std::to_string(index) + ".csv";
+    if (stopped() != 0) {
+      // Not started: the run (or an earlier analysis) was interrupted.
+      interrupted_ = stopped();
+      json e = {{"spec", r.spec},
+                {"kind", ToString(r.kind)},
+                {"status", "interrupted"},
+                {"error", "not run: interrupted by signal " +
+                              std::to_string(interrupted_) + " before it"}};
+      rep << "  counterfactual " << index << "       " << r.spec
+          << ": INTERRUPTED before it started\n";
+      list.push_back(e);
+      continue;
+    }
     const std::vector<std::string> channels = ChannelNames(model, r.channels);
     json e = {{"spec", r.spec},
               {"kind", ToString(r.kind)},
@@ -220,6 +243,7 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
           o.t_end = r.t;
           // A fixed-step scheme shortens its last step to land on r.t.
           o.output_step = IsFixedStep(o.integrator) ? o.step : r.t - before->t;
+          if (IsAlpha(o.integrator)) o.step = std::min(o.step, o.output_step);
           SampleCollector c;
           const SimulationSummary s = Simulate(
               model, InitialState{before->q, before->v}, params, o, &c);
@@ -361,12 +385,19 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
         line = os.str();
       }
     } catch (const std::exception& ex) {
-      e["status"] = "failed";
       if (!e.contains("error")) e["error"] = ex.what();
-      line = std::string("FAILED: ") + ex.what();
-      if (error_.empty())
-        error_ = "--counterfactual '" + r.spec + "' failed: " + ex.what();
-      all_ok = false;
+      if (stopped() != 0) {
+        // A signal ended it: not a failure of the analysis.
+        interrupted_ = stopped();
+        e["status"] = "interrupted";
+        line = std::string("INTERRUPTED: ") + ex.what();
+      } else {
+        e["status"] = "failed";
+        line = std::string("FAILED: ") + ex.what();
+        if (error_.empty())
+          error_ = "--counterfactual '" + r.spec + "' failed: " + ex.what();
+        all_ok = false;
+      }
     }
     rep << "  counterfactual " << index << "       " << r.spec << ": " << line
         << " (" << file << ")\n";
@@ -377,10 +408,77 @@ bool RunExtras::Finish(const SimulationSummary& main, const std::string& base) {
   return all_ok;
 }
 
+void RunExtras::EstimateError(const SimulationSummary& main,
+                              std::ostringstream* rep) {
+  json e;
+  try {
+    const ErrorEstimate est =
+        EstimateGlobalError(problem_.model, StartingState(problem_, cfg_),
+                            cfg_.params, cfg_.options, main);
+    e = {{"ok", est.ok},
+         {"method", "the run repeated at tighter tolerances"},
+         {"reference",
+          {{"formulation", ToString(est.reference_formulation)},
+           {"integrator", ToString(est.reference_integrator)},
+           {"rtol", est.reference_rtol},
+           {"atol", est.reference_atol},
+           {"steps", est.reference_steps},
+           {"t_reached", Num(est.t_reference)}}}};
+    if (!est.ok) {
+      e["error"] = est.error;
+      *rep << "  error estimate         none: " << est.error << "\n";
+    } else {
+      e["t"] = Num(est.t);
+      e["q"] = NumVec(est.q);
+      e["v"] = NumVec(est.v);
+      e["lambda"] = NumVec(est.lambda);
+      e["q_max"] = Num(est.q_max);
+      e["v_max"] = Num(est.v_max);
+      e["lambda_max"] = Num(est.lambda_max);
+      e["tolerance_ratio"] = Num(est.tolerance_ratio);
+      e["worst"] = est.worst;
+      e["tolerance_met"] = est.tolerance_met;
+      e["energy_residual"] = {{"run", Num(est.energy_residual)},
+                              {"reference", Num(est.energy_residual_reference)},
+                              {"error", Num(est.energy_residual_error)}};
+      *rep << "  error estimate         |dq| " << est.q_max << ", |dv| "
+           << est.v_max << ", |dlambda| " << est.lambda_max
+           << ", energy residual " << est.energy_residual_error << " J ("
+           << est.tolerance_ratio << " tolerances at '" << est.worst
+           << "'; reference " << ToString(est.reference_formulation) << " on "
+           << ToString(est.reference_integrator) << " at rtol "
+           << est.reference_rtol << ")\n";
+    }
+    e["warnings"] = est.warnings;
+    for (const auto& w : est.warnings) *rep << "  warning: " << w << "\n";
+  } catch (const std::exception& ex) {
+    e = {{"ok", false}, {"error", std::string("no estimate: ") + ex.what()}};
+    *rep << "  error estimate         none: " << ex.what() << "\n";
+  }
+  if (cfg_.options.stop != nullptr && cfg_.options.stop->load() != 0)
+    interrupted_ = cfg_.options.stop->load();
+  entries_["error_estimate"] = std::move(e);
+}
+
 std::string RunExtras::Decorate(const std::string& summary_json) const {
   if (entries_.empty()) return summary_json;
   json j = json::parse(summary_json);
   for (const auto& [k, v] : entries_.items()) j[k] = v;
+  // The estimate's warnings are the run's too.
+  if (entries_.contains("error_estimate") && j.contains("warnings") &&
+      j["warnings"].is_array())
+    for (const auto& w :
+         entries_["error_estimate"].value("warnings", json::array()))
+      j["warnings"].push_back(w);
+  if (interrupted_ != 0 && j.value("status", "") == "ok") {
+    // The run finished; a signal ended the analyses after it.
+    j["status"] = "interrupted";
+    j["stop_code"] = interrupted_;
+    j["error"] = "interrupted by signal " + std::to_string(interrupted_) +
+                 " during the counterfactual analyses; the run itself reached "
+                 "t_end (its CSV is complete), the analyses not finished are "
+                 "marked \"interrupted\"";
+  }
   return j.dump(2) + "\n";
 }
 

@@ -1,11 +1,13 @@
 // What run() does beside the main integration when the command line asks
 // for it: the --counterfactual analyses (their CSV files and the
-// "counterfactuals" entry of the JSON summary) and, for the
-// structure-preserving integrators, the "energy_behaviour" entry.
+// "counterfactuals" entry of the JSON summary), --error-estimate (the
+// "error_estimate" entry) and, for the structure-preserving integrators,
+// the "energy_behaviour" entry.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -38,8 +40,14 @@ class RunExtras : public Observer {
   const std::string& report() const { return report_; }
   /// The first failure, for stderr.
   const std::string& error() const { return error_; }
+  /// The signal that interrupted the analyses (SimulationOptions::stop),
+  /// or 0: the counterfactuals not finished are then "interrupted".
+  int interrupted() const { return interrupted_; }
 
  private:
+  // --error-estimate: EstimateGlobalError after the main run.
+  void EstimateError(const SimulationSummary& main, std::ostringstream* rep);
+
   const Problem& problem_;
   const RunConfig& cfg_;
   Observer* forward_ = nullptr;
@@ -47,6 +55,7 @@ class RunExtras : public Observer {
   std::vector<Sample> samples_;
   nlohmann::json entries_ = nlohmann::json::object();
   std::string report_, error_;
+  int interrupted_ = 0;
 };
 
 }  // namespace daedalus::internal

@@ -5,7 +5,8 @@
 // previous run's JSON is removed first, then the CSV and the JSON are
 // renamed, so a reader never finds a new CSV beside an old JSON that says
 // "ok", and a run that fails before its first row leaves no stale CSV.
-// SIGINT and SIGTERM set the run's stop flag (SimulationOptions::stop):
+// SIGINT, SIGTERM and SIGHUP (a closed terminal or ssh session) set the
+// run's stop flag (SimulationOptions::stop):
 // the run ends at its next model evaluation with the rows so far and a
 // JSON marked "interrupted"; a second signal kills the process as usual.
 #pragma once
@@ -35,6 +36,16 @@ class RunFiles {
   std::string AddSide(const std::string& suffix);
   const std::vector<std::string>& sides() const { return sides_; }
 
+  /// Marks the results of an earlier run in the folder as superseded, the
+  /// first thing a run does once its options are accepted: <base>.json is
+  /// replaced (atomically) by the same summary with "status":
+  /// "superseded" and the previous status under "superseded_status" (a
+  /// JSON that does not parse, or a CSV without a JSON, gets a short one),
+  /// so that a run killed outright (SIGKILL) never leaves the previous
+  /// "ok" files looking current. Nothing to mark: nothing written.
+  /// Returns "" or what failed (nothing is then changed).
+  std::string MarkSuperseded() const;
+
   /// Puts the partial files in place (see the file comment); a missing
   /// partial CSV removes the previous CSV. Returns "" or what failed.
   std::string Commit();
@@ -45,7 +56,14 @@ class RunFiles {
   bool committed_ = false;
 };
 
-/// While alive, SIGINT and SIGTERM store their number in flag() (once:
+/// DIR/<name>: where a run of the model `name` writes (DIR/<name>.csv,
+/// ...). @throws std::invalid_argument when `name` is not one plain file
+/// name (empty, ".", "..", or holding a slash), which would put the files
+/// outside DIR; ModelBuilder::Build() refuses such names already
+/// (src/model/names.hpp), this guards every writer against another way in.
+std::string OutputBase(const std::string& dir, const std::string& name);
+
+/// While alive, SIGINT, SIGTERM and SIGHUP store their number in flag() (once:
 /// the handler is reset, so a second signal has its default effect);
 /// the previous handlers are restored on destruction.
 class StopOnSignals {
@@ -58,7 +76,7 @@ class StopOnSignals {
   static const std::atomic<int>* flag();
 };
 
-/// "SIGINT", "SIGTERM", or "signal N".
+/// "SIGINT", "SIGTERM", "SIGHUP", or "signal N".
 std::string SignalName(int signal_number);
 
 }  // namespace daedalus::internal

@@ -117,8 +117,9 @@ json SummaryJson(const Problem& problem,
   json j;
   j["problem"] = m.name();
   j["analysis"] = "inverse_dynamics";
-  j["status"] = r.ok ? "ok" : "failed";
+  j["status"] = r.ok ? "ok" : r.stop_code != 0 ? "interrupted" : "failed";
   if (!r.ok) j["error"] = r.error;
+  if (r.stop_code != 0) j["stop_code"] = r.stop_code;
   j["file"] = csv;
   j["motion"] = {{"file", cfg.inverse_dynamics},
                  {"samples", motion.t.size()},
@@ -159,6 +160,7 @@ json SummaryJson(const Problem& problem,
       {"acceleration", JsonNumber(r.constraint_acceleration_max)}};
   j["samples"] = r.samples.size();
   j["warnings"] = r.warnings;
+  j["notes"] = r.notes;
   return j;
 }
 
@@ -204,6 +206,7 @@ void PrintSummary(std::ostream& os,
     os << "  motion constraints     |Phi| " << r.constraint_position_max
        << ", |J v + Phi_t| " << r.constraint_velocity_max << ", |J vdot + b| "
        << r.constraint_acceleration_max << "\n";
+  for (const auto& n : r.notes) os << "  note: " << n << "\n";
   for (const auto& w : r.warnings) os << "  warning: " << w << "\n";
 }
 
@@ -213,15 +216,27 @@ int RunInverseDynamics(const Problem& problem,
                        const RunConfig& cfg,
                        const std::string& program) {
   const Model& model = problem.model;
+  // SIGINT, SIGTERM and SIGHUP: while the motion is read nothing is
+  // written yet; then the computation ends after the sample being
+  // computed, with the samples so far and a JSON marked "interrupted".
+  StopOnSignals signals;
   MotionSamples motion;
-  InverseDynamicsResult result;
+  InverseDynamicsOptions options = cfg.inverse_dynamics_options;
+  options.stop = StopOnSignals::flag();
+  std::string base;
   try {
     motion = ReadMotionCsv(cfg.inverse_dynamics, model);
-    result = InverseDynamics(model, cfg.params, motion,
-                             cfg.inverse_dynamics_options);
+    CheckInverseDynamicsInput(model, cfg.params, motion, options);
+    base = OutputBase(cfg.output_dir, model.name()) + ".inverse_dynamics";
   } catch (const std::invalid_argument& e) {
     std::cerr << program << ": --inverse-dynamics: " << e.what() << "\n";
     return 2;
+  }
+  if (options.stop->load() != 0) {
+    std::cerr << program << ": interrupted by "
+              << SignalName(options.stop->load())
+              << " while reading the motion; nothing written\n";
+    return 128 + options.stop->load();
   }
   try {
     std::filesystem::create_directories(cfg.output_dir);
@@ -230,10 +245,22 @@ int RunInverseDynamics(const Problem& problem,
               << cfg.output_dir << "': " << e.what() << "\n";
     return 2;
   }
-  const std::string base = (std::filesystem::path(cfg.output_dir) /
-                            (model.name() + ".inverse_dynamics"))
-                               .string();
   RunFiles files(base);
+  // The first act: the previous results no longer look current.
+  const std::string marked = files.MarkSuperseded();
+  if (!marked.empty()) {
+    std::cerr << program << ": " << marked
+              << "; choose a writable --output-dir\n";
+    return 2;
+  }
+  InverseDynamicsResult result;
+  try {
+    result = InverseDynamics(model, cfg.params, motion, options);
+  } catch (const std::invalid_argument& e) {
+    // Checked above: not expected; reported as a failed analysis.
+    result.ok = false;
+    result.error = e.what();
+  }
   try {
     WriteCsv(files.csv_partial(), model, result);
     std::ofstream js(files.json_partial());
@@ -243,7 +270,7 @@ int RunInverseDynamics(const Problem& problem,
       throw std::runtime_error("cannot write '" + files.json_partial() + "'");
   } catch (const std::exception& e) {
     std::cerr << program << ": " << e.what() << "\n";
-    return 2;
+    return 1;
   }
   const std::string commit = files.Commit();
   if (!commit.empty()) {
@@ -255,6 +282,14 @@ int RunInverseDynamics(const Problem& problem,
                  cfg.inverse_dynamics_options.degree);
     std::cout << "  wrote                  " << files.csv() << ", "
               << files.json() << "\n";
+  }
+  if (result.stop_code != 0) {
+    std::cerr << program << ": inverse dynamics interrupted by "
+              << SignalName(result.stop_code) << ": " << result.error << "; "
+              << files.csv() << " keeps the " << result.samples.size()
+              << " samples computed, " << files.json()
+              << " says \"interrupted\"\n";
+    return 128 + result.stop_code;
   }
   if (!result.ok) {
     std::cerr << program << ": inverse dynamics failed: " << result.error

@@ -108,6 +108,12 @@ SingleRunResult RunSingle(const Problem& problem,
     if (!fits)
       return fail(2, "unsupported combination: " + why, "\n(see --help)\n");
   }
+  std::string base;
+  try {
+    base = OutputBase(cfg.output_dir, name);
+  } catch (const std::invalid_argument& e) {
+    return fail(2, e.what(), "\n");
+  }
   try {
     std::filesystem::create_directories(cfg.output_dir);
   } catch (const std::exception& e) {
@@ -116,8 +122,6 @@ SingleRunResult RunSingle(const Problem& problem,
         "cannot create output directory '" + cfg.output_dir + "': " + e.what(),
         "\n");
   }
-  const std::string base =
-      (std::filesystem::path(cfg.output_dir) / name).string();
   result.base = base;
   std::vector<std::string> exts = {".csv", ".json", ".csv.partial",
                                    ".json.partial"};
@@ -149,6 +153,10 @@ SingleRunResult RunSingle(const Problem& problem,
   // (run_files.hpp); SIGINT and SIGTERM end the run with the rows so far.
   RunFiles files(base);
   for (const SideOutput& so : problem.side_outputs) files.AddSide(so.suffix);
+  // The run's first act: an earlier run's files no longer look current.
+  const std::string marked = files.MarkSuperseded();
+  if (!marked.empty())
+    return fail(2, marked + "; choose a writable --output-dir", "\n");
   cfg.options.stop = StopOnSignals::flag();
   SimulationSummary summary;
   RunExtras extras(problem, cfg);  // counterfactuals and the like
@@ -223,6 +231,12 @@ SingleRunResult RunSingle(const Problem& problem,
                 "\n");
   }
   if (!summary.ok) return fail(1, "run failed: " + summary.error, "\n");
+  if (extras.interrupted() != 0)
+    return fail(128 + extras.interrupted(),
+                "interrupted by " + SignalName(extras.interrupted()) +
+                    " during the counterfactual analyses; " + base +
+                    ".json marks those not finished \"interrupted\"",
+                "\n");
   if (!extras_ok) return fail(1, extras.error(), "\n");
   return result;
 }

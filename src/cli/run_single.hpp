@@ -18,6 +18,12 @@ long ParseCount(const std::string& flag, const std::string& text);
 /// Whether `arg` is a flag of the common command line that takes a value.
 bool IsValueFlag(const std::string& arg);
 
+/// Compiles every program a run of `problem` with cfg's options may use
+/// (the stages, and the IDAS programs of each DAE form), so that a
+/// ProgramCollector alive meanwhile records them (--emit-kernels,
+/// EmitNativeKernels).
+void CollectPrograms(const Problem& problem, const RunConfig& cfg);
+
 /// The problem's initial state at cfg.params with the --q0/--v0 overrides
 /// applied. @throws std::invalid_argument for an override out of range.
 InitialState StartingState(const Problem& problem, const RunConfig& cfg);

@@ -10,6 +10,30 @@
 #include "daedalus/dynamics.hpp"
 #include "eval/chart.hpp"
 #include "eval/dynamics_internal.hpp"
+#include "eval/eval_stop.hpp"
+
+namespace daedalus::internal {
+
+namespace {
+thread_local const std::atomic<int>* g_eval_stop = nullptr;
+}  // namespace
+
+const std::atomic<int>* CurrentEvalStop() { return g_eval_stop; }
+
+ScopedEvalStop::ScopedEvalStop(const std::atomic<int>* stop)
+    : previous_(g_eval_stop) {
+  g_eval_stop = stop;
+}
+
+ScopedEvalStop::~ScopedEvalStop() { g_eval_stop = previous_; }
+
+void ThrowIfEvalStopped() {
+  if (g_eval_stop != nullptr &&
+      g_eval_stop->load(std::memory_order_relaxed) != 0)
+    throw std::invalid_argument("stop requested");
+}
+
+}  // namespace daedalus::internal
 
 namespace daedalus {
 
@@ -76,6 +100,7 @@ void EnergyDerivativesBySweeps(BasicWorkspace<S>* ws, const EvalRequest& req) {
   const int nv = ws->model().nv();
   auto& Lq = ws->h;  // scratch for L_q
   for (int c0 = 0; c0 <= nv; c0 += kW) {
+    ThrowIfEvalStopped();  // eval_stop.hpp
     LiftM(ws->v, ws->vm1);
     SeedChartChunk(ws, c0);
     const M1 tm = SeedTime(ws->t, nv, c0);
@@ -119,6 +144,7 @@ void EnergyDerivativesBySweeps(BasicWorkspace<S>* ws, const EvalRequest& req) {
   for (int j = 0; j < nv; ++j) ws->xim2[j] = M2(M1(S(0.0)), M1(ws->v[j]));
   const M2 t_out(M1(ws->t), M1(S(1.0)));
   for (int i0 = 0; i0 < nv; i0 += kW) {
+    ThrowIfEvalStopped();
     for (int j = 0; j < nv; ++j) {
       M1 inner(ws->v[j]);
       if (j >= i0 && j < i0 + kW) inner.d.c[j - i0] = S(1.0);
@@ -138,6 +164,7 @@ void EnergyDerivativesBySweeps(BasicWorkspace<S>* ws, const EvalRequest& req) {
   ChartPositions(d, ws->q, ws->xim2, ws->qm2);
   const M2 t_zero(M1(ws->t));
   for (int j = 0; j < nv; ++j) {
+    ThrowIfEvalStopped();
     for (int i0 = (j / kW) * kW; i0 < nv; i0 += kW) {
       for (int k = 0; k < nv; ++k) {
         M1 inner(ws->v[k]);

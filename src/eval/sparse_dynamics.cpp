@@ -10,6 +10,7 @@
 #include "eval/chart.hpp"
 #include "eval/dynamics_internal.hpp"
 #include "eval/sparse_chart.hpp"
+#include "eval/sparse_limits.hpp"
 
 namespace daedalus {
 
@@ -90,6 +91,7 @@ D2 EvalTerm2(const SparseWorkspace::Term& t, const Point<D2>& x) {
 // ------------------------------------------------------- SparseWorkspace
 
 SparseWorkspace::SparseWorkspace(const Model& model) : model_(model) {
+  internal::CheckSparseWorkspaceMemory(model);  // before any allocation
   const auto& d = model.data();
   const int nq = model.nq(), nv = model.nv(), nc = model.nc();
   const int nu = model.num_inputs(), np = model.num_parameters();
@@ -270,13 +272,7 @@ void SparseWorkspace::SetParameters(
     if (tm.decl == nullptr || !tm.decl->constant_mass) continue;
     const MatX<double> m = tm.decl->constant_mass(p);
     const Eigen::Index k = static_cast<Eigen::Index>(tm.coords.size());
-    if (m.rows() != k || m.cols() != k || !m.allFinite())
-      throw std::invalid_argument(
-          "model '" + model_.name() + "': ConstantBodyMass block is " +
-          std::to_string(m.rows()) + " x " + std::to_string(m.cols()) +
-          (m.allFinite() ? "" : " with non-finite entries") + ", expected " +
-          std::to_string(k) + " x " + std::to_string(k) +
-          " for its Touches coordinates");
+    internal::CheckConstantMassBlock(model_, m, k, p);
     // Reorder from the order given to Touches to the sorted coordinates.
     const std::vector<int>& given = tm.decl->given_order;
     std::vector<Eigen::Index> pos(static_cast<size_t>(k));

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "eval/chart.hpp"
+#include "eval/eval_stop.hpp"
 #include "formulation/roots.hpp"
 
 namespace daedalus::internal {
@@ -199,7 +200,16 @@ void DaeForm::TangentJacobian(double t,
   jac_.resize(n, n);
   Eigen::VectorXd dy = Eigen::VectorXd::Zero(n), dyp = dy;
   TangentWorkspace* tws = nullptr;
+  // The sweeps inside one column read it too (eval/eval_stop.hpp).
+  const ScopedEvalStop sweeps_stop(opt_.stop);
   for (int j = 0; j < n; ++j) {
+    // SimulationOptions::stop, read per column: on a large model with the
+    // energy form one Jacobian takes minutes (chain_reduced --bodies 200
+    // --dynamics energy --formulation ggl ignored SIGINT for 120 s). The
+    // callback's trampoline makes this a fatal failure, reported as an
+    // interrupted run.
+    if (opt_.stop != nullptr && opt_.stop->load(std::memory_order_relaxed) != 0)
+      throw std::invalid_argument("stop requested");
     // Columns of q and v move the workspace; at j == nd the seed is zero
     // (dy is reset after each column) and serves the multiplier columns.
     if (j < nd) dy[j] = 1.0;

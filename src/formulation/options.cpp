@@ -219,16 +219,38 @@ std::string OptionsRangeError(const SimulationOptions& o) {
     const double k = o.output_step / o.step;
     if (k < 1.0 - 1e-9 || std::abs(k - std::round(k)) > 1e-9 * k)
       return "the output step must be a multiple of --step";
-    if (k > static_cast<double>(o.max_steps))
-      return "--step " + std::to_string(o.step) + " takes " +
-             std::to_string(std::llround(k)) +
-             " steps per output interval, more than max_steps = " +
-             std::to_string(o.max_steps) +
-             "; use a larger --step or raise --max-steps";
+    // --max-steps is the run's budget (simulate.hpp): checked at the start.
+    const double n = std::ceil((o.t_end - o.t0) / o.step - 1e-9);
+    if (n > static_cast<double>(o.max_steps)) {
+      std::ostringstream os;
+      os << "--step " << o.step << " takes " << n
+         << " steps over the run, more than its budget --max-steps "
+         << o.max_steps << "; use a larger --step or raise --max-steps";
+      return os.str();
+    }
   }
+  if (!IsAlpha(o.integrator) && o.integrator != Integrator::kStormerVerlet &&
+      o.integrator != Integrator::kSymplecticEuler &&
+      o.integrator != Integrator::kRattle && o.step != 0.0)
+    return std::string(
+               "--step is the fixed step of stormer-verlet, "
+               "symplectic-euler, rattle, generalized-alpha and hht; "
+               "--integrator ") +
+           ToString(o.integrator) +
+           " chooses its own steps from --rtol and --atol: leave --step out";
   if (IsAlpha(o.integrator)) {
     if (!(o.step >= 0.0) || !std::isfinite(o.step))
       return "--step must be >= 0 (0: step-size control by --rtol/--atol)";
+    if (o.step > o.output_step * (1.0 + 1e-12)) {
+      // Each output time is landed on, so no step would be H.
+      std::ostringstream os;
+      os << "--step " << o.step << " is longer than the output step "
+         << o.output_step << ": every output time is a step's end, so "
+         << ToString(o.integrator)
+         << " would take steps of at most the output step, never " << o.step
+         << "; use --step <= " << o.output_step << " or a longer --output-step";
+      return os.str();
+    }
     const bool hht = o.integrator == Integrator::kHht;
     const double lo = hht ? 0.5 : 0.0;
     if (!(o.rho_inf >= lo && o.rho_inf <= 1.0)) {

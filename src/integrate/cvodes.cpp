@@ -33,6 +33,7 @@
 #include "formulation/ode_form.hpp"
 #include "integrate/adapters.hpp"
 #include "integrate/common.hpp"
+#include "integrate/step_budget.hpp"
 #include "integrate/sundials_util.hpp"
 #include "monitor/recorder.hpp"
 #include "sensitivity/forward.hpp"
@@ -212,9 +213,7 @@ std::string HintFor(int flag, long max_steps) {
       return "the projection onto the constraints failed; see the message "
              "above";
     case CV_TOO_MUCH_WORK:
-      return "the integrator took --max-steps " + std::to_string(max_steps) +
-             " steps within one output interval: raise --max-steps, loosen "
-             "--rtol/--atol, or shorten --t-end";
+      return StepBudgetHint(max_steps);
     case CV_TOO_MUCH_ACC:
       return "the tolerances are below what double precision allows; loosen "
              "--rtol/--atol";
@@ -659,6 +658,14 @@ void IntegrateCvodes(Mechanics* mech,
       const double tout = OutputTime(options, k);
       double tret = 0.0;
       run.Reset();
+      collect_stats();  // --max-steps: what is left of the run's budget
+      if (StepsLeft(options.max_steps, sum.stats.steps) == 0) {
+        sum.error =
+            StepBudgetSpent(options.max_steps, OutputTime(options, k - 1));
+        return;
+      }
+      DAEDALUS_SUNDIALS_CHECK(CVodeSetMaxNumSteps(
+          mem, StepsLeft(options.max_steps, sum.stats.steps)));
       const int flag = CVode(mem, tout, y.get(), &tret, CV_NORMAL);
       if (flag < 0) {
         std::ostringstream os;

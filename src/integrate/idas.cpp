@@ -24,8 +24,9 @@
 #include "integrate/adapters.hpp"
 #include "integrate/common.hpp"
 #include "contact/contact_stage.hpp"
-#include "integrate/idas_segment.hpp"
 #include "integrate/idas_newton.hpp"
+#include "integrate/idas_segment.hpp"
+#include "integrate/step_budget.hpp"
 #include "integrate/sundials_util.hpp"
 #include "kkt/sparse_backend.hpp"
 #include "monitor/recorder.hpp"
@@ -38,9 +39,7 @@ namespace {
 std::string HintFor(int flag, Formulation f, long max_steps) {
   switch (flag) {
     case IDA_TOO_MUCH_WORK:
-      return "the integrator took --max-steps " + std::to_string(max_steps) +
-             " steps within one output interval: raise --max-steps, loosen "
-             "--rtol/--atol, or shorten --t-end" +
+      return StepBudgetHint(max_steps) +
              (f == Formulation::kIndex3
                   ? std::string("; the index-3 form needs many small steps "
                                 "where it is ill-conditioned: --formulation "
@@ -187,7 +186,8 @@ void IntegrateIdas(Mechanics* mech,
   // `restart`: a new segment has just started (after a reset), whose
   // sensitivities and quadratures are the ones it started from (yS, w);
   // `total`: the reported sensitivities to write instead (at a stop).
-  auto sample = [&](double t, bool first, const Eigen::MatrixXd* total = nullptr,
+  auto sample = [&](double t, bool first,
+                    const Eigen::MatrixXd* total = nullptr,
                     bool restart = false) {
     if (fsa) {
       if (!first && !restart) {
@@ -253,7 +253,8 @@ void IntegrateIdas(Mechanics* mech,
     f.ydot.tail(nv) = r.vdot;
     return f;
   };
-  const QuadLayout QL = form->quad_layout();  // a copy: escalation replaces form
+  const QuadLayout QL =
+      form->quad_layout();  // a copy: escalation replaces form
   // Fixed-time sensitivities at t: the state's (nd x ns) and the
   // quadratures' (layout x ns).
   auto state_sens = [&](double t) {
@@ -328,8 +329,8 @@ void IntegrateIdas(Mechanics* mech,
     plus.ydot << yp1.head(nq), r1.vdot;
     collect_stats();
     done = sum.stats;
-    seg = StartSegment(form.get(), &run, seg_options, ctx.get(), t, y1, yp1,
-                       w, roots.Directions(),
+    seg = StartSegment(form.get(), &run, seg_options, ctx.get(), t, y1, yp1, w,
+                       roots.Directions(),
                        SkipsConvergedResidual(seg_options, Staggered(so)));
     if (fsa) {
       form->Quadratures(t, y1.data(), integrands.data());
@@ -385,6 +386,14 @@ void IntegrateIdas(Mechanics* mech,
       const double tout = OutputTime(options, k);
       double tret = 0.0;
       run.Reset();
+      collect_stats();  // --max-steps: what is left of the run's budget
+      if (StepsLeft(options.max_steps, sum.stats.steps) == 0) {
+        sum.error =
+            StepBudgetSpent(options.max_steps, OutputTime(options, k - 1));
+        return;
+      }
+      DAEDALUS_SUNDIALS_CHECK(IDASetMaxNumSteps(
+          seg->mem, StepsLeft(options.max_steps, sum.stats.steps)));
       const int flag = IDASolve(seg->mem, tout, &tret, seg->y.get(),
                                 seg->yp.get(), IDA_NORMAL);
       if (flag < 0) {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "eval/eval_stop.hpp"
 #include "events/functional_target.hpp"
 #include "formulation/mechanics.hpp"
 #include "formulation/support.hpp"
@@ -123,23 +124,38 @@ SimulationSummary Simulate(const Model& model,
   auto mech = internal::MakeMechanics(model, options,
                                       path == internal::KktPath::kSparse);
   mech->SetParameters(params);
-  switch (options.integrator) {
-    case Integrator::kCvodesBdf:
-    case Integrator::kCvodesAdams:
-      internal::IntegrateCvodes(mech.get(), x0, options, observer, &sum);
-      break;
-    case Integrator::kIdas:
-      internal::IntegrateIdas(mech.get(), x0, options, observer, &sum);
-      break;
-    case Integrator::kStormerVerlet:
-    case Integrator::kSymplecticEuler:
-    case Integrator::kRattle:
-      internal::IntegrateFixedStep(mech.get(), x0, options, observer, &sum);
-      break;
-    case Integrator::kGeneralizedAlpha:
-    case Integrator::kHht:
-      internal::IntegrateAlpha(mech.get(), x0, options, observer, &sum);
-      break;
+  {
+    // SimulationOptions::stop is read between the sweeps of the long
+    // evaluations too (eval/eval_stop.hpp: a large energy-form model's
+    // consistent start or sample took seconds).
+    const internal::ScopedEvalStop sweeps_stop(options.stop);
+    try {
+      switch (options.integrator) {
+        case Integrator::kCvodesBdf:
+        case Integrator::kCvodesAdams:
+          internal::IntegrateCvodes(mech.get(), x0, options, observer, &sum);
+          break;
+        case Integrator::kIdas:
+          internal::IntegrateIdas(mech.get(), x0, options, observer, &sum);
+          break;
+        case Integrator::kStormerVerlet:
+        case Integrator::kSymplecticEuler:
+        case Integrator::kRattle:
+          internal::IntegrateFixedStep(mech.get(), x0, options, observer, &sum);
+          break;
+        case Integrator::kGeneralizedAlpha:
+        case Integrator::kHht:
+          internal::IntegrateAlpha(mech.get(), x0, options, observer, &sum);
+          break;
+      }
+    } catch (const std::exception& e) {
+      // A stop that surfaced as an exception (the alpha schemes' step
+      // loop, an evaluation between its sweeps) ends the run interrupted,
+      // with the samples so far; it was reported as a failed run.
+      if (options.stop == nullptr || options.stop->load() == 0) throw;
+      sum.ok = false;
+      sum.error = e.what();
+    }
   }
   MarkInterrupted(options, &sum);
   return sum;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "model/affinity.hpp"
+#include "model/names.hpp"
 
 namespace daedalus {
 
@@ -579,6 +580,8 @@ void ResolveFeasibility(internal::ModelData& d) {
 Model ModelBuilder::Build() && {
   if (!data_) throw std::logic_error("ModelBuilder::Build called twice");
   internal::ModelData& d = *data_;
+  // Names first: every message below shows them.
+  internal::CheckModelNames(d);
   const std::string where = "model '" + d.name + "': ";
   if (d.coordinates.empty()) {
     throw std::invalid_argument(

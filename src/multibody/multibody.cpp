@@ -8,6 +8,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "model/names.hpp"
+
 namespace daedalus::mb {
 
 // ---- parameter expressions
@@ -252,6 +254,8 @@ void Multibody::CheckName(const std::string& name, const char* what) const {
   if (name.empty())
     throw std::invalid_argument(std::string("multibody: a ") + what +
                                 " needs a name");
+  // Frame and body names are columns of the poses file (<frame>.x, ...).
+  daedalus::internal::CheckName(name, what, "multibody");
   for (const auto& f : tree_->frames)
     if (f.name == name && std::string(what) == "frame")
       throw std::invalid_argument("multibody: frame '" + name +
@@ -330,6 +334,7 @@ JointIndex Multibody::AddJoint(const std::string& name,
                                const Joint& joint,
                                FrameIndex parent,
                                FrameIndex child) {
+  daedalus::internal::CheckName(name, "joint", "multibody");
   const std::string where = "multibody: joint '" + name + "': ";
   for (const auto& j : tree_->joints)
     if (j.name == name)

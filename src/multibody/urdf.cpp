@@ -163,7 +163,13 @@ struct Importer {
   const ImportOptions& options;
   mb::Multibody* system;
   Robot* robot;
-  std::vector<std::pair<mb::JointIndex, std::string>> actuated;
+  // Actuated joints: (joint, name, the <limit effort> or 0 when none).
+  struct Actuated {
+    mb::JointIndex joint;
+    std::string name;
+    double effort;
+  };
+  std::vector<Actuated> actuated;
   std::vector<std::pair<mb::JointIndex, double>> dampers;
   // Mimic joints: (joint, the joint it follows, multiplier, offset).
   struct Mimic {
@@ -273,7 +279,7 @@ struct Importer {
           u.offset = j.mimic->offset;
           mimics.push_back({ji, j.name, u.mimic, u.multiplier, u.offset});
         } else {
-          actuated.emplace_back(ji, j.name);
+          actuated.push_back({ji, j.name, u.effort});
         }
         by_name.emplace_back(j.name, ji);
         robot->joints.push_back(u);
@@ -362,9 +368,16 @@ Robot ImportString(const std::string& xml,
                                 "the robot has no revolute, continuous, "
                                 "prismatic or floating joint and a fixed "
                                 "base: nothing moves");
-  for (const auto& [joint, name] : imp.actuated) {
-    const Param tau = builder->Parameter("tau_" + name, 0.0);
-    system.AddActuator(name, joint, [tau](const auto& x) { return x.p[tau]; });
+  for (const Importer::Actuated& a : imp.actuated) {
+    // The URDF's effort limit bounds the torque (force) a run may ask for:
+    // --param tau_<joint>=1e20 collapsed the step at t = 0 and hung; it is
+    // now refused at the start, naming the bound.
+    const ParamRange range = a.effort > 0.0 && std::isfinite(a.effort)
+                                 ? ParamRange::Between(-a.effort, a.effort)
+                                 : ParamRange();
+    const Param tau = builder->Parameter("tau_" + a.name, 0.0, range);
+    system.AddActuator(a.name, a.joint,
+                       [tau](const auto& x) { return x.p[tau]; });
   }
   for (const auto& [joint, c] : imp.dampers) system.AddJointDamper(joint, c);
   // Mimic joints: q_joint = multiplier q_leader + offset, each a holonomic

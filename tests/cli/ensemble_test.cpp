@@ -393,7 +393,8 @@ TEST(Ensemble, InitialStateOverridesAsFlagsAndColumns) {
                    &err),
             2);
   EXPECT_THAT(err, HasSubstr("unknown column 'q0_z'"));
-  EXPECT_THAT(err, HasSubstr("q0_<coordinate> or v0_<coordinate>"));
+  EXPECT_THAT(err, HasSubstr("(q0_<coordinate>: q0_x, ...; v0_<velocity>: "
+                             "v0_x, ...)"));
 }
 
 // Started by mpirun as 2 processes (imitated by the launcher's

@@ -105,7 +105,7 @@ TEST(Limits, MaxStepsIsAFlagAndTheFailureNamesIt) {
         << integrator;
     EXPECT_THAT(err, HasSubstr("raise --max-steps")) << integrator;
   }
-  // Fixed-step schemes: the steps per output interval, before the run.
+  // Fixed-step schemes: the run's steps, (t_end - t0) / step, before it.
   EXPECT_EQ(RunPendulum({"--integrator", "rattle", "--step", "1e-9",
                          "--max-steps", "1000"},
                         &err),

@@ -516,7 +516,8 @@ TEST_P(QuaternionSupportMatrix, RunsAndAgreesOrIsRefused) {
                   100 * PositionTol(c) * ref_grad.cwiseAbs().maxCoeff());
         ExpectAgrees(s, ref, c);
       }
-      if (methods.find("adjoint") != std::string::npos) {
+      const bool adjoint = methods.find("adjoint") != std::string::npos;
+      if (adjoint) {
         o.sensitivity.method = SensMethod::kAdjoint;
         const SimulationSummary s = Simulate(m, Start(), p, o);
         ASSERT_TRUE(s.ok) << s.error;

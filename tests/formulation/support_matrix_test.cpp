@@ -195,12 +195,15 @@ std::vector<Cell> AllCells(bool covering_array) {
                                                Integrator::kRattle,
                                                Integrator::kGeneralizedAlpha,
                                                Integrator::kHht};
-  const std::vector<Feature> features = {
-      Feature::kNone,           Feature::kEvents,
-      Feature::kFeasibility,    Feature::kForward,
-      Feature::kAdjoint,        Feature::kDriftEscalation,
-      Feature::kCounterfactual, Feature::kResets,
-      Feature::kEventSensitivities};
+  const std::vector<Feature> features = {Feature::kNone,
+                                         Feature::kEvents,
+                                         Feature::kFeasibility,
+                                         Feature::kForward,
+                                         Feature::kAdjoint,
+                                         Feature::kDriftEscalation,
+                                         Feature::kCounterfactual,
+                                         Feature::kResets,
+                                         Feature::kEventSensitivities};
   std::vector<Cell> cells;
   for (size_t fi = 0; fi < forms.size(); ++fi)
     for (size_t ii = 0; ii < integrators.size(); ++ii)
@@ -573,7 +576,8 @@ TEST_P(SupportMatrix, RunsAndAgreesOrIsRefused) {
       break;
     }
     case Feature::kEventSensitivities: {
-      const std::string methods = internal::EventSensitivityCell(c.f, c.i, c.path);
+      const std::string methods =
+          internal::EventSensitivityCell(c.f, c.i, c.path);
       ASSERT_GE(ref.events.size(), 1u);
       ASSERT_EQ(ref.events[0].dt_dp.size(), 2);
       ASSERT_GT(ref.events[0].dt_dp.cwiseAbs().maxCoeff(), 1e-3);
@@ -587,18 +591,15 @@ TEST_P(SupportMatrix, RunsAndAgreesOrIsRefused) {
         ASSERT_TRUE(s.ok) << s.error;
         ASSERT_EQ(s.events.size(), ref.events.size());
         for (size_t k = 0; k < s.events.size(); ++k)
-          EXPECT_LT((s.events[k].dt_dp - ref.events[k].dt_dp)
-                        .cwiseAbs()
-                        .maxCoeff(),
-                    100 * PositionTol(c) *
-                        ref.events[k].dt_dp.cwiseAbs().maxCoeff())
+          EXPECT_LT(
+              (s.events[k].dt_dp - ref.events[k].dt_dp).cwiseAbs().maxCoeff(),
+              100 * PositionTol(c) * ref.events[k].dt_dp.cwiseAbs().maxCoeff())
               << "event " << k << ": " << s.events[k].dt_dp.transpose()
               << " vs " << ref.events[k].dt_dp.transpose();
-        EXPECT_LT(
-            (s.sensitivities.final - ref.sensitivities.final)
-                .cwiseAbs()
-                .maxCoeff(),
-            100 * PositionTol(c) * scale);
+        EXPECT_LT((s.sensitivities.final - ref.sensitivities.final)
+                      .cwiseAbs()
+                      .maxCoeff(),
+                  100 * PositionTol(c) * scale);
         ASSERT_EQ(s.sensitivities.functionals.size(), 1u);
         EXPECT_LT((s.sensitivities.functionals[0].second - ref_grad)
                       .cwiseAbs()
@@ -606,7 +607,8 @@ TEST_P(SupportMatrix, RunsAndAgreesOrIsRefused) {
                   100 * PositionTol(c) * ref_grad.cwiseAbs().maxCoeff());
         ExpectAgrees(s, ref, c);
       }
-      if (methods.find("adjoint") != std::string::npos) {
+      const bool adjoint = methods.find("adjoint") != std::string::npos;
+      if (adjoint) {
         o.sensitivity.method = SensMethod::kAdjoint;
         const SimulationSummary s = Simulate(m, Release(), p, o);
         ASSERT_TRUE(s.ok) << s.error;

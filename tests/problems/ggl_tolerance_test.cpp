@@ -27,8 +27,9 @@ TEST(GglTightTolerance, PendulumStepCountStaysModest) {
   o.integrator = Integrator::kIdas;
   o.rtol = 1e-8;
   o.atol = 1e-10;
-  o.output_step = o.t_end;  // max_steps counts per output interval
-  o.max_steps = 50000;      // CVODES needs ~4000 for the same accuracy
+  o.output_step = o.t_end;  // one output interval
+  o.max_steps =
+      50000;  // the run's budget; CVODES needs ~4000 for the same accuracy
   const testing::Run r = testing::RunProblem(p, o);
   EXPECT_TRUE(r.summary.ok) << r.summary.error;
 }

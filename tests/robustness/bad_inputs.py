@@ -57,6 +57,13 @@ def make_file(rel, text="not a directory\n"):
     return setup
 
 
+def make_bytes(rel, data):
+    def setup(tmp, name):
+        with open(os.path.join(tmp, rel.format(name=name)), "wb") as fh:
+            fh.write(data)
+    return setup
+
+
 def json_is_dir(tmp, name):
     # out/<name>.json is a folder (with a file in it): the JSON cannot be
     # written, and the CSV sentinel beside it must survive.
@@ -226,6 +233,50 @@ ROWS = [
     row("id-weights-no-channel", P,
         ["--inverse-dynamics", "{tmp}/motion.csv", "--id-weights", "a=1"], 2,
         "unknown input channel 'a'", setup=make_file("motion.csv", "t,x,y\n0,0,-1\n")),
+    # --- issue 40: options that were silently ignored, now refused.
+    row("rho-inf-on-idas", P, ["--formulation", "ggl", "--rho-inf", "0.5"],
+        2, ["--rho-inf is the numerical damping of generalized-alpha and "
+            "hht", "--integrator idas has none"],
+        fixed_by="issue 40: --rho-inf was ignored"),
+    row("hht-step-above-output", P, ["--integrator", "hht", "--step", "0.05",
+                                     "--output-step", "0.01"], 2,
+        "--step 0.05 is longer than the output step 0.01",
+        fixed_by="issue 40: the step became the output step silently"),
+    row("step-on-cvodes", P, ["--step", "0.001"], 2,
+        "chooses its own steps from --rtol and --atol",
+        fixed_by="issue 40: --step was ignored"),
+    row("optimize-with-error-estimate", P,
+        ["--optimize", "{tmp}/spec.json", "--error-estimate"], 2,
+        "--optimize replaces the run", setup=make_file("spec.json", "{}\n"),
+        fixed_by="the merge of issue 40 with --optimize: it was ignored"),
+    # --- issue 40: messages naming the real cause.
+    row("chain-length-1e308", "chain", ["--param", "length=1e308",
+                                        "--kkt", "sparse-lu"], 1,
+        ["is not finite at the parameters", "length=1e+308",
+         "rescale the problem"], not_msg="expected 3 x 3",
+        fixed_by="issue 40: 'block is 3 x 3 ..., expected 3 x 3'"),
+    row("slider-crank-mb-a-1-sparse", "slider_crank_mb",
+        ["--param", "a=1", "--kkt", "sparse-lu"], 1,
+        "initial state cannot be made consistent", not_msg="Touches",
+        touch=BOTH | {"out/{name}.poses.csv"},
+        fixed_by="issue 40: a NaN blamed the Touches declaration"),
+    row("motion-byte-order-mark", P,
+        ["--inverse-dynamics", "{tmp}/motion.csv"], 2,
+        ["has 1 sample (", "need at least 5"], not_msg="missing column",
+        setup=make_bytes("motion.csv", b"\xef\xbb\xbft,x,y\r\n0,0,-1\r\n"),
+        fixed_by="issue 40: a byte-order mark gave 'missing column t'"),
+    row("motion-utf16", P, ["--inverse-dynamics", "{tmp}/motion.csv"], 2,
+        ["is UTF-16 text", "save it as UTF-8"],
+        setup=make_bytes("motion.csv",
+                         "t,x,y\n0,0,-1\n".encode("utf-16")),
+        fixed_by="issue 40"),
+    row("ensemble-cr-only", P, ["--ensemble", "{tmp}/e.csv"], 2,
+        "e.csv:2:1: column 'm'",
+        setup=make_bytes("e.csv", b"m\rheavy\r"),
+        fixed_by="issue 40: CR line ends made one line of the file"),
+    row("ensemble-nul", P, ["--ensemble", "{tmp}/e.csv"], 2,
+        ["a NUL byte", "not a text file"],
+        setup=make_bytes("e.csv", b"m\n1\x00\n"), fixed_by="issue 40"),
     # --- the output directory.
     row("outdir-is-file", P, ["--output-dir", "{tmp}/afile"], 2,
         "output directory", prefix=False, setup=make_file("afile")),

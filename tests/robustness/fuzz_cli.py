@@ -44,7 +44,8 @@ GARBAGE = ["", " 1", "1 ", "0x10", "1e", "e5", "-", "+", ".", "inf", "-inf",
            "0x1p3", "1d0", "٫5"]
 FORMULATIONS = ["unstabilized", "baumgarte", "projection", "ggl", "index3"]
 INTEGRATORS = ["cvodes-bdf", "cvodes", "cvodes-adams", "idas",
-               "stormer-verlet", "symplectic-euler", "rattle"]
+               "stormer-verlet", "symplectic-euler", "rattle",
+               "generalized-alpha", "hht"]
 FIXED_STEP = {"stormer-verlet", "symplectic-euler", "rattle"}
 DEFAULT_MAX_STEPS = 10000
 KKT = ["auto", "dense", "full-lu", "schur", "sparse-lu", "sparse-cholesky",
@@ -179,9 +180,14 @@ class Draw:
                  "ztcf:nosuch@0.05"])),
             ("--step", lambda: draw(rng, out_step / 20, out_step,
                                     ["0", "-1e-3", "1e-9", "1e300"])),
+            # Issue 40: refused without an alpha scheme; a second run.
+            ("--rho-inf", lambda: draw(rng, 0.0, 1.0,
+                                       ["-0.1", "1.5", "nan", "0.4"],
+                                       log=False)),
+            ("--error-estimate", lambda: None),
         ]
         weights = [4, 3, 3, 4, 4, 2, 2, 3, 2, 1, 2, 1, 1, 2, 1, 1, 5, 1, 1,
-                   1, 1]
+                   1, 1, 1, 1]
         flag, gen = rng.choices(choices, weights)[0]
         self.add(flag, gen())
 
@@ -225,10 +231,10 @@ class Draw:
             self.add(rng.choice(["--bogus", "-q", "--t_end", "--Quiet",
                                  "--quiet=yes", "t-end", "--"]))
         rng.shuffle(self.items)
-        # A stalled integrator fails after --max-steps steps per output
-        # interval; the default (500000) takes minutes on some stalls
+        # A stalled integrator fails after the run's budget of --max-steps
+        # steps; the default (5000000) takes minutes on some stalls
         # (golf_swing --formulation index3), so the fuzzer starts from a
-        # lower limit that a drawn --max-steps overrides (the last wins).
+        # lower budget that a drawn --max-steps overrides (the last wins).
         argv = ["--max-steps", str(DEFAULT_MAX_STEPS)]
         for flag, value in self.items:
             if value is None:

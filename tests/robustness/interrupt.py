@@ -4,8 +4,10 @@
 Starts a long pendulum run into a folder that holds the previous run's
 pendulum.csv and pendulum.json (sentinels), and checks:
 
-- while the run is going, the previous files are still in place: the new
-  ones are written under temporary names;
+- while the run is going, the previous CSV is still in place and the
+  previous JSON is marked superseded (issue 40: a run killed outright
+  must not leave old files that look current); the new ones are written
+  under temporary names;
 - SIGINT (and, separately, SIGTERM) ends the run cleanly: not killed by
   the signal, a non-zero exit status, within a few seconds;
 - the folder then holds exactly pendulum.csv and pendulum.json, both from
@@ -13,12 +15,11 @@ pendulum.csv and pendulum.json (sentinels), and checks:
   `samples` is the CSV's row count (more than one, fewer than the grid),
   its t_reached the CSV's last time, and every number is finite.
 
-This describes the behaviour after the fix of issue 18; until it lands
-the CTest Robustness.Interrupt is registered DISABLED.
 
 Usage: interrupt.py --bin BUILD/problems [--timeout-scale K]
 """
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -57,10 +58,18 @@ def check(bindir, sig, scale):
         time.sleep(0.5 * scale)
         if proc.poll() is not None:
             return [f"the run ended before the signal (exit {proc.returncode})"]
-        for f in ("pendulum.csv", "pendulum.json"):
-            if not cli_checks.is_sentinel(os.path.join(out, f)):
-                bad.append(f"{f} was replaced while the run was going "
-                           "(expected a temporary name)")
+        if not cli_checks.is_sentinel(os.path.join(out, "pendulum.csv")):
+            bad.append("pendulum.csv was replaced while the run was going "
+                       "(expected a temporary name)")
+        try:
+            with open(os.path.join(out, "pendulum.json"),
+                      encoding="utf-8") as fh:
+                old = json.load(fh)
+        except (OSError, ValueError) as e:
+            old = {"status": f"unreadable ({e})"}
+        if old.get("status") != "superseded":
+            bad.append("while the run was going pendulum.json says "
+                       f"{old.get('status')!r}, expected 'superseded'")
         proc.send_signal(sig)
         try:
             _, err = proc.communicate(timeout=10 * scale)

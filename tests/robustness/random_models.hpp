@@ -420,9 +420,9 @@ inline SimulationOptions RandomOptions(std::uint64_t seed) {
   o.compiled = chance(0.7);
   o.linear_solver = chance(0.2) ? LinearSolver::kKlu : LinearSolver::kDense;
   o.jacobian = chance(0.15) ? JacobianMethod::kDq : JacobianMethod::kAd;
-  // A stall fails after max_steps steps per output interval: 500000 (the
-  // default) can take minutes, so the fuzzer runs at 10000 (rarely very
-  // few, to reach the failure path early).
+  // A stall fails after the run's budget of max_steps steps: the default
+  // can take minutes, so the fuzzer runs at 10000 (rarely very few, to
+  // reach the failure path early).
   o.max_steps = chance(0.05) ? 1 + pick(50) : 10000;
   return o;
 }

@@ -1,0 +1,53 @@
+// What the sparse evaluator's workspace refuses (issue 40): a model whose
+// workspace would not fit in memory, estimated before it is built, and a
+// constant mass block that is not a finite matrix of the declared size.
+//
+// The memory: a SparseWorkspace stores its mass matrix's pattern
+// entry by entry: every kinetic-energy term contributes k x k entries for
+// the k velocities it touches, so a chain of n bodies in the energy form
+// (body i touching the i joints above it) needs about n^3 / 3 of them:
+// 12 GB for 1000 links, which ended in std::bad_alloc. Such a model is
+// refused with the estimate and the alternative instead.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+
+#include "daedalus/model.hpp"
+
+namespace daedalus::internal {
+
+struct SparseMemoryEstimate {
+  double entries = 0.0;  ///< pattern entries of M (and J)
+  double bytes = 0.0;    ///< the memory they take while the workspace is built
+  int terms = 0;         ///< kinetic-energy terms
+  int widest = 0;        ///< velocities of the widest term
+};
+
+/// The estimate for `model`, from the declared terms alone (O(terms)).
+SparseMemoryEstimate EstimateSparseWorkspace(const Model& model);
+
+/// The memory this process may still take: the smaller of the system's
+/// available memory (/proc/meminfo MemAvailable) and the address-space
+/// and data limits (ulimit -v, -d); infinity when none is known.
+double AvailableMemoryBytes();
+
+/// The refusal for an estimate above half of `available` bytes, or "".
+std::string SparseMemoryRefusal(const Model& model,
+                                const SparseMemoryEstimate& e,
+                                double available);
+
+/// @throws std::invalid_argument SparseMemoryRefusal(model,
+/// EstimateSparseWorkspace(model), AvailableMemoryBytes()) when not empty.
+void CheckSparseWorkspaceMemory(const Model& model);
+
+/// A ConstantBodyMass block `m` evaluated at the parameters `p` for a term
+/// over k velocities. @throws std::invalid_argument when it is not k x k,
+/// or not finite (a parameter so large that a mass or inertia overflows:
+/// chain --param length=1e308 said "block is 3 x 3 ..., expected 3 x 3").
+void CheckConstantMassBlock(const Model& model,
+                            const Eigen::MatrixXd& m,
+                            Eigen::Index k,
+                            const Eigen::VectorXd& p);
+
+}  // namespace daedalus::internal
