@@ -134,6 +134,14 @@ class BasicWorkspace {
   /// KKT solve gives them lambda = 0. Empty: every row is a constraint.
   std::vector<int> open_rows;
 
+  // ---- SeedTangent's record (internal): the parameter values that p, p1,
+  // p2, pm1 and pm2 hold, and the entries seeded with a nonzero tangent, so
+  // that seeding again at the same values rewrites those entries only (a
+  // sensitivity sweep seeds once per parameter: O(np) each, not O(np^2)).
+  Eigen::VectorXd seeded_p;
+  std::vector<Eigen::Index> seeded_nonzero;
+  bool seeded = false;
+
   // ---- AD scratch (internal use)
   VecX<T1> q1, v1, p1, out1;
   VecX<T2> q2, v2, p2, out2;

@@ -332,6 +332,7 @@ void BasicWorkspace<S>::SetParameters(const Eigen::Ref<const Vec>& params) {
     pm1[i] = W1(p[i]);
     pm2[i] = W2(W1(p[i]));
   }
+  seeded = false;
   stage_ = Stage::kNone;
 }
 
@@ -365,13 +366,30 @@ void SeedTangent(const Workspace& ws,
   for (Eigen::Index i = 0; i < nq; ++i) tws->q[i] = D1(ws.q[i], dq[i]);
   for (Eigen::Index i = 0; i < nv; ++i) tws->v[i] = D1(ws.v[i], dv[i]);
   tws->UpdateUserQ();
-  for (Eigen::Index i = 0; i < np; ++i)
-    tws->p[i] = D1(ws.p[i], dp.size() ? dp[i] : 0.0);
-  Lift(tws->p, tws->p1);
-  Lift(tws->p, tws->p2);
-  for (Eigen::Index i = 0; i < np; ++i) {
+  // The parameters' entries at every order (p, p1, p2, pm1, pm2). At the
+  // values of the last seeding only the entries whose tangent was or is
+  // nonzero change; otherwise every entry is written.
+  auto seed = [&](Eigen::Index i, double d) {
+    tws->p[i] = D1(ws.p[i], d);
+    tws->p1[i] = Up(tws->p[i], 0.0);
+    tws->p2[i] = Up2(tws->p[i], D1(0.0), D1(0.0));
     tws->pm1[i] = TangentWorkspace::W1(tws->p[i]);
     tws->pm2[i] = TangentWorkspace::W2(tws->pm1[i]);
+  };
+  const bool same_values = tws->seeded && tws->seeded_p.size() == np &&
+                           (tws->seeded_p.array() == ws.p.array()).all();
+  if (same_values) {
+    for (Eigen::Index i : tws->seeded_nonzero) seed(i, 0.0);
+  } else {
+    for (Eigen::Index i = 0; i < np; ++i) seed(i, 0.0);
+    tws->seeded_p = ws.p;
+    tws->seeded = true;
+  }
+  tws->seeded_nonzero.clear();
+  for (Eigen::Index i = 0; i < dp.size(); ++i) {
+    if (dp[i] == 0.0) continue;
+    seed(i, dp[i]);
+    tws->seeded_nonzero.push_back(i);
   }
   tws->MarkStage(Stage::kNone);
 }
