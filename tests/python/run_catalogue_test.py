@@ -44,8 +44,19 @@ class Catalogue(unittest.TestCase):
                                               if "chain" in name else {}))
                 self.assertTrue(r.ok, r.error)
                 self.assertEqual(r.summary["problem"], p.name)
-                self.assertEqual(r.q.shape, (6, p.nq))
-                self.assertEqual(r.lambda_.shape, (6, p.nc))
+                # Six samples on the output grid, and a sample before and
+                # after each contact switch (one more where the switch falls
+                # on the grid: the grid's sample is the one before it).
+                grid = [0.01 * k for k in range(6)]
+                switches = [e["t"] for e in
+                            (r.summary.get("contact") or {}).get("events", [])
+                            if e["kind"] != "start"]
+                rows = 6 + sum(1 if any(abs(s - g) < 1e-12 for g in grid)
+                               else 2 for s in switches)
+                self.assertEqual(r.q.shape, (rows, p.nq))
+                self.assertEqual(r.lambda_.shape, (rows, p.nc))
+                for g in grid:
+                    self.assertTrue(any(abs(t - g) < 1e-12 for t in r.t), g)
                 self.assertAlmostEqual(r.t[-1], 0.05, places=12)
                 # The arrays' last row is the summary's final sample.
                 np.testing.assert_array_equal(r.q[-1],
