@@ -7,6 +7,7 @@
 // input branches on t). docs/optimal_control.md, "Cost", quotes the table.
 //
 //   build-bench/bench/optimal_control_bench [repeats] [pendulum|golf]
+//       [adjoint|forward]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -79,7 +80,8 @@ Row Measure(const Problem& p,
             const std::string& objective,
             double t_end,
             int knots,
-            int repeats) {
+            int repeats,
+            const std::string& method) {
   SimulationOptions sim = p.defaults;
   sim.t_end = t_end;
   sim.output_step = std::min(sim.output_step, t_end / (knots - 1));
@@ -95,6 +97,7 @@ Row Measure(const Problem& p,
   Row row;
   for (GradientMethod gm :
        {GradientMethod::kAdjoint, GradientMethod::kForward}) {
+    if (!method.empty() && method != ToString(gm)) continue;
     OptimizeOptions o;
     o.shooting_intervals = 1;
     o.gradient = gm;
@@ -124,6 +127,7 @@ Row Measure(const Problem& p,
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
   const std::string only = argc > 2 ? argv[2] : "";
+  const std::string method = argc > 3 ? argv[3] : "";  // adjoint | forward
   std::printf(
       "model            coefficients  plain [ms]  adjoint gradient [ms] "
       "(x plain)  forward gradient [ms] (x plain)\n");
@@ -131,8 +135,8 @@ int main(int argc, char** argv) {
   const Problem golf = problems::GolfSwingProblem();
   for (int knots : {10, 100}) {
     if (only == "golf") break;
-    const Row r =
-        Measure(pendulum, "torque", "effort:torque", 2.0, knots, repeats);
+    const Row r = Measure(pendulum, "torque", "effort:torque", 2.0, knots,
+                          repeats, method);
     std::printf(
         "torque_pendulum  %12d  %10.3f  %12.3f (%5.2f)  %12.3f (%5.2f)\n",
         knots, 1e3 * r.plain, 1e3 * r.adjoint, r.adjoint / r.plain,
@@ -140,8 +144,8 @@ int main(int argc, char** argv) {
   }
   for (int knots : {10, 100}) {
     if (only == "pendulum") break;
-    const Row r =
-        Measure(golf, "wrist", "clubhead_speed@impact", 0.35, knots, repeats);
+    const Row r = Measure(golf, "wrist", "clubhead_speed@impact", 0.35, knots,
+                          repeats, method);
     std::printf(
         "golf_swing       %12d  %10.3f  %12.3f (%5.2f)  %12.3f (%5.2f)\n",
         knots, 1e3 * r.plain, 1e3 * r.adjoint, r.adjoint / r.plain,
