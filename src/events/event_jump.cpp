@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace daedalus::internal {
 
@@ -34,9 +35,7 @@ EventJump::EventJump(const Model& model,
   gy_ << g.dq.transpose(), g.dv.transpose();
   gp_ = g.dp;
   gt_ = g.dt;
-  rate_ = gy_.dot(minus.ydot) + gt_;
-  const double scale = gy_.norm() * minus.ydot.norm() + std::abs(gt_);
-  grazing_ = !(std::abs(rate_) > kGrazing * scale);
+  SetRate();
   if (ev.reset) {
     has_reset_ = true;
     delta_ = JacobianAt(md, ev.reset, x, "reset map of event '" + ev.name + "'");
@@ -53,6 +52,26 @@ EventJump::EventJump(const Model& model,
                                "' returned a non-finite value at t = " +
                                std::to_string(minus.t));
   }
+}
+
+EventJump::EventJump(const FlowPoint& minus,
+                     Eigen::RowVectorXd gy,
+                     Eigen::VectorXd gp,
+                     double gt,
+                     VectorJacobian delta)
+    : minus_(minus),
+      gy_(std::move(gy)),
+      gp_(std::move(gp)),
+      gt_(gt),
+      has_reset_(true),
+      delta_(std::move(delta)) {
+  SetRate();
+}
+
+void EventJump::SetRate() {
+  rate_ = gy_.dot(minus_.ydot) + gt_;
+  const double scale = gy_.norm() * minus_.ydot.norm() + std::abs(gt_);
+  grazing_ = !(std::abs(rate_) > kGrazing * scale);
 }
 
 double EventJump::Tau(const Eigen::Ref<const Eigen::VectorXd>& s,

@@ -96,11 +96,18 @@ std::string ContactRefusal(const SimulationOptions& o, KktPath path) {
            " does not restart after a contact switch (a mode change is a "
            "reset, which the fixed-step and generalized-alpha schemes do "
            "not take); use --integrator cvodes-bdf, cvodes-adams or idas";
-  if (o.sensitivity.method != SensMethod::kNone)
-    return "sensitivities across contact switches need the saltation "
-           "matrices of the impact map and of the mode change, not "
-           "implemented yet (docs/contact.md, \"What is left\"); run "
+  if (o.sensitivity.method == SensMethod::kAdjoint)
+    return "adjoint sensitivities across contact switches (the transposed "
+           "saltation matrices) are not implemented yet (docs/contact.md, "
+           "\"What is left\"); use forward sensitivities on CVODES, run "
            "without --sens, or with --contact monitor";
+  if (o.sensitivity.method == SensMethod::kForward &&
+      o.integrator == Integrator::kIdas)
+    return "forward sensitivities across contact switches run on CVODES "
+           "(the saltation matrices of the impacts and mode changes); on "
+           "IDAS the new segment's sensitivities after a switch are not "
+           "implemented yet (docs/contact.md, \"What is left\"); use "
+           "--integrator cvodes-bdf or cvodes-adams";
   if (o.formulation == Formulation::kIndex3 ||
       o.formulation == Formulation::kGgl)
     return "event-driven contact restarts on the index-1 forms "

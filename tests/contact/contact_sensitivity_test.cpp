@@ -1,0 +1,315 @@
+// Forward sensitivities across contact switches (docs/contact.md,
+// "Sensitivities"): the saltation matrices of the impact map and of the
+// mode change on events/event_jump.*.
+//   bouncing_ball_contact: each impact time's derivatives dt_k/de and
+//     dt_k/dh0 (the switch's EventRecord::dt_dp) for k = 1..10
+//     and the state's sensitivities between impacts against their closed
+//     forms;
+//   newtons_cradle (one simultaneous impact of touching balls; sequential
+//     impacts of balls set apart) and particle_hemisphere (a release):
+//     the final state's sensitivities, and the release time's, against
+//     fourth-order central differences of whole runs, each locating its
+//     own switches.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bouncing_ball_contact.hpp"
+#include "daedalus/run.hpp"
+#include "daedalus/simulate.hpp"
+#include "newtons_cradle.hpp"
+#include "particle_hemisphere.hpp"
+
+namespace daedalus {
+namespace {
+namespace contact_sensitivity_test {
+
+using problems::BouncingBallImpactTime;
+
+// The issue's bound (issue 36, item 4) on the impact times' derivatives
+// and the state sensitivities of the ball against its closed forms.
+constexpr double kClosedFormTol = 1e-8;
+constexpr int kImpacts = 10;
+
+struct Keep : Observer {
+  std::vector<Sample> samples;
+  void OnSample(const Sample& s) override { samples.push_back(s); }
+};
+
+// The run's records of the contact switches of one kind ("impact",
+// "release", "close").
+std::vector<EventRecord> Kind(const SimulationSummary& s,
+                              const std::string& kind) {
+  std::vector<EventRecord> out;
+  for (const EventRecord& e : s.events)
+    if (e.name == "contact_" + kind) out.push_back(e);
+  return out;
+}
+
+struct Ball {
+  Problem p = problems::BouncingBallContactProblem();
+  Eigen::VectorXd prm = p.model.default_parameters();
+  double h0 = prm[p.model.ParameterIndex("h0")];
+  double e = prm[p.model.ParameterIndex("e")];
+  double g = prm[p.model.ParameterIndex("g")];
+};
+
+class BallSensitivities : public ::testing::TestWithParam<Integrator> {};
+
+TEST_P(BallSensitivities, ImpactTimesAndStateMatchClosedForms) {
+  const Ball b;
+  SimulationOptions o = b.p.defaults;
+  o.integrator = GetParam();
+  o.t_end = 6.0;  // 11 impacts, far from the accumulation
+  o.sensitivity.method = SensMethod::kForward;
+  o.sensitivity.parameters = {"e", "h0"};
+  o.sensitivity.initial_tangent = InitialStateTangent(b.p, b.prm);
+  Keep keep;
+  const SimulationSummary s =
+      Simulate(b.p.model, b.p.initial(b.prm), b.prm, o, &keep);
+  ASSERT_TRUE(s.ok) << s.error;
+  const std::vector<EventRecord> impacts = Kind(s, "impact");
+  ASSERT_GE(impacts.size(), static_cast<size_t>(kImpacts));
+  double worst = 0.0;
+  for (int k = 1; k <= kImpacts; ++k) {
+    const auto exact = BouncingBallImpactTime(k, b.h0, b.e, b.g);
+    const EventRecord& ev = impacts[static_cast<size_t>(k - 1)];
+    EXPECT_NEAR(ev.t, exact.t, 1e-9) << "impact " << k;
+    ASSERT_EQ(ev.dt_dp.size(), 2) << "impact " << k;
+    EXPECT_NEAR(ev.dt_dp[0], exact.dt_de, kClosedFormTol) << "impact " << k;
+    EXPECT_NEAR(ev.dt_dp[1], exact.dt_dh0, kClosedFormTol) << "impact " << k;
+    worst = std::max({worst, std::abs(ev.dt_dp[0] - exact.dt_de),
+                      std::abs(ev.dt_dp[1] - exact.dt_dh0)});
+  }
+  RecordProperty("worst_dt_dp_error", std::to_string(worst));
+  // The state between impacts k and k + 1: y = u_k s - g s^2 / 2,
+  // v = u_k - g s, s = t - t_k, u_k = e^k sqrt(2 g h0); its derivatives
+  // through u_k and t_k.
+  double worst_state = 0.0;
+  int checked = 0;
+  for (const Sample& smp : keep.samples) {
+    int k = 0;
+    while (k + 1 <= kImpacts &&
+           BouncingBallImpactTime(k + 1, b.h0, b.e, b.g).t < smp.t)
+      ++k;
+    if (k < 3 || k >= kImpacts) continue;
+    const auto tk = BouncingBallImpactTime(k, b.h0, b.e, b.g);
+    const auto tn = BouncingBallImpactTime(k + 1, b.h0, b.e, b.g);
+    if (smp.t - tk.t < 1e-3 || tn.t - smp.t < 1e-3) continue;
+    const double s0 = std::sqrt(2.0 * b.g * b.h0);
+    const double uk = std::pow(b.e, k) * s0;
+    const double du[2] = {k * std::pow(b.e, k - 1) * s0, uk / (2.0 * b.h0)};
+    const double dtk[2] = {tk.dt_de, tk.dt_dh0};
+    const double st = smp.t - tk.t;
+    ASSERT_EQ(smp.sens.cols(), 2);
+    for (int i = 0; i < 2; ++i) {
+      const double dy = du[i] * st - (uk - b.g * st) * dtk[i];
+      const double dv = du[i] + b.g * dtk[i];
+      EXPECT_NEAR(smp.sens(0, i), dy, kClosedFormTol) << "t = " << smp.t;
+      EXPECT_NEAR(smp.sens(1, i), dv, kClosedFormTol) << "t = " << smp.t;
+      worst_state = std::max({worst_state, std::abs(smp.sens(0, i) - dy),
+                              std::abs(smp.sens(1, i) - dv)});
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 100);
+  RecordProperty("worst_state_sensitivity_error", std::to_string(worst_state));
+}
+
+INSTANTIATE_TEST_SUITE_P(Integrators,
+                         BallSensitivities,
+                         ::testing::Values(Integrator::kCvodesBdf,
+                                           Integrator::kCvodesAdams),
+                         [](const auto& info) {
+                           std::string n = ToString(info.param);
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+// The ball comes to rest (Zeno: its last impacts close the contact): the
+// state on the closed contact, y = 0 and v = 0 whatever the parameters,
+// has zero sensitivities after the projection onto the closed mode.
+TEST(BallSensitivities, RestOnTheClosedContactHasZeroSensitivity) {
+  const Ball b;
+  SimulationOptions o = b.p.defaults;
+  o.sensitivity.method = SensMethod::kForward;
+  o.sensitivity.parameters = {"e", "h0"};
+  o.sensitivity.initial_tangent = InitialStateTangent(b.p, b.prm);
+  const SimulationSummary s =
+      Simulate(b.p.model, b.p.initial(b.prm), b.prm, o);
+  ASSERT_TRUE(s.ok) << s.error;
+  ASSERT_GT(s.contact.t_rest, 0.0);
+  ASSERT_EQ(s.final.sens.cols(), 2);
+  EXPECT_NEAR(s.final.sens(0, 0), 0.0, 1e-12);
+  EXPECT_NEAR(s.final.sens(0, 1), 0.0, 1e-12);
+  EXPECT_NEAR(s.final.sens(1, 0), 0.0, 1e-12);
+  EXPECT_NEAR(s.final.sens(1, 1), 0.0, 1e-12);
+}
+
+// ---- central differences of whole runs
+
+struct Run {
+  Eigen::VectorXd final;  // (q, v) at t_end
+  std::vector<double> switch_times;
+};
+
+Run RunAt(const Problem& p,
+          const Eigen::VectorXd& prm,
+          const SimulationOptions& o,
+          const std::string& kind) {
+  const SimulationSummary s = Simulate(p.model, p.initial(prm), prm, o);
+  EXPECT_TRUE(s.ok) << s.error;
+  Run r;
+  r.final.resize(s.final.q.size() + s.final.v.size());
+  r.final << s.final.q, s.final.v;
+  for (const EventRecord& e : Kind(s, kind)) r.switch_times.push_back(e.t);
+  return r;
+}
+
+// d/dp by the fourth-order central difference
+// (8 (f(h) - f(-h)) - (f(2h) - f(-2h))) / (12 h): truncation O(h^4),
+// the runs' own error (about rtol) divided by h.
+struct Difference {
+  Eigen::VectorXd state;
+  std::vector<double> switch_times;
+};
+
+Difference Differentiate(const Problem& p,
+                         const Eigen::VectorXd& prm,
+                         const SimulationOptions& o,
+                         int index,
+                         double h,
+                         const std::string& kind) {
+  std::vector<Run> r;
+  for (double k : {1.0, -1.0, 2.0, -2.0}) {
+    Eigen::VectorXd x = prm;
+    x[index] += k * h;
+    r.push_back(RunAt(p, x, o, kind));
+  }
+  Difference d;
+  d.state = (8.0 * (r[0].final - r[1].final) - (r[2].final - r[3].final)) /
+            (12.0 * h);
+  const size_t n = r[0].switch_times.size();
+  for (const Run& x : r) EXPECT_EQ(x.switch_times.size(), n);
+  for (size_t i = 0; i < n; ++i)
+    d.switch_times.push_back(
+        (8.0 * (r[0].switch_times[i] - r[1].switch_times[i]) -
+         (r[2].switch_times[i] - r[3].switch_times[i])) /
+        (12.0 * h));
+  return d;
+}
+
+// Compares the forward run's final state sensitivities and switch times'
+// derivatives with the differences, relative to the largest entry of each;
+// returns the worst relative disagreement.
+double CompareWithDifferences(const Problem& p,
+                              const Eigen::VectorXd& prm,
+                              SimulationOptions o,
+                              const std::vector<std::string>& params,
+                              double h_rel,
+                              const std::string& kind,
+                              double tol) {
+  SimulationOptions f = o;
+  f.sensitivity.method = SensMethod::kForward;
+  f.sensitivity.parameters = params;
+  f.sensitivity.initial_tangent = InitialStateTangent(p, prm);
+  const SimulationSummary s = Simulate(p.model, p.initial(prm), prm, f);
+  EXPECT_TRUE(s.ok) << s.error;
+  if (!s.ok) return 1.0;
+  const std::vector<EventRecord> sw = Kind(s, kind);
+  EXPECT_FALSE(sw.empty()) << kind;
+  const int nq = p.model.nq(), nv = p.model.nv();
+  double worst = 0.0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const int index = p.model.ParameterIndex(params[i]);
+    const double h = h_rel * std::max(1.0, std::abs(prm[index]));
+    const Difference d = Differentiate(p, prm, o, index, h, kind);
+    const Eigen::VectorXd fwd =
+        s.final.sens.col(static_cast<Eigen::Index>(i)).head(nq + nv);
+    const double scale = std::max(1.0, d.state.cwiseAbs().maxCoeff());
+    const double err = (fwd - d.state).cwiseAbs().maxCoeff() / scale;
+    EXPECT_LT(err, tol) << params[i] << ": forward " << fwd.transpose()
+                        << ", differences " << d.state.transpose();
+    worst = std::max(worst, err);
+    EXPECT_EQ(d.switch_times.size(), sw.size());
+    for (size_t k = 0; k < sw.size() && k < d.switch_times.size(); ++k) {
+      ASSERT_EQ(sw[k].dt_dp.size(), static_cast<Eigen::Index>(params.size()));
+      const double a = sw[k].dt_dp[static_cast<Eigen::Index>(i)];
+      const double e =
+          std::abs(a - d.switch_times[k]) /
+          std::max(1.0, std::abs(d.switch_times[k]));
+      EXPECT_LT(e, tol) << params[i] << " switch " << k << ": forward " << a
+                        << ", differences " << d.switch_times[k];
+      worst = std::max(worst, e);
+    }
+  }
+  return worst;
+}
+
+// Fourth-order differences with h = 1e-3 (relative) of runs at rtol 1e-12:
+// truncation ~1e-12, the runs' error over h ~1e-9.
+constexpr double kStep = 1e-3;
+constexpr double kDifferenceTol = 1e-7;
+
+SimulationOptions Tight(const Problem& p) {
+  SimulationOptions o = p.defaults;
+  o.rtol = 1e-12;
+  o.atol = 1e-14;
+  return o;
+}
+
+TEST(CradleSensitivities, SimultaneousImpactMatchesDifferences) {
+  const Problem p = problems::NewtonsCradleProblem(3);
+  Eigen::VectorXd prm = p.model.default_parameters();
+  prm[p.model.ParameterIndex("e")] = 0.9;
+  const double worst = CompareWithDifferences(
+      p, prm, Tight(p), {"v0", "e", "gap0", "m"}, kStep, "impact",
+      kDifferenceTol);
+  RecordProperty("worst_relative_error", std::to_string(worst));
+}
+
+TEST(CradleSensitivities, SequentialImpactsMatchDifferences) {
+  const Problem p = problems::NewtonsCradleProblem(3);
+  Eigen::VectorXd prm = p.model.default_parameters();
+  prm[p.model.ParameterIndex("e")] = 0.9;
+  prm[p.model.ParameterIndex("spacing")] = 1e-3;
+  const double worst = CompareWithDifferences(
+      p, prm, Tight(p), {"v0", "e", "gap0", "d"}, kStep, "impact",
+      kDifferenceTol);
+  RecordProperty("worst_relative_error", std::to_string(worst));
+}
+
+TEST(HemisphereSensitivities, ReleaseMatchesDifferences) {
+  const Problem p = problems::ParticleHemisphereProblem();
+  const Eigen::VectorXd prm = p.model.default_parameters();
+  const double worst = CompareWithDifferences(
+      p, prm, Tight(p), {"theta0", "R", "g"}, kStep, "release", kDifferenceTol);
+  RecordProperty("worst_relative_error", std::to_string(worst));
+}
+
+// What stays refused names the reason.
+TEST(ContactSensitivities, AdjointAndIdasAreRefusedWithTheReason) {
+  const Ball b;
+  SimulationOptions o = b.p.defaults;
+  o.sensitivity.parameters = {"e"};
+  o.sensitivity.method = SensMethod::kAdjoint;
+  o.sensitivity.functional = "";
+  SimulationSummary s = Simulate(b.p.model, b.p.initial(b.prm), b.prm, o);
+  EXPECT_FALSE(s.ok);
+  EXPECT_THAT(s.error, ::testing::HasSubstr("adjoint sensitivities across "
+                                            "contact switches"));
+  o.sensitivity.method = SensMethod::kForward;
+  o.integrator = Integrator::kIdas;
+  s = Simulate(b.p.model, b.p.initial(b.prm), b.prm, o);
+  EXPECT_FALSE(s.ok);
+  EXPECT_THAT(s.error, ::testing::HasSubstr("on IDAS"));
+}
+
+}  // namespace contact_sensitivity_test
+}  // namespace
+}  // namespace daedalus
