@@ -47,12 +47,12 @@ struct ImpactLinearization {
 struct SwitchLinearization {
   bool valid = false;
   double t = 0.0;
-  Eigen::VectorXd q, v;           // before it
-  std::vector<int> witnesses;     // the contacts whose witness fired
-  bool witness_closed = false;    // a multiplier (release), not a gap
-  std::vector<int> open_before;   // the mode before it (open rows)
+  Eigen::VectorXd q, v;          // before it
+  std::vector<int> witnesses;    // the contacts whose witness fired
+  bool witness_closed = false;   // a multiplier (release), not a gap
+  std::vector<int> open_before;  // the mode before it (open rows)
   ImpactLinearization impact;
-  size_t record = 0;              // its EventRecord
+  size_t record = 0;  // its EventRecord
 };
 
 Eigen::VectorXd Unit(int n, int i) { return Eigen::VectorXd::Unit(n, i); }
@@ -254,9 +254,10 @@ class ContactStage final : public ModeSwitcher {
     tau->setZero(ns);
     if (!last_.valid) return s_minus;  // nothing switched
     EventJump j = Linearize(minus);
-    if (j.grazing()) Refuse("its witness crosses zero grazing (rate " +
-                            std::to_string(j.rate()) +
-                            "), so the switch time is not differentiable");
+    if (j.grazing())
+      Refuse("its witness crosses zero grazing (rate " +
+             std::to_string(j.rate()) +
+             "), so the switch time is not differentiable");
     // The restart's projection onto the new mode, linearized there.
     const int nq = mech_->nq(), nv = mech_->nv();
     mech_->Evaluate(plus.t, plus.y.head(nq), plus.y.tail(nv));
@@ -554,8 +555,7 @@ class ContactStage final : public ModeSwitcher {
 
   [[noreturn]] void Refuse(const std::string& why) const {
     std::ostringstream os;
-    os << "sensitivities across the contact switch at t = " << last_.t
-       << " of";
+    os << "sensitivities across the contact switch at t = " << last_.t << " of";
     for (int k : last_.witnesses)
       os << " '" << names_[static_cast<size_t>(k)] << "'";
     os << ": " << why
@@ -574,8 +574,9 @@ class ContactStage final : public ModeSwitcher {
   // Leaves the Mechanics in the new mode, not evaluated.
   EventJump Linearize(const FlowPoint& minus) {
     if (last_.witnesses.size() != 1)
-      Refuse("several witnesses fired at once, and a perturbation separates "
-             "their times");
+      Refuse(
+          "several witnesses fired at once, and a perturbation separates "
+          "their times");
     const Model& m = mech_->model();
     const int nq = m.nq(), nv = m.nv(), n = nq + nv;
     const int np = m.num_parameters();
@@ -599,8 +600,7 @@ class ContactStage final : public ModeSwitcher {
       TangentWorkspace& tws = mech_->Tangent(dq, dv, dp, {}, dt);
       if (!closed) return tws.phi[row].d;
       Eigen::VectorXd dvdot, dlambda;
-      mech_->SolveTangentKkt(tws, tws.bias, r.vdot, r.lambda, &dvdot,
-                             &dlambda);
+      mech_->SolveTangentKkt(tws, tws.bias, r.vdot, r.lambda, &dvdot, &dlambda);
       return dlambda[row];
     };
     Eigen::RowVectorXd gy(n);

@@ -78,7 +78,9 @@ class EventJump {
   /// The saltation matrices, once the restart is consistent: `mech`
   /// evaluated at the projected state after the reset with its KKT
   /// solution `r_plus`, and `plus` that state with its rate.
-  void Saltation(Mechanics* mech, const KktResult& r_plus, const FlowPoint& plus);
+  void Saltation(Mechanics* mech,
+                 const KktResult& r_plus,
+                 const FlowPoint& plus);
   const Eigen::MatrixXd& S() const { return S_; }  // n x n
   const Eigen::MatrixXd& R() const { return R_; }  // n x np
   const FlowPoint& plus() const { return plus_; }

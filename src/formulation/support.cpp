@@ -101,13 +101,6 @@ std::string ContactRefusal(const SimulationOptions& o, KktPath path) {
            "saltation matrices) are not implemented yet (docs/contact.md, "
            "\"What is left\"); use forward sensitivities on CVODES, run "
            "without --sens, or with --contact monitor";
-  if (o.sensitivity.method == SensMethod::kForward &&
-      o.integrator == Integrator::kIdas)
-    return "forward sensitivities across contact switches run on CVODES "
-           "(the saltation matrices of the impacts and mode changes); on "
-           "IDAS the new segment's sensitivities after a switch are not "
-           "implemented yet (docs/contact.md, \"What is left\"); use "
-           "--integrator cvodes-bdf or cvodes-adams";
   if (o.formulation == Formulation::kIndex3 ||
       o.formulation == Formulation::kGgl)
     return "event-driven contact restarts on the index-1 forms "

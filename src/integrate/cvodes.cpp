@@ -655,8 +655,8 @@ void IntegrateCvodes(Mechanics* mech,
     if (fsa) {
       const FlowPoint plus = flow_at(t, y.get());
       Eigen::VectorXd tau;
-      s_plus = modes->SensitivitiesAfter(minus, plus, s_minus, run.directions,
-                                         &tau);
+      s_plus =
+          modes->SensitivitiesAfter(minus, plus, s_minus, run.directions, &tau);
       // The integrands in the new mode; sQ+ = sQ- + (L- - L+) tau.
       flow_at(t, y.get());
       form.IntegrandsHere(integrands);
