@@ -286,11 +286,13 @@ void DaeForm::SensResidual(double t,
                            const double* dyp,
                            const Eigen::VectorXd& dp,
                            double* out) {
-  if (prog_ && prog_->has_sens &&
-      prog_->SensResidual(t, y, yp, CurrentParameters(), dy, dyp, dp, out))
-    return;
-  const TangentWorkspace& tws = SeedAndEvaluate(t, y, dy, dp);
-  AssembleTangent(tws, y, yp, dy, dyp, out);
+  if (!(prog_ && prog_->has_sens &&
+        prog_->SensResidual(t, y, yp, CurrentParameters(), dy, dyp, dp, out))) {
+    const TangentWorkspace& tws = SeedAndEvaluate(t, y, dy, dp);
+    AssembleTangent(tws, y, yp, dy, dyp, out);
+  }
+  // Open contacts: the tangent of their rows lambda_i = 0 (Residual).
+  for (int r : mech_->open_rows()) out[L_.il() + r] = dy[L_.il() + r];
 }
 
 void DaeForm::QuadraturesByWorkspace(double t, const double* y, double* out) {

@@ -99,8 +99,8 @@ std::string ContactRefusal(const SimulationOptions& o, KktPath path) {
   if (o.sensitivity.method == SensMethod::kAdjoint)
     return "adjoint sensitivities across contact switches (the transposed "
            "saltation matrices) are not implemented yet (docs/contact.md, "
-           "\"What is left\"); use forward sensitivities on CVODES, run "
-           "without --sens, or with --contact monitor";
+           "\"What is left\"); use forward sensitivities (CVODES or IDAS), "
+           "run without --sens, or with --contact monitor";
   if (o.formulation == Formulation::kIndex3 ||
       o.formulation == Formulation::kGgl)
     return "event-driven contact restarts on the index-1 forms "

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,8 @@ TEST_P(BallSensitivities, ImpactTimesAndStateMatchClosedForms) {
                       std::abs(ev.dt_dp[1] - exact.dt_dh0)});
   }
   RecordProperty("worst_dt_dp_error", std::to_string(worst));
+  std::printf("ball %s: worst |dt_k/dp - closed form| (k <= %d) %.2e\n",
+              ToString(GetParam()), kImpacts, worst);
   // The state between impacts k and k + 1: y = u_k s - g s^2 / 2,
   // v = u_k - g s, s = t - t_k, u_k = e^k sqrt(2 g h0); its derivatives
   // through u_k and t_k.
@@ -118,6 +121,8 @@ TEST_P(BallSensitivities, ImpactTimesAndStateMatchClosedForms) {
   }
   EXPECT_GT(checked, 100);
   RecordProperty("worst_state_sensitivity_error", std::to_string(worst_state));
+  std::printf("ball %s: worst state sensitivity error %.2e over %d samples\n",
+              ToString(GetParam()), worst_state, checked);
 }
 
 INSTANTIATE_TEST_SUITE_P(Integrators,
@@ -238,7 +243,9 @@ double CompareWithDifferences(const Problem& p,
     worst = std::max(worst, err);
     EXPECT_EQ(d.switch_times.size(), sw.size());
     for (size_t k = 0; k < sw.size() && k < d.switch_times.size(); ++k) {
-      ASSERT_EQ(sw[k].dt_dp.size(), static_cast<Eigen::Index>(params.size()));
+      EXPECT_EQ(sw[k].dt_dp.size(), static_cast<Eigen::Index>(params.size()));
+      if (sw[k].dt_dp.size() != static_cast<Eigen::Index>(params.size()))
+        return 1.0;
       const double a = sw[k].dt_dp[static_cast<Eigen::Index>(i)];
       const double e = std::abs(a - d.switch_times[k]) /
                        std::max(1.0, std::abs(d.switch_times[k]));
@@ -270,6 +277,7 @@ TEST(CradleSensitivities, SimultaneousImpactMatchesDifferences) {
       CompareWithDifferences(p, prm, Tight(p), {"v0", "e", "gap0", "m"}, kStep,
                              "impact", kDifferenceTol);
   RecordProperty("worst_relative_error", std::to_string(worst));
+  std::printf("worst relative disagreement with the differences %.2e\n", worst);
 }
 
 TEST(CradleSensitivities, SequentialImpactsMatchDifferences) {
@@ -281,6 +289,7 @@ TEST(CradleSensitivities, SequentialImpactsMatchDifferences) {
       CompareWithDifferences(p, prm, Tight(p), {"v0", "e", "gap0", "d"}, kStep,
                              "impact", kDifferenceTol);
   RecordProperty("worst_relative_error", std::to_string(worst));
+  std::printf("worst relative disagreement with the differences %.2e\n", worst);
 }
 
 TEST(HemisphereSensitivities, ReleaseMatchesDifferences) {
@@ -289,19 +298,7 @@ TEST(HemisphereSensitivities, ReleaseMatchesDifferences) {
   const double worst = CompareWithDifferences(
       p, prm, Tight(p), {"theta0", "R", "g"}, kStep, "release", kDifferenceTol);
   RecordProperty("worst_relative_error", std::to_string(worst));
-}
-
-// What stays refused names the reason.
-TEST(ContactSensitivities, AdjointIsRefusedWithTheReason) {
-  const Ball b;
-  SimulationOptions o = b.p.defaults;
-  o.sensitivity.parameters = {"e"};
-  o.sensitivity.method = SensMethod::kAdjoint;
-  o.sensitivity.functional = "";
-  const SimulationSummary s = Simulate(b.p.model, b.p.initial(b.prm), b.prm, o);
-  EXPECT_FALSE(s.ok);
-  EXPECT_THAT(s.error, ::testing::HasSubstr("adjoint sensitivities across "
-                                            "contact switches"));
+  std::printf("worst relative disagreement with the differences %.2e\n", worst);
 }
 
 }  // namespace contact_sensitivity_test
