@@ -232,7 +232,7 @@ double CompareWithDifferences(const Problem& p,
   double worst = 0.0;
   for (size_t i = 0; i < params.size(); ++i) {
     const int index = p.model.ParameterIndex(params[i]);
-    const double h = h_rel * std::max(1.0, std::abs(prm[index]));
+    const double h = h_rel * (prm[index] != 0.0 ? std::abs(prm[index]) : 1.0);
     const Difference d = Differentiate(p, prm, o, index, h, kind);
     const Eigen::VectorXd fwd =
         s.final.sens.col(static_cast<Eigen::Index>(i)).head(nq + nv);
@@ -257,10 +257,17 @@ double CompareWithDifferences(const Problem& p,
   return worst;
 }
 
-// Fourth-order differences with h = 1e-3 (relative) of runs at rtol 1e-12:
-// truncation ~1e-12, the runs' error over h ~1e-9.
+// Fourth-order differences with h = 1e-3 |p| of runs at rtol 1e-12. The
+// cradle's flights are straight lines: the differences' truncation
+// vanishes and they agree with the forward sensitivities to 2.4e-11. The
+// hemisphere's flight is not: with h = 3e-3 |p| the truncation (h^4) and
+// the runs' error over h (each run locates its own release) leave the
+// differences good to about 6e-9 (measured over h = 1e-2 ... 3e-4 |p|:
+// the disagreement falls with h, then rises as the runs' error over h).
 constexpr double kStep = 1e-3;
-constexpr double kDifferenceTol = 1e-7;
+constexpr double kCradleTol = 1e-9;
+constexpr double kHemisphereStep = 3e-3;
+constexpr double kHemisphereTol = 1e-7;
 
 SimulationOptions Tight(const Problem& p) {
   SimulationOptions o = p.defaults;
@@ -273,9 +280,8 @@ TEST(CradleSensitivities, SimultaneousImpactMatchesDifferences) {
   const Problem p = problems::NewtonsCradleProblem(3);
   Eigen::VectorXd prm = p.model.default_parameters();
   prm[p.model.ParameterIndex("e")] = 0.9;
-  const double worst =
-      CompareWithDifferences(p, prm, Tight(p), {"v0", "e", "gap0", "m"}, kStep,
-                             "impact", kDifferenceTol);
+  const double worst = CompareWithDifferences(
+      p, prm, Tight(p), {"v0", "e", "gap0", "m"}, kStep, "impact", kCradleTol);
   RecordProperty("worst_relative_error", std::to_string(worst));
   std::printf("worst relative disagreement with the differences %.2e\n", worst);
 }
@@ -285,9 +291,8 @@ TEST(CradleSensitivities, SequentialImpactsMatchDifferences) {
   Eigen::VectorXd prm = p.model.default_parameters();
   prm[p.model.ParameterIndex("e")] = 0.9;
   prm[p.model.ParameterIndex("spacing")] = 1e-3;
-  const double worst =
-      CompareWithDifferences(p, prm, Tight(p), {"v0", "e", "gap0", "d"}, kStep,
-                             "impact", kDifferenceTol);
+  const double worst = CompareWithDifferences(
+      p, prm, Tight(p), {"v0", "e", "gap0", "d"}, kStep, "impact", kCradleTol);
   RecordProperty("worst_relative_error", std::to_string(worst));
   std::printf("worst relative disagreement with the differences %.2e\n", worst);
 }
@@ -295,8 +300,9 @@ TEST(CradleSensitivities, SequentialImpactsMatchDifferences) {
 TEST(HemisphereSensitivities, ReleaseMatchesDifferences) {
   const Problem p = problems::ParticleHemisphereProblem();
   const Eigen::VectorXd prm = p.model.default_parameters();
-  const double worst = CompareWithDifferences(
-      p, prm, Tight(p), {"theta0", "R", "g"}, kStep, "release", kDifferenceTol);
+  const double worst =
+      CompareWithDifferences(p, prm, Tight(p), {"theta0", "R", "g"},
+                             kHemisphereStep, "release", kHemisphereTol);
   RecordProperty("worst_relative_error", std::to_string(worst));
   std::printf("worst relative disagreement with the differences %.2e\n", worst);
 }
