@@ -245,6 +245,23 @@ class ContactStage final : public ModeSwitcher {
     return out;
   }
 
+  std::unique_ptr<EventJump> Jump(const FlowPoint& minus,
+                                  const FlowPoint& plus) override {
+    if (!last_.valid) return nullptr;  // nothing switched
+    auto j = std::make_unique<EventJump>(Linearize(minus));
+    if (j->grazing())
+      Refuse("its witness crosses zero grazing (rate " +
+             std::to_string(j->rate()) +
+             "), so the switch time is not differentiable");
+    // The restart's projection onto the new mode, linearized there.
+    const int nq = mech_->nq(), nv = mech_->nv();
+    mech_->Evaluate(plus.t, plus.y.head(nq), plus.y.tail(nv));
+    KktResult r_plus;
+    mech_->SolveKkt(mech_->bias(), &r_plus);
+    j->Saltation(mech_, r_plus, plus);
+    return j;
+  }
+
   Eigen::MatrixXd SensitivitiesAfter(const FlowPoint& minus,
                                      const FlowPoint& plus,
                                      const Eigen::MatrixXd& s_minus,
@@ -252,28 +269,18 @@ class ContactStage final : public ModeSwitcher {
                                      Eigen::VectorXd* tau) override {
     const Eigen::Index ns = s_minus.cols();
     tau->setZero(ns);
-    if (!last_.valid) return s_minus;  // nothing switched
-    EventJump j = Linearize(minus);
-    if (j.grazing())
-      Refuse("its witness crosses zero grazing (rate " +
-             std::to_string(j.rate()) +
-             "), so the switch time is not differentiable");
-    // The restart's projection onto the new mode, linearized there.
-    const int nq = mech_->nq(), nv = mech_->nv();
-    mech_->Evaluate(plus.t, plus.y.head(nq), plus.y.tail(nv));
-    KktResult r_plus;
-    mech_->SolveKkt(mech_->bias(), &r_plus);
-    j.Saltation(mech_, r_plus, plus);
+    const std::unique_ptr<EventJump> j = Jump(minus, plus);
+    if (!j) return s_minus;
     Eigen::MatrixXd out(s_minus.rows(), ns);
     for (Eigen::Index i = 0; i < ns; ++i) {
       const Eigen::VectorXd& dp = dirs[static_cast<size_t>(i)];
-      (*tau)[i] = j.Tau(s_minus.col(i), dp);
-      out.col(i) = j.After(s_minus.col(i), dp);
+      (*tau)[i] = j->Tau(s_minus.col(i), dp);
+      out.col(i) = j->After(s_minus.col(i), dp);
     }
     if (last_.record < sum_->events.size()) {
       EventRecord& rec = sum_->events[last_.record];
       rec.dt_dp = *tau;
-      rec.rate = j.rate();
+      rec.rate = j->rate();
     }
     return out;
   }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <memory>
 #include <vector>
 
 #include "events/event_jump.hpp"
@@ -43,6 +44,14 @@ class ModeSwitcher : public ModeRoots {
                              const Eigen::VectorXd& q,
                              const Eigen::VectorXd& v,
                              const int* found) = 0;
+  /// The last Switch that restarted, linearized (docs/contact.md,
+  /// "Sensitivities"): the witness that fired and the state map as an
+  /// EventJump with its saltation matrices S, R (its restart projection
+  /// included), given `minus` and `plus` as for SensitivitiesAfter;
+  /// nullptr when nothing switched (the identity). Leaves the Mechanics in
+  /// the new mode. @throws as SensitivitiesAfter.
+  virtual std::unique_ptr<EventJump> Jump(const FlowPoint& minus,
+                                          const FlowPoint& plus) = 0;
   /// Forward sensitivities across the last Switch that restarted
   /// (docs/contact.md, "Sensitivities"): s+ = S s- + R dp per direction
   /// (s_minus, n x ns; `directions` np each), given the state and rate

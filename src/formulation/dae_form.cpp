@@ -404,6 +404,9 @@ bool DaeForm::BaumgarteQuadSens(double t,
                                 double* out) {
   const Eigen::VectorXd& p = CurrentParameters();
   if (!qs_kkt_ || !qs_integrands_ || dp.size() != p.size()) return false;
+  // The compiled KKT linearization holds every row: with open contacts
+  // (docs/contact.md) the tangent path below, which drops them.
+  if (!mech_->open_rows().empty()) return false;
   const Eigen::Map<const Eigen::VectorXd> Y(y, size());
   const int nz = L_.nq + L_.nv + p.size();
   if (!(qs_valid_ && t == qs_t_ && Y == qs_y_ && p == qs_p_)) {

@@ -332,6 +332,10 @@ Problem PendulumWall() {
   });
   b.Holonomic("wall", [=](const auto& x) { return x.q[0] - x.p[xw]; });
   b.Unilateral("wall", ContactLaw{.restitution_parameter = "e"});
+  // A functional whose running integrand jumps at the impacts.
+  b.Functional(
+      "G", [](const auto& x) { return x.q[0] * x.q[0] + x.v[1] * x.v[1]; },
+      [](const auto& x) { return x.q[0] * x.q[1]; });
   Problem p;
   p.model = std::move(b).Build();
   p.initial = [=](const Eigen::VectorXd& prm) {
@@ -370,6 +374,149 @@ TEST(PendulumWallSensitivities, ImpactsWithABilateralRodMatchDifferences) {
         "impacts\n",
         ToString(i), worst, s.contact.impacts);
   }
+}
+
+// ---- adjoints: the transposed jumps of the same switches
+
+// The contact ball with two functionals: its height at the end, and the
+// integral of its kinetic energy (whose integrand jumps at each impact).
+Problem BallWithFunctionals() {
+  ModelBuilder b("ball_functionals");
+  b.Coordinates({"y"});
+  const Param m = b.Parameter("m", 1.0, ParamRange::Positive());
+  const Param g = b.Parameter("g", 9.81, ParamRange::Positive());
+  const Param h0 = b.Parameter("h0", 1.0, ParamRange::Positive());
+  b.Parameter("e", 0.9, ParamRange::Between(0.0, 1.0));
+  b.KineticEnergy(
+      [=](const auto& x) { return 0.5 * x.p[m] * x.v[0] * x.v[0]; });
+  b.PotentialEnergy([=](const auto& x) { return x.p[m] * x.p[g] * x.q[0]; });
+  b.Holonomic("ground", [](const auto& x) { return x.q[0]; });
+  b.Unilateral("ground", ContactLaw{.restitution_parameter = "e"});
+  b.TerminalFunctional("height", [](const auto& x) { return x.q[0]; });
+  b.RunningFunctional(
+      "action", [=](const auto& x) { return 0.5 * x.p[m] * x.v[0] * x.v[0]; });
+  Problem p;
+  p.model = std::move(b).Build();
+  p.initial = [h0](const Eigen::VectorXd& prm) {
+    InitialState s;
+    s.q = Eigen::VectorXd::Constant(1, prm[h0]);
+    s.v = Eigen::VectorXd::Zero(1);
+    return s;
+  };
+  p.defaults = problems::BouncingBallContactProblem().defaults;
+  return p;
+}
+
+// G = y(T) with T between the 5th and 6th impacts: its adjoint gradient
+// across five impacts against the closed form of dy/de and dy/dh0.
+TEST(ContactAdjoint, BallHeightMatchesClosedForm) {
+  const Problem p = BallWithFunctionals();
+  const Eigen::VectorXd prm = p.model.default_parameters();
+  const double h0 = prm[p.model.ParameterIndex("h0")];
+  const double e = prm[p.model.ParameterIndex("e")];
+  const double g = prm[p.model.ParameterIndex("g")];
+  const int k = 5;
+  const auto tk = BouncingBallImpactTime(k, h0, e, g);
+  const auto tn = BouncingBallImpactTime(k + 1, h0, e, g);
+  SimulationOptions o = p.defaults;
+  o.t_end = 0.3 * tk.t + 0.7 * tn.t;
+  o.output_step = o.t_end / 10.0;
+  o.sensitivity.method = SensMethod::kAdjoint;
+  o.sensitivity.parameters = {"e", "h0"};
+  o.sensitivity.functional = "height";
+  o.sensitivity.initial_tangent = InitialStateTangent(p, prm);
+  const SimulationSummary s = Simulate(p.model, p.initial(prm), prm, o);
+  ASSERT_TRUE(s.ok) << s.error;
+  ASSERT_EQ(s.sensitivities.functionals.size(), 1u);
+  const Eigen::VectorXd& grad = s.sensitivities.functionals[0].second;
+  const double s0 = std::sqrt(2.0 * g * h0);
+  const double uk = std::pow(e, k) * s0;
+  const double du[2] = {k * std::pow(e, k - 1) * s0, uk / (2.0 * h0)};
+  const double dtk[2] = {tk.dt_de, tk.dt_dh0};
+  const double st = o.t_end - tk.t;
+  double worst = 0.0;
+  for (int i = 0; i < 2; ++i) {
+    const double dy = du[i] * st - (uk - g * st) * dtk[i];
+    EXPECT_NEAR(grad[i], dy, kClosedFormTol) << i;
+    worst = std::max(worst, std::abs(grad[i] - dy));
+  }
+  std::printf("ball adjoint: worst |dy(T)/dp - closed form| %.2e\n", worst);
+}
+
+// Adjoint against forward gradients of the same functional (a running
+// integrand that jumps at the impacts, and a terminal term).
+void AdjointMatchesForward(const Problem& p,
+                           const Eigen::VectorXd& prm,
+                           SimulationOptions o,
+                           const std::string& functional,
+                           const std::vector<std::string>& params,
+                           double tol) {
+  o.sensitivity.parameters = params;
+  o.sensitivity.functional = functional;
+  o.sensitivity.initial_tangent = InitialStateTangent(p, prm);
+  o.sensitivity.method = SensMethod::kForward;
+  const SimulationSummary f = Simulate(p.model, p.initial(prm), prm, o);
+  ASSERT_TRUE(f.ok) << f.error;
+  o.sensitivity.method = SensMethod::kAdjoint;
+  const SimulationSummary a = Simulate(p.model, p.initial(prm), prm, o);
+  ASSERT_TRUE(a.ok) << a.error;
+  ASSERT_EQ(f.sensitivities.functionals.size(), 1u);
+  ASSERT_EQ(a.sensitivities.functionals.size(), 1u);
+  const Eigen::VectorXd& gf = f.sensitivities.functionals[0].second;
+  const Eigen::VectorXd& ga = a.sensitivities.functionals[0].second;
+  ASSERT_EQ(gf.size(), ga.size());
+  const double scale = std::max(1.0, gf.cwiseAbs().maxCoeff());
+  const double err = (ga - gf).cwiseAbs().maxCoeff() / scale;
+  EXPECT_LT(err, tol) << "forward " << gf.transpose() << ", adjoint "
+                      << ga.transpose();
+  // And both against differences of the functional over whole runs.
+  SimulationOptions plain = o;
+  plain.sensitivity = SensitivityOptions{};
+  auto value = [&](const Eigen::VectorXd& x) {
+    const SimulationSummary s = Simulate(p.model, p.initial(x), x, plain);
+    EXPECT_TRUE(s.ok) << s.error;
+    for (const FunctionalValue& v : s.functionals)
+      if (v.name == functional && v.at == "end") return v.value;
+    ADD_FAILURE() << "no value of " << functional;
+    return 0.0;
+  };
+  double worst_fd = 0.0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const int index = p.model.ParameterIndex(params[i]);
+    const double h = kStep * std::abs(prm[index]);
+    double f[4];
+    const double k[4] = {1.0, -1.0, 2.0, -2.0};
+    for (int j = 0; j < 4; ++j) {
+      Eigen::VectorXd x = prm;
+      x[index] += k[j] * h;
+      f[j] = value(x);
+    }
+    const double d = (8.0 * (f[0] - f[1]) - (f[2] - f[3])) / (12.0 * h);
+    const double e = std::abs(ga[static_cast<Eigen::Index>(i)] - d) / scale;
+    EXPECT_LT(e, kHemisphereTol)
+        << params[i] << ": adjoint " << ga[static_cast<Eigen::Index>(i)]
+        << ", differences " << d;
+    worst_fd = std::max(worst_fd, e);
+  }
+  std::printf(
+      "%s on %s: adjoint - forward %.2e, adjoint - differences %.2e "
+      "(relative), %d impacts\n",
+      functional.c_str(), p.model.name().c_str(), err, worst_fd,
+      a.contact.impacts);
+}
+
+TEST(ContactAdjoint, BallActionMatchesForward) {
+  const Problem p = BallWithFunctionals();
+  SimulationOptions o = p.defaults;
+  o.t_end = 5.0;
+  AdjointMatchesForward(p, p.model.default_parameters(), o, "action",
+                        {"e", "h0", "g"}, 1e-8);
+}
+
+TEST(ContactAdjoint, PendulumWallMatchesForward) {
+  Problem p = PendulumWall();
+  AdjointMatchesForward(p, p.model.default_parameters(), p.defaults, "G",
+                        {"e", "xw", "L", "theta0", "g"}, 1e-8);
 }
 
 }  // namespace contact_sensitivity_test
