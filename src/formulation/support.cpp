@@ -96,12 +96,6 @@ std::string ContactRefusal(const SimulationOptions& o, KktPath path) {
            " does not restart after a contact switch (a mode change is a "
            "reset, which the fixed-step and generalized-alpha schemes do "
            "not take); use --integrator cvodes-bdf, cvodes-adams or idas";
-  if (o.sensitivity.method == SensMethod::kAdjoint &&
-      o.integrator == Integrator::kIdas)
-    return "adjoint sensitivities across contact switches run on CVODES "
-           "(the transposed saltation matrices); on IDAS they are not "
-           "implemented yet (docs/contact.md, \"What is left\"); use "
-           "--integrator cvodes-bdf, or forward sensitivities on IDAS";
   if (o.formulation == Formulation::kIndex3 ||
       o.formulation == Formulation::kGgl)
     return "event-driven contact restarts on the index-1 forms "

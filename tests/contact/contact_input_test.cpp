@@ -107,16 +107,8 @@ TEST(ContactInput, UnsupportedCombinationsAreRefusedWithTheirReason) {
   EXPECT_THAT([&] { Simulate(m, At(1.0), p, sparse); },
               ::testing::ThrowsMessage<std::invalid_argument>(
                   HasSubstr("dense evaluator")));
-  // Sensitivities cross the switches (contact_sensitivity_test): forward
-  // on CVODES and IDAS, the adjoint on CVODES.
-  SimulationOptions sens = Short();
-  sens.sensitivity.method = SensMethod::kAdjoint;
-  sens.sensitivity.parameters = {"e"};
-  sens.integrator = Integrator::kIdas;
-  EXPECT_THAT([&] { Simulate(m, At(1.0), p, sens); },
-              ::testing::ThrowsMessage<std::invalid_argument>(AllOf(
-                  HasSubstr("adjoint sensitivities across contact switches"),
-                  HasSubstr("on IDAS"))));
+  // Sensitivities cross the switches, forward and adjoint
+  // (contact_sensitivity_test).
   SimulationOptions fixed = Short();
   fixed.integrator = Integrator::kRattle;
   fixed.formulation = Formulation::kIndex3;  // RATTLE's own form

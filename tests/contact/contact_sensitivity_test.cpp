@@ -410,7 +410,9 @@ Problem BallWithFunctionals() {
 
 // G = y(T) with T between the 5th and 6th impacts: its adjoint gradient
 // across five impacts against the closed form of dy/de and dy/dh0.
-TEST(ContactAdjoint, BallHeightMatchesClosedForm) {
+class ContactAdjoint : public ::testing::TestWithParam<Integrator> {};
+
+TEST_P(ContactAdjoint, BallHeightMatchesClosedForm) {
   const Problem p = BallWithFunctionals();
   const Eigen::VectorXd prm = p.model.default_parameters();
   const double h0 = prm[p.model.ParameterIndex("h0")];
@@ -420,6 +422,7 @@ TEST(ContactAdjoint, BallHeightMatchesClosedForm) {
   const auto tk = BouncingBallImpactTime(k, h0, e, g);
   const auto tn = BouncingBallImpactTime(k + 1, h0, e, g);
   SimulationOptions o = p.defaults;
+  o.integrator = GetParam();
   o.t_end = 0.3 * tk.t + 0.7 * tn.t;
   o.output_step = o.t_end / 10.0;
   o.sensitivity.method = SensMethod::kAdjoint;
@@ -441,7 +444,8 @@ TEST(ContactAdjoint, BallHeightMatchesClosedForm) {
     EXPECT_NEAR(grad[i], dy, kClosedFormTol) << i;
     worst = std::max(worst, std::abs(grad[i] - dy));
   }
-  std::printf("ball adjoint: worst |dy(T)/dp - closed form| %.2e\n", worst);
+  std::printf("ball adjoint %s: worst |dy(T)/dp - closed form| %.2e\n",
+              ToString(GetParam()), worst);
 }
 
 // Adjoint against forward gradients of the same functional (a running
@@ -505,9 +509,9 @@ Eigen::VectorXd AdjointMatchesForward(const Problem& p,
         << ", differences " << d;
     worst_fd = std::max(worst_fd, e);
   }
-  std::printf("%s on %s: adjoint - forward %.2e (relative), %d impacts\n",
-              functional.c_str(), p.model.name().c_str(), err,
-              a.contact.impacts);
+  std::printf("%s on %s (%s): adjoint - forward %.2e (relative), %d impacts\n",
+              functional.c_str(), p.model.name().c_str(),
+              ToString(o.integrator), err, a.contact.impacts);
   if (differences)
     std::printf("%s on %s: adjoint - differences %.2e (relative)\n",
                 functional.c_str(), p.model.name().c_str(), worst_fd);
@@ -536,10 +540,11 @@ C BallAction(C m, C e, C h0, C g, double T) {
 
 // Forward and adjoint gradients of the action, whose integrand jumps at
 // each of the 8 impacts, against its closed form.
-TEST(ContactAdjoint, BallActionMatchesForwardAndClosedForm) {
+TEST_P(ContactAdjoint, BallActionMatchesForwardAndClosedForm) {
   const Problem p = BallWithFunctionals();
   const Eigen::VectorXd prm = p.model.default_parameters();
   SimulationOptions o = p.defaults;
+  o.integrator = GetParam();
   o.t_end = 5.0;
   const Eigen::VectorXd ga =
       AdjointMatchesForward(p, prm, o, "action", {"e", "h0", "g"}, 1e-8,
@@ -563,15 +568,29 @@ TEST(ContactAdjoint, BallActionMatchesForwardAndClosedForm) {
         << k << ": adjoint " << ga[k] << ", closed form " << exact[k];
     worst = std::max(worst, rel);
   }
-  std::printf("ball action adjoint vs closed form: %.2e (relative)\n", worst);
+  std::printf("ball action adjoint %s vs closed form: %.2e (relative)\n",
+              ToString(GetParam()), worst);
 }
 
-TEST(ContactAdjoint, PendulumWallMatchesForward) {
+TEST_P(ContactAdjoint, PendulumWallMatchesForward) {
   Problem p = PendulumWall();
-  AdjointMatchesForward(p, p.model.default_parameters(), p.defaults, "G",
+  SimulationOptions o = p.defaults;
+  o.integrator = GetParam();
+  AdjointMatchesForward(p, p.model.default_parameters(), o, "G",
                         {"e", "xw", "L", "theta0", "g"}, 1e-8,
                         /*differences=*/true);
 }
+
+INSTANTIATE_TEST_SUITE_P(Integrators,
+                         ContactAdjoint,
+                         ::testing::Values(Integrator::kCvodesBdf,
+                                           Integrator::kIdas),
+                         [](const auto& info) {
+                           std::string n = ToString(info.param);
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
 
 }  // namespace contact_sensitivity_test
 }  // namespace
