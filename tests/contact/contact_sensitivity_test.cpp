@@ -377,6 +377,28 @@ TEST(PendulumWallSensitivities, ImpactsWithABilateralRodMatchDifferences) {
   }
 }
 
+// Balls 1 and 3 striking ball 2 from either side at once: two witnesses
+// fire at the same instant, and any perturbation that breaks the symmetry
+// separates their times; the switch is not differentiable, and the run
+// with sensitivities ends naming the contacts (the one without runs).
+TEST(ContactSensitivities, SimultaneousWitnessesAreRefused) {
+  Problem p = problems::NewtonsCradleProblem(3);
+  const Eigen::VectorXd prm = p.model.default_parameters();
+  InitialState x0;
+  x0.q = Eigen::Vector3d(-0.06, 0.0, 0.06);  // gaps 0.01, d = 0.05
+  x0.v = Eigen::Vector3d(1.0, 0.0, -1.0);
+  SimulationOptions o = p.defaults;
+  SimulationSummary s = Simulate(p.model, x0, prm, o);
+  ASSERT_TRUE(s.ok) << s.error;
+  o.sensitivity.method = SensMethod::kForward;
+  o.sensitivity.parameters = {"v0"};
+  s = Simulate(p.model, x0, prm, o);
+  EXPECT_FALSE(s.ok);
+  EXPECT_THAT(s.error, ::testing::HasSubstr("several witnesses fired at once"));
+  EXPECT_THAT(s.error, ::testing::HasSubstr("'c1_2'"));
+  EXPECT_THAT(s.error, ::testing::HasSubstr("'c2_3'"));
+}
+
 // ---- adjoints: the transposed jumps of the same switches
 
 // The contact ball with two functionals: its height at the end, and the
