@@ -1,10 +1,13 @@
 #include "contact/contact_stage.hpp"
 
+#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "contact/contact_problems.hpp"
 #include "contact/lcp.hpp"
@@ -26,6 +29,34 @@ constexpr int kMaxSwitchesAtOneInstant = 50;
 // Impact times kept per contact for the accumulation point's estimate.
 constexpr size_t kAccumulationHistory = 8;
 
+// An impact's map on its active set (the contacts with P_a > 0): with
+// the bilateral rows B closed,
+//   M dv - J_a' P_a - J_B' mu = 0,  J_a dv = -(1 + e_a) u_a-,  J_B dv = 0,
+// smooth in (t, q, v-, p) for a fixed active set (docs/contact.md,
+// "Sensitivities").
+struct ImpactLinearization {
+  bool happened = false;
+  Eigen::VectorXd dv;           // nv: v+ - v- (before the restart's projection)
+  std::vector<int> rows;        // the active contacts' model rows
+  std::vector<double> impulse;  // P_a
+  std::vector<double> e;        // e_a as applied (0: resting or Zeno)
+  std::vector<int> e_param;     // e_a's model parameter, or -1
+};
+
+// The last switch that restarted the run, for its linearization.
+struct SwitchLinearization {
+  bool valid = false;
+  double t = 0.0;
+  Eigen::VectorXd q, v;          // before it
+  std::vector<int> witnesses;    // the contacts whose witness fired
+  bool witness_closed = false;   // a multiplier (release), not a gap
+  std::vector<int> open_before;  // the mode before it (open rows)
+  ImpactLinearization impact;
+  size_t record = 0;  // its EventRecord
+};
+
+Eigen::VectorXd Unit(int n, int i) { return Eigen::VectorXd::Unit(n, i); }
+
 class ContactStage final : public ModeSwitcher {
  public:
   ContactStage(Mechanics* mech,
@@ -44,10 +75,13 @@ class ContactStage final : public ModeSwitcher {
           continue;
         }
         double e = 0.0;
+        int e_param = -1;
         if (c.law) {
           e = c.law->restitution;
-          if (!c.law->restitution_parameter.empty())
-            e = p[m.ParameterIndex(c.law->restitution_parameter)];
+          if (!c.law->restitution_parameter.empty()) {
+            e_param = m.ParameterIndex(c.law->restitution_parameter);
+            e = p[e_param];
+          }
         }
         if (!(e >= 0.0 && e <= 1.0)) {
           std::ostringstream os;
@@ -60,6 +94,7 @@ class ContactStage final : public ModeSwitcher {
         constraint_.push_back(ci);
         within_.push_back(r);
         e_.push_back(e);
+        e_param_.push_back(e_param);
         names_.push_back(m.RowName(row));
       }
     }
@@ -135,6 +170,7 @@ class ContactStage final : public ModeSwitcher {
     // nothing switches.
     const double utol = VelocityTolerance(x.u);
     bool real = false;
+    last_ = SwitchLinearization{};
     for (size_t k = 0; k < rows_.size(); ++k) {
       if (found[k] == 0) continue;
       if (!closed_[k] && x.u[rows_[k]] > utol) {
@@ -144,9 +180,16 @@ class ContactStage final : public ModeSwitcher {
         ++sum_->contact.spurious_roots;
       } else {
         real = true;
+        last_.witnesses.push_back(static_cast<int>(k));
       }
     }
     if (!real) return NoSwitch(t, &out);
+    last_.t = t;
+    last_.q = q;
+    last_.v = v;
+    last_.witness_closed = closed_[static_cast<size_t>(last_.witnesses[0])];
+    for (size_t k = 0; k < rows_.size(); ++k)
+      if (!closed_[k]) last_.open_before.push_back(rows_[k]);
     std::vector<bool> released(rows_.size(), false);
     ContactEvent ev;
     ev.kind = "close";
@@ -160,8 +203,10 @@ class ContactStage final : public ModeSwitcher {
     }
     const std::vector<bool> was_closed = closed_;
     const std::vector<double> was_offset = offset_;
+    impact_ = ImpactLinearization{};
     const bool impact = Decide(t, x, released, &out.q, &out.v, &ev);
     if (!impact && closed_ == was_closed) {
+      last_ = SwitchLinearization{};
       // Nothing switches (a grazing witness: a gap touching zero with
       // zero normal velocity and acceleration, a multiplier touching zero
       // and staying): the witnesses that fired are re-armed where they
@@ -193,7 +238,50 @@ class ContactStage final : public ModeSwitcher {
     out.impulse =
         ev.impulse.size() > 0 ? ev.impulse : Eigen::VectorXd::Zero(mech_->nc());
     out.restart = true;
+    last_.valid = true;
+    last_.impact = impact_;
+    last_.record = sum_->events.size();
     Book(ev);
+    return out;
+  }
+
+  std::unique_ptr<EventJump> Jump(const FlowPoint& minus,
+                                  const FlowPoint& plus) override {
+    if (!last_.valid) return nullptr;  // nothing switched
+    auto j = std::make_unique<EventJump>(Linearize(minus));
+    if (j->grazing())
+      Refuse("its witness crosses zero grazing (rate " +
+             std::to_string(j->rate()) +
+             "), so the switch time is not differentiable");
+    // The restart's projection onto the new mode, linearized there.
+    const int nq = mech_->nq(), nv = mech_->nv();
+    mech_->Evaluate(plus.t, plus.y.head(nq), plus.y.tail(nv));
+    KktResult r_plus;
+    mech_->SolveKkt(mech_->bias(), &r_plus);
+    j->Saltation(mech_, r_plus, plus);
+    return j;
+  }
+
+  Eigen::MatrixXd SensitivitiesAfter(const FlowPoint& minus,
+                                     const FlowPoint& plus,
+                                     const Eigen::MatrixXd& s_minus,
+                                     const std::vector<Eigen::VectorXd>& dirs,
+                                     Eigen::VectorXd* tau) override {
+    const Eigen::Index ns = s_minus.cols();
+    tau->setZero(ns);
+    const std::unique_ptr<EventJump> j = Jump(minus, plus);
+    if (!j) return s_minus;
+    Eigen::MatrixXd out(s_minus.rows(), ns);
+    for (Eigen::Index i = 0; i < ns; ++i) {
+      const Eigen::VectorXd& dp = dirs[static_cast<size_t>(i)];
+      (*tau)[i] = j->Tau(s_minus.col(i), dp);
+      out.col(i) = j->After(s_minus.col(i), dp);
+    }
+    if (last_.record < sum_->events.size()) {
+      EventRecord& rec = sum_->events[last_.record];
+      rec.dt_dp = *tau;
+      rec.rate = j->rate();
+    }
     return out;
   }
 
@@ -386,7 +474,19 @@ class ContactStage final : public ModeSwitcher {
       }
       ev->lcp_size = static_cast<int>(m);
       ev->lcp_residual = s.residual;
-      *v += op.WJt() * s.z;
+      // The impact map on its active set (SensitivitiesAfter).
+      impact_.happened = true;
+      impact_.dv = op.WJt() * s.z;
+      for (Eigen::Index i = 0; i < m; ++i) {
+        if (!(s.z[i] > s.tolerance)) continue;
+        const size_t k = static_cast<size_t>(touch[static_cast<size_t>(i)]);
+        const bool restitutes = u[i] < -co_.zeno_velocity;
+        impact_.rows.push_back(rows_[k]);
+        impact_.impulse.push_back(s.z[i]);
+        impact_.e.push_back(restitutes ? e_[k] : 0.0);
+        impact_.e_param.push_back(restitutes ? e_param_[k] : -1);
+      }
+      *v += impact_.dv;
       u_plus = u + op.A() * s.z;
       ev->impulse = Eigen::VectorXd::Zero(nc);
       ev->u_minus = Eigen::VectorXd::Zero(nc);
@@ -460,6 +560,144 @@ class ContactStage final : public ModeSwitcher {
     return impact;
   }
 
+  [[noreturn]] void Refuse(const std::string& why) const {
+    std::ostringstream os;
+    os << "sensitivities across the contact switch at t = " << last_.t << " of";
+    for (int k : last_.witnesses)
+      os << " '" << names_[static_cast<size_t>(k)] << "'";
+    os << ": " << why
+       << "; the sensitivities are not defined there (run without --sens, "
+          "or move the start off this configuration)";
+    throw std::runtime_error(os.str());
+  }
+
+  // The last switch linearized at `minus` (docs/contact.md,
+  // "Sensitivities"): the gradient of the witness that fired (the gap
+  // Phi_i of an open contact; the multiplier lambda_i of a closed one, a
+  // function of the state through the KKT solve of the mode before) and
+  // the state map: the impact map on its active set (ImpactLinearization),
+  // or the identity (a release, a closure at rest). One exact directional
+  // derivative (dual numbers) per coordinate, velocity, parameter and time.
+  // Leaves the Mechanics in the new mode, not evaluated.
+  EventJump Linearize(const FlowPoint& minus) {
+    if (last_.witnesses.size() != 1)
+      Refuse(
+          "several witnesses fired at once, and a perturbation separates "
+          "their times");
+    const Model& m = mech_->model();
+    const int nq = m.nq(), nv = m.nv(), n = nq + nv;
+    const int np = m.num_parameters();
+    const std::vector<int> open_after = mech_->open_rows();
+    const Eigen::VectorXd zq = Eigen::VectorXd::Zero(nq);
+    const Eigen::VectorXd zv = Eigen::VectorXd::Zero(nv);
+    const Eigen::VectorXd zp = Eigen::VectorXd::Zero(np);
+
+    // The witness.
+    const bool closed = last_.witness_closed;
+    const int row = rows_[static_cast<size_t>(last_.witnesses[0])];
+    mech_->SetOpenRows(closed ? last_.open_before : std::vector<int>{});
+    mech_->Evaluate(last_.t, last_.q, last_.v);
+    KktResult r;
+    if (closed) {
+      mech_->SolveKkt(mech_->bias(), &r);
+      mech_->FactorTangentKkt();
+    }
+    auto dg = [&](const Eigen::VectorXd& dq, const Eigen::VectorXd& dv,
+                  const Eigen::VectorXd& dp, double dt) {
+      TangentWorkspace& tws = mech_->Tangent(dq, dv, dp, {}, dt);
+      if (!closed) return tws.phi[row].d;
+      Eigen::VectorXd dvdot, dlambda;
+      mech_->SolveTangentKkt(tws, tws.bias, r.vdot, r.lambda, &dvdot, &dlambda);
+      return dlambda[row];
+    };
+    Eigen::RowVectorXd gy(n);
+    Eigen::VectorXd gp(np);
+    for (int j = 0; j < nq; ++j) gy[j] = dg(Unit(nq, j), zv, zp, 0.0);
+    for (int j = 0; j < nv; ++j) gy[nq + j] = dg(zq, Unit(nv, j), zp, 0.0);
+    for (int j = 0; j < np; ++j) gp[j] = dg(zq, zv, Unit(np, j), 0.0);
+    const double gt = dg(zq, zv, zp, 1.0);
+
+    // The state map.
+    VectorJacobian d;
+    d.value = minus.y;
+    const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n);
+    d.dq = I.leftCols(nq);
+    d.dv = I.rightCols(nv);
+    d.dp = Eigen::MatrixXd::Zero(n, np);
+    d.dt = Eigen::VectorXd::Zero(n);
+    const ImpactLinearization& im = last_.impact;
+    if (im.happened) {
+      mech_->SetOpenRows({});
+      mech_->Evaluate(last_.t, last_.q, last_.v);
+      const Eigen::MatrixXd M = mech_->DenseMass();
+      const Eigen::MatrixXd J = mech_->DenseJacobian();
+      const Eigen::VectorXd u = mech_->vel_residual();
+      const Eigen::Index na = static_cast<Eigen::Index>(im.rows.size());
+      const Eigen::Index nb = static_cast<Eigen::Index>(bilateral_.size());
+      Eigen::MatrixXd Ja(na, nv), Jb(nb, nv);
+      for (Eigen::Index a = 0; a < na; ++a)
+        Ja.row(a) = J.row(im.rows[static_cast<size_t>(a)]);
+      for (Eigen::Index b = 0; b < nb; ++b)
+        Jb.row(b) = J.row(bilateral_[static_cast<size_t>(b)]);
+      const Eigen::VectorXd P =
+          Eigen::Map<const Eigen::VectorXd>(im.impulse.data(), na);
+      // The bilateral impulses mu: J_B' mu = M dv - J_a' P.
+      Eigen::VectorXd mu = Eigen::VectorXd::Zero(nb);
+      if (nb > 0)
+        mu = Jb.transpose().completeOrthogonalDecomposition().solve(
+            M * im.dv - Ja.transpose() * P);
+      const Eigen::Index nk = nv + na + nb;
+      Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nk, nk);
+      K.topLeftCorner(nv, nv) = M;
+      K.block(0, nv, nv, na) = -Ja.transpose();
+      K.block(0, nv + na, nv, nb) = -Jb.transpose();
+      K.block(nv, 0, na, nv) = Ja;
+      K.block(nv + na, 0, nb, nv) = Jb;
+      const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> kf(K);
+      // The tangent of dv along (dq, dv-, dp, dt): the active-set
+      // equations differentiated, the unknowns' tangents solved for.
+      auto ddv = [&](const Eigen::VectorXd& dq, const Eigen::VectorXd& dvm,
+                     const Eigen::VectorXd& dp, double dt) {
+        const TangentWorkspace& tws = mech_->Tangent(dq, dvm, dp, {}, dt);
+        Eigen::VectorXd rhs(nk);
+        for (int i = 0; i < nv; ++i) {
+          double acc = 0.0;
+          for (int j = 0; j < nv; ++j) acc += tws.M(i, j).d * im.dv[j];
+          for (Eigen::Index a = 0; a < na; ++a)
+            acc -= tws.J(im.rows[static_cast<size_t>(a)], i).d * P[a];
+          for (Eigen::Index b = 0; b < nb; ++b)
+            acc -= tws.J(bilateral_[static_cast<size_t>(b)], i).d * mu[b];
+          rhs[i] = -acc;
+        }
+        for (Eigen::Index a = 0; a < na; ++a) {
+          const size_t ia = static_cast<size_t>(a);
+          const int ra = im.rows[ia];
+          double acc = (1.0 + im.e[ia]) * tws.vel_residual[ra].d;
+          for (int j = 0; j < nv; ++j) acc += tws.J(ra, j).d * im.dv[j];
+          if (im.e_param[ia] >= 0) acc += dp[im.e_param[ia]] * u[ra];
+          rhs[nv + a] = -acc;
+        }
+        for (Eigen::Index b = 0; b < nb; ++b) {
+          const int rb = bilateral_[static_cast<size_t>(b)];
+          double acc = 0.0;
+          for (int j = 0; j < nv; ++j) acc += tws.J(rb, j).d * im.dv[j];
+          rhs[nv + na + b] = -acc;
+        }
+        return Eigen::VectorXd(kf.solve(rhs).head(nv));
+      };
+      d.value.tail(nv) += im.dv;
+      for (int j = 0; j < nq; ++j)
+        d.dq.col(j).tail(nv) += ddv(Unit(nq, j), zv, zp, 0.0);
+      for (int j = 0; j < nv; ++j)
+        d.dv.col(j).tail(nv) += ddv(zq, Unit(nv, j), zp, 0.0);
+      for (int j = 0; j < np; ++j)
+        d.dp.col(j).tail(nv) = ddv(zq, zv, Unit(np, j), 0.0);
+      d.dt.tail(nv) = ddv(zq, zv, zp, 1.0);
+    }
+    mech_->SetOpenRows(open_after);
+    return EventJump(minus, gy, gp, gt, std::move(d));
+  }
+
   // Into the report and the run's event list.
   void Book(const ContactEvent& ev) {
     ContactReport& rep = sum_->contact;
@@ -495,6 +733,7 @@ class ContactStage final : public ModeSwitcher {
   std::vector<int> constraint_;  // per contact: its constraint
   std::vector<int> within_;      // per contact: its row within it
   std::vector<double> e_;        // per contact: Newton's restitution
+  std::vector<int> e_param_;     // per contact: e's parameter, or -1
   std::vector<std::string> names_;
   std::vector<int> bilateral_;  // the model's other rows
   std::vector<bool> closed_;
@@ -504,6 +743,10 @@ class ContactStage final : public ModeSwitcher {
   int switches_at_t_ = 0;
   // Per contact: its last impact times (accumulation).
   std::vector<std::vector<double>> impact_times_;
+  // The last impact's map on its active set, and the last switch, for
+  // the sensitivities across it (SensitivitiesAfter).
+  ImpactLinearization impact_;
+  SwitchLinearization last_;
   mutable VecX<double> scratch_;
 };
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace daedalus::internal {
 
@@ -27,32 +28,51 @@ EventJump::EventJump(const Model& model,
   const ModelData& md = model.data();
   const EventDecl& ev = md.events[static_cast<size_t>(event)];
   const StatePoint x = Split(model, minus, p);
-  const ScalarGradient g =
-      GradientAt(md, ev.fn, x, "event '" + ev.name + "'");
+  const ScalarGradient g = GradientAt(md, ev.fn, x, "event '" + ev.name + "'");
   const int nq = model.nq(), nv = model.nv();
   gy_.resize(nq + nv);
   gy_ << g.dq.transpose(), g.dv.transpose();
   gp_ = g.dp;
   gt_ = g.dt;
-  rate_ = gy_.dot(minus.ydot) + gt_;
-  const double scale = gy_.norm() * minus.ydot.norm() + std::abs(gt_);
-  grazing_ = !(std::abs(rate_) > kGrazing * scale);
+  SetRate();
   if (ev.reset) {
     has_reset_ = true;
-    delta_ = JacobianAt(md, ev.reset, x, "reset map of event '" + ev.name + "'");
+    delta_ =
+        JacobianAt(md, ev.reset, x, "reset map of event '" + ev.name + "'");
     if (delta_.value.size() != nq + nv) {
       std::ostringstream os;
       os << "reset map of event '" << ev.name << "' returned "
-         << delta_.value.size() << " values; it must return nq + nv = "
-         << nq + nv << " (the coordinates after the event, then the "
+         << delta_.value.size()
+         << " values; it must return nq + nv = " << nq + nv
+         << " (the coordinates after the event, then the "
          << "velocities)";
       throw std::invalid_argument(os.str());
     }
     if (!delta_.value.allFinite())
-      throw std::runtime_error("reset map of event '" + ev.name +
-                               "' returned a non-finite value at t = " +
-                               std::to_string(minus.t));
+      throw std::runtime_error(
+          "reset map of event '" + ev.name +
+          "' returned a non-finite value at t = " + std::to_string(minus.t));
   }
+}
+
+EventJump::EventJump(const FlowPoint& minus,
+                     Eigen::RowVectorXd gy,
+                     Eigen::VectorXd gp,
+                     double gt,
+                     VectorJacobian delta)
+    : minus_(minus),
+      gy_(std::move(gy)),
+      gp_(std::move(gp)),
+      gt_(gt),
+      has_reset_(true),
+      delta_(std::move(delta)) {
+  SetRate();
+}
+
+void EventJump::SetRate() {
+  rate_ = gy_.dot(minus_.ydot) + gt_;
+  const double scale = gy_.norm() * minus_.ydot.norm() + std::abs(gt_);
+  grazing_ = !(std::abs(rate_) > kGrazing * scale);
 }
 
 double EventJump::Tau(const Eigen::Ref<const Eigen::VectorXd>& s,
@@ -164,9 +184,8 @@ Eigen::MatrixXd TotalSensitivityAtEvent(Mechanics* mech,
     const Eigen::VectorXd d = s.col(i) + at.ydot * tau[i];
     out.col(i).head(nq + nv) = d;
     if (nc == 0) continue;
-    TangentWorkspace& tws =
-        mech->Tangent(d.head(nq), d.tail(nv), dp[static_cast<size_t>(i)], {},
-                      tau[i]);
+    TangentWorkspace& tws = mech->Tangent(
+        d.head(nq), d.tail(nv), dp[static_cast<size_t>(i)], {}, tau[i]);
     Eigen::VectorXd dvdot, dlambda;
     mech->SolveTangentKkt(tws, tws.bias, r.vdot, r.lambda, &dvdot, &dlambda);
     out.col(i).tail(nc) = dlambda;

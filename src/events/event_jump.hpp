@@ -44,6 +44,17 @@ class EventJump {
             const Eigen::VectorXd& p,
             const FlowPoint& minus);
 
+  /// A jump given already linearized (a mode switch of the contact stage,
+  /// contact/contact_stage.cpp): at `minus`, the switching function's
+  /// gradient (gy (n), gp (np), gt) and the state map Delta (its value
+  /// (n) and Jacobians dq, dv (n x nq, n x nv), dp (n x np), dt (n)).
+  /// event() is -1; has_reset() is true (Delta may be the identity).
+  EventJump(const FlowPoint& minus,
+            Eigen::RowVectorXd gy,
+            Eigen::VectorXd gp,
+            double gt,
+            VectorJacobian delta);
+
   int event() const { return event_; }
   /// g' = g_y y'- + g_t at the event.
   double rate() const { return rate_; }
@@ -67,7 +78,9 @@ class EventJump {
   /// The saltation matrices, once the restart is consistent: `mech`
   /// evaluated at the projected state after the reset with its KKT
   /// solution `r_plus`, and `plus` that state with its rate.
-  void Saltation(Mechanics* mech, const KktResult& r_plus, const FlowPoint& plus);
+  void Saltation(Mechanics* mech,
+                 const KktResult& r_plus,
+                 const FlowPoint& plus);
   const Eigen::MatrixXd& S() const { return S_; }  // n x n
   const Eigen::MatrixXd& R() const { return R_; }  // n x np
   const FlowPoint& plus() const { return plus_; }
@@ -85,6 +98,8 @@ class EventJump {
   bool has_reset_ = false;
   VectorJacobian delta_;
   Eigen::MatrixXd S_, R_;
+
+  void SetRate();
 };
 
 /// The message of a grazing event that a sensitivity cannot pass.

@@ -8,7 +8,10 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <memory>
+#include <vector>
 
+#include "events/event_jump.hpp"
 #include "formulation/mechanics.hpp"
 #include "formulation/roots.hpp"
 
@@ -41,6 +44,30 @@ class ModeSwitcher : public ModeRoots {
                              const Eigen::VectorXd& q,
                              const Eigen::VectorXd& v,
                              const int* found) = 0;
+  /// The last Switch that restarted, linearized (docs/contact.md,
+  /// "Sensitivities"): the witness that fired and the state map as an
+  /// EventJump with its saltation matrices S, R (its restart projection
+  /// included), given `minus` and `plus` as for SensitivitiesAfter;
+  /// nullptr when nothing switched (the identity). Leaves the Mechanics in
+  /// the new mode. @throws as SensitivitiesAfter.
+  virtual std::unique_ptr<EventJump> Jump(const FlowPoint& minus,
+                                          const FlowPoint& plus) = 0;
+  /// Forward sensitivities across the last Switch that restarted
+  /// (docs/contact.md, "Sensitivities"): s+ = S s- + R dp per direction
+  /// (s_minus, n x ns; `directions` np each), given the state and rate
+  /// before the switch in the mode before (`minus`) and after it in the
+  /// new mode (`plus`); the switch time's derivative per direction into
+  /// `tau` (zeros when nothing switched), also booked on the switch's
+  /// EventRecord (dt_dp, rate). Leaves the
+  /// Mechanics in the new mode. @throws std::runtime_error where the
+  /// switch is not differentiable (a grazing witness, simultaneous
+  /// witnesses), naming the contacts.
+  virtual Eigen::MatrixXd SensitivitiesAfter(
+      const FlowPoint& minus,
+      const FlowPoint& plus,
+      const Eigen::MatrixXd& s_minus,
+      const std::vector<Eigen::VectorXd>& directions,
+      Eigen::VectorXd* tau) = 0;
   /// At every output sample (mech evaluated there, `lambda` reported):
   /// the feasibility certificate, and the re-armed roots settled.
   virtual void AtSample(const Mechanics& mech,

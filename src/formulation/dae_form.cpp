@@ -286,11 +286,13 @@ void DaeForm::SensResidual(double t,
                            const double* dyp,
                            const Eigen::VectorXd& dp,
                            double* out) {
-  if (prog_ && prog_->has_sens &&
-      prog_->SensResidual(t, y, yp, CurrentParameters(), dy, dyp, dp, out))
-    return;
-  const TangentWorkspace& tws = SeedAndEvaluate(t, y, dy, dp);
-  AssembleTangent(tws, y, yp, dy, dyp, out);
+  if (!(prog_ && prog_->has_sens &&
+        prog_->SensResidual(t, y, yp, CurrentParameters(), dy, dyp, dp, out))) {
+    const TangentWorkspace& tws = SeedAndEvaluate(t, y, dy, dp);
+    AssembleTangent(tws, y, yp, dy, dyp, out);
+  }
+  // Open contacts: the tangent of their rows lambda_i = 0 (Residual).
+  for (int r : mech_->open_rows()) out[L_.il() + r] = dy[L_.il() + r];
 }
 
 void DaeForm::QuadraturesByWorkspace(double t, const double* y, double* out) {
@@ -402,6 +404,9 @@ bool DaeForm::BaumgarteQuadSens(double t,
                                 double* out) {
   const Eigen::VectorXd& p = CurrentParameters();
   if (!qs_kkt_ || !qs_integrands_ || dp.size() != p.size()) return false;
+  // The compiled KKT linearization holds every row: with open contacts
+  // (docs/contact.md) the tangent path below, which drops them.
+  if (!mech_->open_rows().empty()) return false;
   const Eigen::Map<const Eigen::VectorXd> Y(y, size());
   const int nz = L_.nq + L_.nv + p.size();
   if (!(qs_valid_ && t == qs_t_ && Y == qs_y_ && p == qs_p_)) {

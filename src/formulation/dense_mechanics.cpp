@@ -197,7 +197,9 @@ class DenseMechanics final : public Mechanics {
     EvaluateAll(&tws, req);
     return tws;
   }
-  void FactorTangentKkt() override { tangent_kkt_.Factor(ws_.M, ws_.J); }
+  void FactorTangentKkt() override {
+    tangent_kkt_.Factor(ws_.M, ws_.J, ws_.open_rows);
+  }
   void SolveTangentKkt(const TangentWorkspace& tws,
                        const VecX<D1>& bias,
                        const Eigen::VectorXd& vdot,

@@ -96,11 +96,6 @@ std::string ContactRefusal(const SimulationOptions& o, KktPath path) {
            " does not restart after a contact switch (a mode change is a "
            "reset, which the fixed-step and generalized-alpha schemes do "
            "not take); use --integrator cvodes-bdf, cvodes-adams or idas";
-  if (o.sensitivity.method != SensMethod::kNone)
-    return "sensitivities across contact switches need the saltation "
-           "matrices of the impact map and of the mode change, not "
-           "implemented yet (docs/contact.md, \"What is left\"); run "
-           "without --sens, or with --contact monitor";
   if (o.formulation == Formulation::kIndex3 ||
       o.formulation == Formulation::kGgl)
     return "event-driven contact restarts on the index-1 forms "

@@ -6,12 +6,15 @@
 
 namespace daedalus::internal {
 
-void TangentKkt::Factor(const Eigen::MatrixXd& M, const Eigen::MatrixXd& J) {
+void TangentKkt::Factor(const Eigen::MatrixXd& M,
+                        const Eigen::MatrixXd& J,
+                        const std::vector<int>& open) {
   const Eigen::Index nv = M.rows(), nc = J.rows();
   Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nv + nc, nv + nc);
   K.topLeftCorner(nv, nv) = M;
   K.topRightCorner(nv, nc) = -J.transpose();
   K.bottomLeftCorner(nc, nv) = J;
+  for (int r : open) K(nv + r, nv + r) = 1.0;
   lu_.compute(K);
 }
 
@@ -83,6 +86,8 @@ InitialSensitivity LinearizeConsistentTangent(Workspace& ws,
   const ModelData& d = ws.model().data();
   const bool chart = !d.quaternions.empty();
   if (chart) ProjectQuaternionTangent(d, ws.q, dq0);
+  // The current mode's rows only (open contacts: docs/contact.md).
+  tws->open_rows = ws.open_rows;
 
   // M^-1 J' S^-1 r by two solves with M and one with S (no inverse formed).
   // Without constraints there is nothing to correct, and no factorization:
@@ -92,7 +97,9 @@ InitialSensitivity LinearizeConsistentTangent(Workspace& ws,
   Eigen::LDLT<Eigen::MatrixXd> sf;
   if (nc > 0) {
     MiJt = Eigen::LDLT<Eigen::MatrixXd>(ws.M).solve(ws.J.transpose());
-    sf.compute(ws.J * MiJt);
+    Eigen::MatrixXd S = ws.J * MiJt;
+    for (int r : ws.open_rows) S(r, r) = 1.0;  // its J row is zero
+    sf.compute(S);
   }
   auto correct = [&](const Eigen::VectorXd& r) -> Eigen::VectorXd {
     if (nc == 0) return Eigen::VectorXd::Zero(nv);
@@ -144,6 +151,7 @@ InitialSensitivity LinearizeConsistentTangent(Workspace& ws,
   K.topLeftCorner(nv, nv) = ws.M;
   K.topRightCorner(nv, nc) = -ws.J.transpose();
   K.bottomLeftCorner(nc, nv) = ws.J;
+  for (int r : ws.open_rows) K(nv + r, nv + r) = 1.0;
   Eigen::VectorXd rhs(nv + nc);
   rhs << r1, r2;
   const Eigen::VectorXd x = K.partialPivLu().solve(rhs);

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/LU>
+#include <vector>
 
 #include "daedalus/dynamics.hpp"
 #include "daedalus/sensitivity.hpp"
@@ -23,7 +24,11 @@ namespace daedalus::internal {
 /// (the applied and the ideal solution share K).
 class TangentKkt {
  public:
-  void Factor(const Eigen::MatrixXd& M, const Eigen::MatrixXd& J);
+  /// `open`: the rows of open contacts (their J row is zero): a unit
+  /// diagonal, so their dlambda is 0 (docs/contact.md).
+  void Factor(const Eigen::MatrixXd& M,
+              const Eigen::MatrixXd& J,
+              const std::vector<int>& open = {});
   /// `tws` seeded and evaluated; `bias` its constraint right-hand side
   /// (tangent); (vdot, lambda) the solution being linearized.
   void Solve(const TangentWorkspace& tws,

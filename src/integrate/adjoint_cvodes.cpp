@@ -22,6 +22,7 @@
 #include <memory>
 #include <sstream>
 
+#include "contact/contact_stage.hpp"
 #include "eval/chart.hpp"
 #include "eval/function_derivatives.hpp"
 #include "events/event_jump.hpp"
@@ -52,6 +53,9 @@ struct AdjointRun : CallbackGuard {
   std::vector<SensParameter> sens;
   int nq = 0, nv = 0, np = 0;
   std::vector<double> offsets;  // per event (AdjRoot)
+  // The contacts' mode switcher (src/contact/), or null; its witnesses
+  // follow the events' root functions (AdjRoot).
+  ModeSwitcher* modes = nullptr;
 
   int n() const { return nq + nv; }
 
@@ -235,12 +239,17 @@ int AdjRoot(realtype t, N_Vector y, realtype* gout, void* ud) {
     const ModelData& md = run->mech->model().data();
     for (size_t k = 0; k < md.events.size(); ++k)
       gout[k] = ValueAt(md, md.events[k].fn, x) - run->offsets[k];
+    if (run->modes) {
+      run->form.Accelerations(t, yv);
+      run->modes->EvaluateRoots(*run->mech, run->form.Reported(),
+                                gout + md.events.size());
+    }
   });
 }
 
-// One forward segment of the adjoint (from the start or a reset to the
-// next reset or the end): its CVODES memory with the checkpoints, and the
-// reset that ends it.
+// One forward segment of the adjoint (from the start, a reset or a contact
+// switch to the next one or the end): its CVODES memory with the
+// checkpoints, the contacts' mode during it, and the jump that ends it.
 struct AdjSegment {
   ~AdjSegment() {
     if (mem) CVodeFree(&mem);
@@ -251,9 +260,11 @@ struct AdjSegment {
   MatrixPtr A, AB;
   LinSolPtr LS, LSB;
   VectorPtr yB, qB;
-  double running = 0.0;  // int_t0^t1 L dt
-  // The reset at t1 (when the segment ends at one), with the running
-  // integrand on either side.
+  double running = 0.0;        // int_t0^t1 L dt
+  std::vector<int> open_rows;  // the contacts' mode (Mechanics::SetOpenRows)
+  // The reset or contact switch at t1 (when the segment ends at one; null
+  // at a restart that switched nothing), with the running integrand on
+  // either side.
   std::unique_ptr<EventJump> jump;
   double running_minus = 0.0, running_plus = 0.0;
 };
@@ -316,9 +327,21 @@ SensitivityResult AdjointGradient(Mechanics* mech,
   std::vector<Eigen::VectorXd> dirs;
   for (const auto& sp : run.sens) dirs.push_back(ParameterDirection(model, sp));
 
-  // Consistent start and its linearization (s(t0) per parameter).
+  // Consistent start and its linearization (s(t0) per parameter); the
+  // contacts' mode first (as the plain run, cvodes.cpp). With contacts the
+  // compiled KKT linearization, which holds every row, gives way to the
+  // tangent path, which drops the open ones.
   SimulationSummary scratch;
   Eigen::VectorXd q = x0.q, v = x0.v;
+  std::unique_ptr<ModeSwitcher> modes;
+  try {
+    modes = MakeContactStage(mech, options, &scratch);
+    if (modes) modes->Start(options.t0, &q, &v);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  run.modes = modes.get();
+  if (modes) run.lin.reset();
   if (!MakeConsistent(mech, options, &q, &v, &scratch))
     return fail(scratch.error);
   Eigen::MatrixXd s0(n, ns);
@@ -346,8 +369,13 @@ SensitivityResult AdjointGradient(Mechanics* mech,
                                          : d == EventDirection::kFalling ? -1
                                                                          : 0;
   }
+  const int nmode = modes ? modes->num_roots() : 0;
+  if (modes) {
+    const std::vector<int> md_dirs = modes->RootDirections();
+    directions.insert(directions.end(), md_dirs.begin(), md_dirs.end());
+  }
   std::vector<int> occurrences(static_cast<size_t>(nev), 0);
-  std::vector<int> found(static_cast<size_t>(nev), 0);
+  std::vector<int> found(static_cast<size_t>(nev + nmode), 0);
   // The rate y' = f(t, y) and the running integrand at y.
   auto flow = [&](double t, const Eigen::VectorXd& yy) {
     FlowPoint f;
@@ -381,6 +409,7 @@ SensitivityResult AdjointGradient(Mechanics* mech,
     while (!done) {
       auto seg = std::make_unique<AdjSegment>();
       seg->t0 = t;
+      seg->open_rows = mech->open_rows();
       seg->y = MakeVector(n, ctx.get());
       View(seg->y.get()) = ystart;
       seg->yq = MakeVector(1, ctx.get());
@@ -409,8 +438,8 @@ SensitivityResult AdjointGradient(Mechanics* mech,
             CVodeQuadSStolerances(mem, options.rtol, options.atol));
         DAEDALUS_SUNDIALS_CHECK(CVodeSetQuadErrCon(mem, SUNTRUE));
       }
-      if (nev > 0) {
-        DAEDALUS_SUNDIALS_CHECK(CVodeRootInit(mem, nev, AdjRoot));
+      if (nev + nmode > 0) {
+        DAEDALUS_SUNDIALS_CHECK(CVodeRootInit(mem, nev + nmode, AdjRoot));
         DAEDALUS_SUNDIALS_CHECK(CVodeSetRootDirection(mem, directions.data()));
       }
       DAEDALUS_SUNDIALS_CHECK(
@@ -441,6 +470,29 @@ SensitivityResult AdjointGradient(Mechanics* mech,
           if (ev.reset) reset = k;
         }
         const FlowPoint minus = flow(t, ConstView(seg->y.get()));
+        const bool switched =
+            modes && modes->Fired(found.data() + static_cast<size_t>(nev));
+        if (switched && (stop || at_target || reset >= 0))
+          return fail(
+              "a model event and a contact switch at the same "
+              "instant t = " +
+              std::to_string(t) +
+              ": the adjoint does not order them; separate them");
+        if (switched) {
+          // A contact switch (or a restart that switches nothing): this
+          // segment ends; the next starts in the new mode.
+          const Eigen::VectorXd yy = ConstView(seg->y.get());
+          const ModeRestart r =
+              modes->Switch(t, yy.head(run.nq), yy.tail(run.nv),
+                            found.data() + static_cast<size_t>(nev));
+          if (!r.restart) continue;
+          ystart << r.q, r.v;
+          const FlowPoint plus = flow(t, ystart);
+          seg->jump = modes->Jump(minus, plus);
+          seg->running_minus = running_at(minus);
+          seg->running_plus = running_at(plus);
+          break;
+        }
         if (stop || at_target) {
           // The functional ends here: at its event, or where the run
           // stops (the event-time terms enter the terminal condition).
@@ -495,7 +547,8 @@ SensitivityResult AdjointGradient(Mechanics* mech,
       // point twice and corrupting the interpolation (CVODES 6.4.1: gradients
       // wrong by 3 % at 100 steps between checkpoints, right with one
       // checkpoint).
-      if (nev > 0) DAEDALUS_SUNDIALS_CHECK(CVodeRootInit(mem, 0, nullptr));
+      if (nev + nmode > 0)
+        DAEDALUS_SUNDIALS_CHECK(CVodeRootInit(mem, 0, nullptr));
       if (running) {
         double tq = t;
         DAEDALUS_SUNDIALS_CHECK(CVodeGetQuad(mem, &tq, seg->yq.get()));
@@ -535,6 +588,12 @@ SensitivityResult AdjointGradient(Mechanics* mech,
                     &mu_minus, &share);
         grad += share;
         mu = mu_minus;
+      }
+      // The segment's contact mode, for its backward right-hand side and
+      // CVODES's recomputation of its forward steps.
+      if (modes) {
+        mech->SetOpenRows(sg.open_rows);
+        run.fy_y.resize(0);
       }
       sg.yB = MakeVector(n, ctx.get());
       sg.qB = MakeVector(std::max(ns, 1), ctx.get());

@@ -45,6 +45,7 @@
 #include <memory>
 #include <sstream>
 
+#include "contact/contact_stage.hpp"
 #include "eval/chart.hpp"
 #include "eval/function_derivatives.hpp"
 #include "events/event_jump.hpp"
@@ -162,6 +163,10 @@ int RootF(realtype t, N_Vector y, N_Vector /*yp*/, realtype* gout, void* ud) {
     const ModelData& md = run->mech->model().data();
     for (size_t k = 0; k < md.events.size(); ++k)
       gout[k] = ValueAt(md, md.events[k].fn, x) - run->offsets[k];
+    if (run->modes) {
+      const KktResult& r = run->form.SampleState(t, yv);
+      run->modes->EvaluateRoots(*run->mech, r.lambda, gout + md.events.size());
+    }
   });
 }
 
@@ -180,8 +185,11 @@ struct IdasAdjSegment {
   std::unique_ptr<std::remove_pointer_t<SUNNonlinearSolver>, NlsFree> nls;
   ScaledNewtonTest test;
   VectorPtr z, zp, idB, qB;
-  Eigen::VectorXd yT, ypT;  // (y, y') at t1
-  double running = 0.0;     // int_t0^t1 L dt
+  Eigen::VectorXd yT, ypT;     // (y, y') at t1
+  double running = 0.0;        // int_t0^t1 L dt
+  std::vector<int> open_rows;  // the contacts' mode during it
+  // The reset or contact switch at t1 (null: none, or a restart that
+  // switched nothing).
   std::unique_ptr<EventJump> jump;
   double running_minus = 0.0, running_plus = 0.0;
 };
@@ -279,9 +287,18 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
   const int ns = static_cast<int>(run.sens.size());
   const int n = run.n, nd = run.nd(), nB = run.nB();
 
-  // Consistent start (y0, y0') and the differential part of s(t0).
+  // Consistent start (y0, y0') and the differential part of s(t0); the
+  // contacts' mode first (as the plain run, idas.cpp).
   SimulationSummary scratch;
   Eigen::VectorXd q = x0.q, v = x0.v;
+  std::unique_ptr<ModeSwitcher> modes;
+  try {
+    modes = MakeContactStage(mech, options, &scratch);
+    if (modes) modes->Start(options.t0, &q, &v);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  run.modes = modes.get();
   if (!MakeConsistent(mech, options, &q, &v, &scratch))
     return fail(scratch.error);
   Eigen::VectorXd y0(n), yp0(n);
@@ -311,7 +328,12 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
                                                                          : 0;
   }
   std::vector<int> occurrences(static_cast<size_t>(nev), 0);
-  std::vector<int> found(static_cast<size_t>(nev), 0);
+  const int nmode = modes ? modes->num_roots() : 0;
+  if (modes) {
+    const std::vector<int> md_dirs = modes->RootDirections();
+    directions.insert(directions.end(), md_dirs.begin(), md_dirs.end());
+  }
+  std::vector<int> found(static_cast<size_t>(nev + nmode), 0);
   std::vector<Eigen::VectorXd> dirs;
   for (const auto& sp : run.sens) dirs.push_back(ParameterDirection(model, sp));
   // The multipliers' Newton tolerance: --atol unless --multiplier-atol.
@@ -356,6 +378,7 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
     while (!done) {
       auto seg = std::make_unique<IdasAdjSegment>();
       seg->t0 = t;
+      seg->open_rows = mech->open_rows();
       seg->y = MakeVector(n, ctx.get());
       seg->yp = MakeVector(n, ctx.get());
       seg->id = MakeVector(n, ctx.get());
@@ -414,8 +437,8 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
             IDAQuadSStolerances(mem, options.rtol, options.atol));
         DAEDALUS_SUNDIALS_CHECK(IDASetQuadErrCon(mem, SUNTRUE));
       }
-      if (nev > 0) {
-        DAEDALUS_SUNDIALS_CHECK(IDARootInit(mem, nev, RootF));
+      if (nev + nmode > 0) {
+        DAEDALUS_SUNDIALS_CHECK(IDARootInit(mem, nev + nmode, RootF));
         DAEDALUS_SUNDIALS_CHECK(IDASetRootDirection(mem, directions.data()));
       }
       DAEDALUS_SUNDIALS_CHECK(
@@ -445,6 +468,36 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
           if (ev.reset) reset = k;
         }
         const FlowPoint minus = flow(t, ConstView(seg->y.get()).data());
+        const bool switched =
+            modes && modes->Fired(found.data() + static_cast<size_t>(nev));
+        if (switched && (stop || at_target || reset >= 0))
+          return fail(
+              "a model event and a contact switch at the same "
+              "instant t = " +
+              std::to_string(t) +
+              ": the adjoint does not order them; separate them");
+        if (switched) {
+          // A contact switch (or a restart that switches nothing): this
+          // segment ends; the next starts in the new mode
+          // (adjoint_cvodes.cpp).
+          const Eigen::VectorXd yy = ConstView(seg->y.get()).head(nd);
+          const ModeRestart r =
+              modes->Switch(t, yy.head(run.nq), yy.tail(run.nv),
+                            found.data() + static_cast<size_t>(nev));
+          if (!r.restart) continue;
+          KktResult r1;
+          run.form.ConsistentStart(t, r.q, r.v, ystart, ypstart, &r1);
+          FlowPoint plus;
+          plus.t = t;
+          plus.y.resize(nd);
+          plus.y << r.q, r.v;
+          plus.ydot.resize(nd);
+          plus.ydot << ypstart.head(run.nq), r1.vdot;
+          seg->jump = modes->Jump(minus, plus);
+          seg->running_minus = running_at(minus);
+          seg->running_plus = running_at(plus);
+          break;
+        }
         if (stop || at_target) {
           int k = target.at_event() && at_target ? target.event : -1;
           for (int j = 0; k < 0 && j < nev; ++j)
@@ -498,7 +551,8 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
       // point twice and corrupting the interpolation (IDAS 6.4.1: gradients
       // wrong by 3 % at 100 steps between checkpoints, right with one
       // checkpoint).
-      if (nev > 0) DAEDALUS_SUNDIALS_CHECK(IDARootInit(mem, 0, nullptr));
+      if (nev + nmode > 0)
+        DAEDALUS_SUNDIALS_CHECK(IDARootInit(mem, 0, nullptr));
       seg->yT = ConstView(seg->y.get());
       seg->ypT = ConstView(seg->yp.get());
       if (running) {
@@ -546,6 +600,12 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
       const double T = sg.t1;
       const double* yT = sg.yT.data();
       const double* ypT = sg.ypT.data();
+      // The segment's contact mode, for its backward residual and IDAS's
+      // recomputation of its forward steps.
+      if (modes) {
+        mech->SetOpenRows(sg.open_rows);
+        run.jy.resize(0);
+      }
       run.Jacobians(T, yT, ypT);
       Eigen::VectorXd lT = Eigen::VectorXd::Zero(n), wT;
       // GGL: the terminal correction of the gradient (see GglTerminal).

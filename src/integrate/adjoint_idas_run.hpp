@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "eval/function_derivatives.hpp"
+#include "events/mode_switch.hpp"
 #include "formulation/dae_form.hpp"
 #include "formulation/sens_programs.hpp"
 #include "integrate/common.hpp"
@@ -35,6 +36,9 @@ struct IdasAdjointRun : CallbackGuard {
   std::vector<SensParameter> sens;
   int nq = 0, nv = 0, nc = 0, np = 0, n = 0;
   std::vector<double> offsets;  // per event (RootF)
+  // The contacts' mode switcher (src/contact/), or null; its witnesses
+  // follow the events' root functions (RootF).
+  ModeSwitcher* modes = nullptr;
 
   int nd() const { return nq + nv; }
   int nB() const { return n + nv; }
@@ -61,6 +65,17 @@ struct IdasAdjointRun : CallbackGuard {
     // entries in the same places (no difference quotient).
     Fyp = A1 - Fy;
     fp_valid = fp_program && fp_program->Run(t, y, yp, mech->parameters(), &Fp);
+    // Open contacts (docs/contact.md): their rows are lambda_i = 0, and
+    // their multipliers enter no other row (a compiled Jacobian holds
+    // every row's).
+    for (int r : mech->open_rows()) {
+      const int i = form.layout().il() + r;
+      Fy.col(i).setZero();
+      Fy(i, i) = 1.0;
+      Fyp.col(i).setZero();
+      Fyp.row(i).setZero();
+      if (fp_valid) Fp.row(i).setZero();
+    }
     jt = t;
     jy = Y;
     jyp = YP;

@@ -632,13 +632,45 @@ void IntegrateCvodes(Mechanics* mech,
 
   // At a root of the mode switcher: the new mode, and CVODES restarted from
   // its consistent state (as after a reset map).
+  // With forward sensitivities, they cross the switch by its saltation
+  // matrices (docs/contact.md, "Sensitivities"), as across a reset.
   auto mode_switch = [&](double t) {
+    FlowPoint minus;
+    Eigen::MatrixXd s_minus, qsens;
+    Eigen::VectorXd before;
+    if (fsa) {
+      minus = flow_at(t, y.get());
+      s_minus = state_sens(t);
+      qsens = quad_sens(t);
+      form.IntegrandsHere(integrands);
+      before = integrands;
+    }
     const ModeRestart r = modes->Switch(t, ConstView(y.get()).head(nq),
                                         ConstView(y.get()).segment(nq, nv),
                                         found.data() + roots.mode_offset());
     if (!r.restart) return;
     View(y.get()).head(nq) = r.q;
     View(y.get()).segment(nq, nv) = r.v;
+    Eigen::MatrixXd s_plus;
+    if (fsa) {
+      const FlowPoint plus = flow_at(t, y.get());
+      Eigen::VectorXd tau;
+      s_plus =
+          modes->SensitivitiesAfter(minus, plus, s_minus, run.directions, &tau);
+      // The integrands in the new mode; sQ+ = sQ- + (L- - L+) tau.
+      flow_at(t, y.get());
+      form.IntegrandsHere(integrands);
+      const Eigen::MatrixXd jump = (before - integrands) * tau.transpose();
+      for (int i = 0; i < ns; ++i) {
+        View(yS.get()[i]).head(run.n) = s_plus.col(i);
+        if (in_state) {
+          for (int j = 0; j < nlive; ++j)
+            View(yS.get()[i])[run.n + j] += jump(run.live[j], i);
+        } else {
+          View(qS.get()[i]) = qsens.col(i) + jump.col(i);
+        }
+      }
+    }
     collect_stats();
     done = sum.stats;
     DAEDALUS_SUNDIALS_CHECK(CVodeReInit(mem, t, y.get()));
@@ -646,9 +678,18 @@ void IntegrateCvodes(Mechanics* mech,
       View(yq.get()) = w;
       DAEDALUS_SUNDIALS_CHECK(CVodeQuadReInit(mem, yq.get()));
     }
+    if (fsa) {
+      DAEDALUS_SUNDIALS_CHECK(CVodeSensReInit(
+          mem,
+          so.corrector == SensCorrector::kStaggered ? CV_STAGGERED
+                                                    : CV_SIMULTANEOUS,
+          yS.get()));
+      if (!in_state)
+        DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensReInit(mem, qS.get()));
+    }
     if (form.projects()) projection_on();
     recorder.NoteImpact(r.energy_change, r.impulse);
-    sample(t, y.get(), false, nullptr, true);
+    sample(t, y.get(), false, nullptr, true, fsa ? &s_plus : nullptr);
   };
 
   try {

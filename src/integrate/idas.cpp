@@ -18,12 +18,12 @@
 #include <stdexcept>
 #include <utility>
 
+#include "contact/contact_stage.hpp"
 #include "eval/chart.hpp"
 #include "events/event_handler.hpp"
 #include "formulation/dae_form.hpp"
 #include "integrate/adapters.hpp"
 #include "integrate/common.hpp"
-#include "contact/contact_stage.hpp"
 #include "integrate/idas_newton.hpp"
 #include "integrate/idas_segment.hpp"
 #include "integrate/step_budget.hpp"
@@ -361,8 +361,20 @@ void IntegrateIdas(Mechanics* mech,
 
   // At a root of the mode switcher: the new mode, and a new segment from
   // its consistent state (as after a reset map).
+  // With forward sensitivities, they cross the switch by its saltation
+  // matrices (docs/contact.md, "Sensitivities"), as across a reset.
   auto mode_switch = [&](double t) {
     const auto Y = ConstView(seg->y.get());
+    FlowPoint minus;
+    Eigen::MatrixXd s_minus, qsens;
+    Eigen::VectorXd before;
+    if (fsa) {
+      minus = flow_at(t, Y.data());
+      s_minus = state_sens(t);
+      qsens = quad_sens(t);
+      form->Quadratures(t, Y.data(), integrands.data());
+      before = integrands;
+    }
     const ModeRestart r =
         modes->Switch(t, Y.head(model.nq()), Y.segment(model.nq(), model.nv()),
                       found.data() + roots.mode_offset());
@@ -372,9 +384,35 @@ void IntegrateIdas(Mechanics* mech,
     form->ConsistentStart(t, r.q, r.v, y1, yp1, &r1);
     collect_stats();
     done = sum.stats;
-    seg = StartSegment(form.get(), &run, seg_options, ctx.get(), t, y1, yp1,
-                       w, roots.Directions(),
+    seg = StartSegment(form.get(), &run, seg_options, ctx.get(), t, y1, yp1, w,
+                       roots.Directions(),
                        SkipsConvergedResidual(seg_options, Staggered(so)));
+    if (fsa) {
+      FlowPoint plus;
+      plus.t = t;
+      plus.y.resize(nd);
+      plus.y << r.q, r.v;
+      plus.ydot.resize(nd);
+      plus.ydot << yp1.head(nq), r1.vdot;
+      Eigen::VectorXd tau;
+      const Eigen::MatrixXd s_plus =
+          modes->SensitivitiesAfter(minus, plus, s_minus, run.directions, &tau);
+      form->Quadratures(t, y1.data(), integrands.data());
+      const Eigen::MatrixXd jump = (before - integrands) * tau.transpose();
+      // Each direction's linearized KKT solution at the restart (the
+      // multipliers' sensitivities and the rates), as after a reset.
+      mech->Evaluate(t, r.q, r.v);
+      for (int i = 0; i < ns; ++i) {
+        const InitialSensitivity d = mech->LinearizeRestart(
+            r1.vdot, r1.lambda, s_plus.col(i).head(nq), s_plus.col(i).tail(nv),
+            run.directions[static_cast<size_t>(i)]);
+        form->FillSensitivity(d, View(yS.get()[i]), View(ypS.get()[i]));
+        if (has_quad_sens) View(qS.get()[i]) = qsens.col(i) + jump.col(i);
+      }
+      StartSensitivities(seg.get(), &run, form.get(), options, ctx.get(), ns,
+                         yS.get(), ypS.get(), qS.get(), has_quad_sens, &pvals,
+                         &plist, &pbar);
+    }
     recorder.NoteImpact(r.energy_change, r.impulse);
     sample(t, false, nullptr, true);
   };

@@ -364,20 +364,21 @@ std::string SummaryJson(const Model& model,
                {"t", e.t},
                {"direction", e.direction},
                {"stopped", e.stopped}};
+    // dt_e/dp per sensitivity parameter (forward sensitivities only; a
+    // model event's or a contact switch's, docs/contact.md).
+    if (e.dt_dp.size() > 0 &&
+        e.dt_dp.size() ==
+            static_cast<Eigen::Index>(sum.sensitivities.parameters.size())) {
+      json d = json::object();
+      for (Eigen::Index i = 0; i < e.dt_dp.size(); ++i)
+        d[sum.sensitivities.parameters[static_cast<size_t>(i)]] =
+            Num(e.dt_dp[i]);
+      ej["dt_dp"] = d;
+    }
     if (e.index >= 0) {
       ej["occurrence"] = e.occurrence;
       ej["rate"] = Num(e.rate);
       ej["grazing"] = e.grazing;
-      // dt_e/dp per sensitivity parameter (forward sensitivities only).
-      if (e.dt_dp.size() > 0 &&
-          e.dt_dp.size() ==
-              static_cast<Eigen::Index>(sum.sensitivities.parameters.size())) {
-        json d = json::object();
-        for (Eigen::Index i = 0; i < e.dt_dp.size(); ++i)
-          d[sum.sensitivities.parameters[static_cast<size_t>(i)]] =
-              Num(e.dt_dp[i]);
-        ej["dt_dp"] = d;
-      }
       if (e.reset)
         ej["reset"] = {
             {"energy_change", Num(e.energy_change)},
