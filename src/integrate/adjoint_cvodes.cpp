@@ -31,6 +31,7 @@
 #include "formulation/sens_programs.hpp"
 #include "integrate/adapters.hpp"
 #include "integrate/common.hpp"
+#include "integrate/cvodes_flags.hpp"
 #include "integrate/sundials_util.hpp"
 #include "sensitivity/forward.hpp"
 
@@ -273,11 +274,9 @@ std::string CvodeFlagText(int flag,
                           const char* call,
                           double t,
                           const CallbackGuard& g) {
-  std::unique_ptr<char, decltype(&std::free)> name(CVodeGetReturnFlagName(flag),
-                                                   &std::free);
   std::ostringstream os;
-  os << "adjoint " << call << " failed with " << name.get() << " (flag " << flag
-     << ") at t = " << t << g.Detail()
+  os << "adjoint " << call << " failed with " << CvodesFlagName(flag)
+     << " (flag " << flag << ") at t = " << t << g.Detail()
      << "; hint: loosen --rtol/--atol or check the functional";
   return os.str();
 }

@@ -33,6 +33,7 @@
 #include "formulation/ode_form.hpp"
 #include "integrate/adapters.hpp"
 #include "integrate/common.hpp"
+#include "integrate/cvodes_flags.hpp"
 #include "integrate/step_budget.hpp"
 #include "integrate/sundials_util.hpp"
 #include "monitor/recorder.hpp"
@@ -185,50 +186,6 @@ int PSolve(realtype /*t*/,
     run->form->newton()->Solve(rr.head(run->n), zz.head(run->n));
     zz.tail(zz.size() - run->n) = rr.tail(rr.size() - run->n);
   });
-}
-
-// CVodeGetReturnFlagName of SUNDIALS 6.4 names CVODES's projection flags
-// "NONE".
-std::string FlagName(int flag) {
-  switch (flag) {
-    case CV_PROJ_MEM_NULL:
-      return "CV_PROJ_MEM_NULL";
-    case CV_PROJFUNC_FAIL:
-      return "CV_PROJFUNC_FAIL";
-    case CV_REPTD_PROJFUNC_ERR:
-      return "CV_REPTD_PROJFUNC_ERR";
-    default: {
-      // A malloc'd string we must free.
-      std::unique_ptr<char, decltype(&std::free)> name(
-          CVodeGetReturnFlagName(flag), &std::free);
-      return name ? name.get() : "?";
-    }
-  }
-}
-
-std::string HintFor(int flag, long max_steps) {
-  switch (flag) {
-    case CV_PROJFUNC_FAIL:
-    case CV_REPTD_PROJFUNC_ERR:
-      return "the projection onto the constraints failed; see the message "
-             "above";
-    case CV_TOO_MUCH_WORK:
-      return StepBudgetHint(max_steps);
-    case CV_TOO_MUCH_ACC:
-      return "the tolerances are below what double precision allows; loosen "
-             "--rtol/--atol";
-    case CV_ERR_FAILURE:
-    case CV_CONV_FAILURE:
-      return "tighten --rtol/--atol, try another --formulation (projection), "
-             "or check for a singular configuration near this time";
-    case CV_RHSFUNC_FAIL:
-    case CV_FIRST_RHSFUNC_ERR:
-    case CV_REPTD_RHSFUNC_ERR:
-    case CV_UNREC_RHSFUNC_ERR:
-      return "a model function failed; see the message above";
-    default:
-      return "check the model and the options";
-  }
 }
 
 struct NlsDeleter {
@@ -710,7 +667,7 @@ void IntegrateCvodes(Mechanics* mech,
       const int flag = CVode(mem, tout, y.get(), &tret, CV_NORMAL);
       if (flag < 0) {
         std::ostringstream os;
-        os << "CVode failed with " << FlagName(flag) << " (flag " << flag
+        os << "CVode failed with " << CvodesFlagName(flag) << " (flag " << flag
            << ") at t = " << tret;
         os << run.Detail();
         os << SingularityNote(mech, form.kind(), tret,
@@ -719,7 +676,7 @@ void IntegrateCvodes(Mechanics* mech,
         std::string known = run.HintFromDetail();
         if (known.empty()) known = ToleranceHint(options);
         os << "; hint: "
-           << (known.empty() ? HintFor(flag, options.max_steps) : known);
+           << (known.empty() ? CvodesHint(flag, options.max_steps) : known);
         sum.error = os.str();
         collect_stats();
         sum.t_reached = tret;
