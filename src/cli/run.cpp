@@ -72,6 +72,7 @@ const char* const kBoolFlags[] = {"--quiet",
                                   "--sens-staggered",
                                   "--sens-no-error-control",
                                   "--project-penetration",
+                                  "--no-joint-limits",
                                   "--error-estimate"};
 
 // Splits "a,b,c" into names (empty entries are an error).
@@ -236,6 +237,7 @@ RunConfig ParseCommandLine(const Problem& problem,
       if (arg == "--project-penetration")
         cfg.options.contact.project_penetration = true;
       if (arg == "--error-estimate") cfg.error_estimate = true;
+      if (arg == "--no-joint-limits") cfg.joint_limits = false;
       continue;
     }
     if (!has_value) {
@@ -509,6 +511,12 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << d.contact.gap_tolerance << ")\n"
      << "  --project-penetration  project an initial penetration instead\n"
      << "                       of refusing the run\n"
+     << "  --no-joint-limits    run without the joints' position limits\n"
+     << "                       (multibody JointLimits, URDF <limit>, MJCF\n"
+     << "                       range: contacts by default; docs/contact.md,\n"
+     << "                       \"Joint limits\"): the joints are free; this\n"
+     << "                       model has " << NumJointLimitRows(m)
+     << " limit rows\n"
      << "  --multiplier-atol A  IDAS: a fixed Newton tolerance of the\n"
      << "                       multipliers (default 0: scaled by the step,\n"
      << "                       docs/formulations.md)\n"
@@ -606,7 +614,19 @@ std::string Usage(const Problem& problem, const std::string& program) {
   return os.str();
 }
 
-int run(const Problem& problem, int argc, char** argv) {
+int run(const Problem& given, int argc, char** argv) {
+  // --no-joint-limits: the model without its joint limits' contacts, for
+  // every kind of run below (docs/contact.md, "Joint limits").
+  Problem free_joints;
+  bool limits = true;
+  for (int i = 1; i < argc; ++i)
+    limits &= std::string(argv[i]) != "--no-joint-limits";
+  const bool strip = !limits && NumJointLimitRows(given.model) > 0;
+  if (strip) {
+    free_joints = given;
+    free_joints.model = WithoutJointLimits(given.model);
+  }
+  const Problem& problem = strip ? free_joints : given;
   // --ensemble, --monte-carlo: many runs of the problem (cli/ensemble.hpp).
   const std::string program = argc > 0 ? argv[0] : problem.model.name();
   if (internal::WantsEnsemble(argc, argv)) {

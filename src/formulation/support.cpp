@@ -49,6 +49,7 @@ ModelTraits TraitsOf(const Model& model) {
     t.feasibility |= c.unilateral;
     t.unilateral |= c.unilateral;
     t.contact_laws |= c.unilateral && c.law.has_value();
+    t.joint_limits |= c.unilateral && c.law && !c.law->joint.empty();
   }
   t.quaternions = !model.quaternions().empty();
   return t;
@@ -241,6 +242,12 @@ std::string Refusal(const SimulationOptions& o,
   const bool fixed = IsFixedStep(o.integrator);
   if (EventDrivenContact(o, traits)) {
     why = ContactRefusal(o, path);
+    // Joint limits are contacts by default (docs/contact.md, "Joint
+    // limits"): say how to run without them.
+    if (!why.empty() && traits.joint_limits)
+      why +=
+          "; the model's joint limits are contacts: --no-joint-limits "
+          "runs without them (the joints free)";
     if (!why.empty()) return why;
   }
   if (traits.resets && (fixed || IsAlpha(o.integrator)))
@@ -407,6 +414,9 @@ KktPath ResolveKktPath(const Model& model, const SimulationOptions& o) {
   // evaluator.
   if (o.integrator == Integrator::kIdas || IsAlpha(o.integrator))
     return KktPath::kDense;
+  // Event-driven contact (joint limits included) runs on the dense
+  // evaluator only (ContactRefusal): auto takes it.
+  if (EventDrivenContact(o, TraitsOf(model))) return KktPath::kDense;
   // A model whose M and h come from recursive algorithms has them on the
   // dense evaluator only (the sparse one differentiates the energies).
   if (model.data().inertial_dynamics) return KktPath::kDense;
