@@ -649,9 +649,9 @@ SideOutput JointLimitGapsFile(const Model& model) {
         });
   };
   so.summary_json =
-      R"({"kind": "joint_limit_gaps", "content": "the gaps of the joint )"
-      R"(limits removed by --no-joint-limits (negative: past the limit)"
-})";
+      "{\"kind\": \"joint_limit_gaps\", \"content\": \"the gaps of the "
+      "joint limits removed by --no-joint-limits, negative past the "
+      "limit\"}";
   return so;
 }
 
