@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <limits>
 #include <string>
@@ -159,6 +160,13 @@ TEST(JointLimits, PlasticLimitStopsThePendulumAtTheClosedFormTime) {
   // The energy balance with the impact booked as work: integration error
   // (energy scale m g l = 11.8 J).
   EXPECT_LE(s.energy_residual_max, 1e-8);
+  std::printf(
+      "pendulum e = 0: impact at %.15f s (closed form %+.1e s off), "
+      "w- %.12f rad/s (%+.1e relative), lambda %.12f N m (%+.1e), energy "
+      "residual %.1e J, impact work %.6f J\n",
+      ev.t, ev.t - t_exact, -ev.u_minus[0], -ev.u_minus[0] / w - 1.0,
+      f.lambda[0], f.lambda[0] / torque - 1.0, s.energy_residual_max,
+      f.impact_work);
   // Every sample inside the limits.
   for (const Sample& x : keep.samples) {
     EXPECT_GE(x.q[0], kLower - 1e-12) << "t = " << x.t;
@@ -200,6 +208,12 @@ TEST(JointLimits, RestitutionHalvesTheAngularVelocityAndTheSwingRepeats) {
   // with their work stays at integration error.
   EXPECT_LE(s.energy_residual_max, 1e-8);
   EXPECT_LT(s.final.impact_work, 0.0);
+  std::printf(
+      "pendulum e = 0.5: %zu impacts; first %+.1e s off, u+/u- %.15f; "
+      "second %+.1e s off, u- %+.1e relative; energy residual %.1e J\n",
+      impacts.size(), impacts[0].t - t1,
+      impacts[0].u_plus[0] / impacts[0].u_minus[0], impacts[1].t - t2,
+      -impacts[1].u_minus[0] / w1p - 1.0, s.energy_residual_max);
   EXPECT_GE(s.contact.min_open_gap, -1e-12);
 }
 
