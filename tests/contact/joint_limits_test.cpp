@@ -316,6 +316,28 @@ Excess LimitExcess(const std::vector<Sample>& samples,
   return e;
 }
 
+// A URDF <limit> with lower above upper: refused naming the joint.
+TEST(JointLimits, UrdfLowerAboveUpperIsRefusedNamingTheJoint) {
+  const std::string xml = R"(<?xml version="1.0"?>
+<robot name="r">
+  <link name="base"/>
+  <joint name="knee_joint" type="revolute">
+    <parent link="base"/><child link="shin"/><axis xyz="0 1 0"/>
+    <limit lower="0.5" upper="-0.5" effort="10" velocity="2"/>
+  </joint>
+  <link name="shin">
+    <inertial><origin xyz="0 0 -0.3"/><mass value="1.5"/>
+      <inertia ixx="0.02" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+  </link>
+</robot>)";
+  ModelBuilder b("r");
+  EXPECT_THAT(
+      [&] { urdf::ImportString(xml, "bad.urdf", &b); },
+      ::testing::ThrowsMessage<std::invalid_argument>(::testing::AllOf(
+          HasSubstr("knee_joint"), HasSubstr("lower"), HasSubstr("upper"))));
+}
+
 TEST(JointLimits, UrdfHumanoidStaysInsideItsLimits) {
   const std::string path =
       std::string(DAEDALUS_SOURCE_DIR) + "/problems/data/humanoid.urdf";
