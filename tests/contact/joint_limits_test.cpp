@@ -250,6 +250,12 @@ TEST(JointLimits, BadLimitsAreRefusedNamingTheJoint) {
       },
       ::testing::ThrowsMessage<std::invalid_argument>(
           ::testing::AllOf(HasSubstr("elbow_pin"), HasSubstr("restitution"))));
+  EXPECT_THAT(
+      [&] {
+        s.SetJointLimits(pin, mb::JointLimits{{0.3}, {0.3}, 0.0});
+      },
+      ::testing::ThrowsMessage<std::invalid_argument>(
+          ::testing::AllOf(HasSubstr("elbow_pin"), HasSubstr("Weld"))));
   const double nan = std::numeric_limits<double>::quiet_NaN();
   EXPECT_THAT(
       [&] {
@@ -336,6 +342,33 @@ TEST(JointLimits, UrdfLowerAboveUpperIsRefusedNamingTheJoint) {
       [&] { urdf::ImportString(xml, "bad.urdf", &b); },
       ::testing::ThrowsMessage<std::invalid_argument>(::testing::AllOf(
           HasSubstr("knee_joint"), HasSubstr("lower"), HasSubstr("upper"))));
+}
+
+// <limit effort velocity/> without lower and upper (both 0 by URDF's
+// defaults): no position limit, and a note naming the joint.
+TEST(JointLimits, UrdfLimitWithoutBoundsIsNoPositionLimit) {
+  const std::string xml = R"(<?xml version="1.0"?>
+<robot name="r">
+  <link name="base"/>
+  <joint name="wheel_joint" type="revolute">
+    <parent link="base"/><child link="wheel"/><axis xyz="0 1 0"/>
+    <limit effort="10" velocity="2"/>
+  </joint>
+  <link name="wheel">
+    <inertial><origin xyz="0 0 -0.3"/><mass value="1.5"/>
+      <inertia ixx="0.02" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+  </link>
+</robot>)";
+  ModelBuilder b("r");
+  const urdf::Robot r = urdf::ImportString(xml, "wheel.urdf", &b);
+  const Model m = std::move(b).Build();
+  EXPECT_EQ(m.nc(), 0);
+  ASSERT_EQ(r.joints.size(), 1u);
+  EXPECT_FALSE(r.joints[0].has_position_limits);
+  EXPECT_THAT(r.notes,
+              ::testing::Contains(::testing::AllOf(
+                  HasSubstr("wheel_joint"), HasSubstr("no position limit"))));
 }
 
 TEST(JointLimits, UrdfHumanoidStaysInsideItsLimits) {
