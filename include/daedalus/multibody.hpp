@@ -478,7 +478,8 @@ class Multibody {
   /// Declares the position limits of `joint` (JointLimits: one lower and
   /// one upper bound per scalar coordinate, lower <= upper, restitution in
   /// [0, 1]), enforced as contacts (JointLimits). Refused on a ball joint
-  /// and on a weld, and for lower > upper or NaN (naming the joint).
+  /// and on a weld, and for lower >= upper (equal bounds lock the joint:
+  /// use Joint::Weld()) or NaN, naming the joint.
   void SetJointLimits(JointIndex joint, JointLimits limits);
   /// Attaches the shape `geometry` to `body` (the ground included).
   /// @throws std::invalid_argument for a size that is not positive and
