@@ -4,8 +4,10 @@
 // coordinates are the joints (named after them), each movable joint is an input
 // channel whose constant value is the parameter tau_<joint> (default 0),
 // <dynamics damping> becomes joint damping; the start is q = 0, v = 0
-// unless --q0/--v0 say otherwise. The joint limits are listed by --help
-// (they are reported, not enforced). problems/data/arm7.urdf is the
+// (clamped into the joint limits) unless --q0/--v0 say otherwise. The
+// joint limits are listed by --help and are contacts (docs/contact.md,
+// "Joint limits"; --no-joint-limits frees the joints).
+// problems/data/arm7.urdf is the
 // project's 7-joint arm (docs/problems.md).
 #pragma once
 

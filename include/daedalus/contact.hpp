@@ -29,6 +29,12 @@ struct ContactLaw {
   /// When not empty: e is this model parameter's value (so that --param
   /// and ensembles can set it), checked to lie in [0, 1] at the start.
   std::string restitution_parameter = {};
+  /// When not empty: this contact is a position limit of the multibody
+  /// joint of this name (mb::JointLimits, declared by mb::Multibody::AddTo
+  /// as the rows `limit:<joint>:lower` and `limit:<joint>:upper`), which
+  /// --no-joint-limits (WithoutJointLimits) removes from the model
+  /// (docs/contact.md, "Joint limits").
+  std::string joint = {};
 };
 
 /// How a run treats its unilateral constraints.

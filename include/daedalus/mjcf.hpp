@@ -28,7 +28,8 @@
 //    <equality> connect (a point-coincidence closure), weld (coincidence
 //    and three orientation rows) and joint (a polynomial coupling);
 //    <option gravity>; <default> classes and childclass; <include>;
-//  - joint ranges become joint limits (reported, not enforced), geoms the
+//  - joint ranges become joint limits (hard unilateral contacts,
+//    restitution 0: docs/contact.md, "Joint limits"), geoms the
 //    bodies' geometry (multibody.hpp, Geometry).
 // What cannot be honoured is refused with the file, line and element
 // (tendons, muscles and other actuators, fluid forces, frictionloss, ...);

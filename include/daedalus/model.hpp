@@ -428,8 +428,22 @@ class Model {
 
  private:
   friend class ModelBuilder;
+  friend Model WithoutJointLimits(const Model& model);
   std::shared_ptr<const internal::ModelData> data_;
 };
+
+/// The same model without the contacts of its joints' position limits
+/// (the unilateral constraints whose ContactLaw::joint is set, declared by
+/// mb::Multibody::AddTo from mb::JointLimits): what `--no-joint-limits`
+/// runs, the joints free as in Pinocchio's or RBDL's forward dynamics
+/// (docs/contact.md, "Joint limits"). Every other function, the energy
+/// terms and the recursive dynamics included, is shared; the rows of the
+/// other constraints keep their order. The model itself when it has no
+/// joint limits.
+Model WithoutJointLimits(const Model& model);
+/// The number of constraint rows of `model` that are joint limits
+/// (ContactLaw::joint set).
+int NumJointLimitRows(const Model& model);
 
 /// Builds a Model. Every physics function is a generic lambda of a Point x.
 ///

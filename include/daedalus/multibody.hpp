@@ -211,9 +211,15 @@ struct Joint {
 /// "Joint limits and geometry"): `lower[k] <= q_k <= upper[k]` for the
 /// joint's coordinate k (one entry per scalar coordinate; a free joint's
 /// three translations), -inf or +inf where a side is unbounded, and the
-/// coefficient of restitution of an impact on a limit (0: plastic). They
-/// are declared and reported (Kinematics::tree(), MechanismJson), not
-/// enforced: they add no constraint to the model.
+/// coefficient of restitution of an impact on a limit (0: plastic).
+/// AddTo declares each finite bound as a unilateral constraint with a
+/// ContactLaw (restitution, ContactLaw::joint the joint's name), a gap
+/// `limit:<joint>:lower` = q_k - lower[k] >= 0 and `limit:<joint>:upper` =
+/// upper[k] - q_k >= 0 (`limit:<coordinate>:...` on a joint with several
+/// limited coordinates): event-driven contacts, open while the joint is
+/// inside its range (docs/contact.md, "Joint limits"). They are also
+/// reported (Kinematics::tree(), MechanismJson). `--no-joint-limits`
+/// (WithoutJointLimits) removes them from the model.
 struct JointLimits {
   std::vector<double> lower, upper;
   double restitution = 0.0;
@@ -471,8 +477,9 @@ class Multibody {
   void AddJointArmature(JointIndex joint, PExpr armature, int k = 0);
   /// Declares the position limits of `joint` (JointLimits: one lower and
   /// one upper bound per scalar coordinate, lower <= upper, restitution in
-  /// [0, 1]). Recorded and reported, not enforced. Refused on a ball joint
-  /// and on a weld.
+  /// [0, 1]), enforced as contacts (JointLimits). Refused on a ball joint
+  /// and on a weld, and for lower >= upper (equal bounds lock the joint:
+  /// use Joint::Weld()) or NaN, naming the joint.
   void SetJointLimits(JointIndex joint, JointLimits limits);
   /// Attaches the shape `geometry` to `body` (the ground included).
   /// @throws std::invalid_argument for a size that is not positive and

@@ -79,6 +79,10 @@ struct RunConfig {
   /// tighter tolerance (include/daedalus/error_estimate.hpp), in the
   /// summary's "error_estimate".
   bool error_estimate = false;
+  /// --no-joint-limits: false. run() then runs the problem's model without
+  /// its joints' position limits (WithoutJointLimits, docs/contact.md,
+  /// "Joint limits").
+  bool joint_limits = true;
   /// --optimize SPEC.json: instead of a run, the optimal control problem of
   /// the spec (optimal_control.hpp, docs/optimal_control.md).
   std::string optimize;

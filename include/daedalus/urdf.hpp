@@ -24,7 +24,10 @@
 //  - <dynamics damping> becomes a joint damper (friction is refused);
 //  - <limit> lower/upper, effort and velocity are kept in UrdfJoint, and
 //    lower/upper declared as the joint's limits (multibody.hpp,
-//    JointLimits): reported, not enforced (a limit is not a constraint);
+//    JointLimits, restitution 0): two unilateral contacts per joint,
+//    limit:<joint>:lower and limit:<joint>:upper, enforced by the
+//    event-driven contact stage (docs/contact.md, "Joint limits");
+//    --no-joint-limits (WithoutJointLimits) runs without them;
 //  - <mimic joint multiplier offset> is the holonomic constraint
 //    "mimic_<joint>": q_joint - multiplier q_leader - offset = 0 (the mimic
 //    joint is then not an input channel);

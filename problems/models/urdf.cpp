@@ -1,6 +1,8 @@
 // Definitions of the problem declared in urdf.hpp.
 #include "urdf.hpp"
 
+#include <algorithm>
+
 #include "daedalus/multibody_output.hpp"
 
 namespace daedalus::problems {
@@ -26,9 +28,16 @@ Problem UrdfProblem(const std::string& path,
       mb::ToString(dynamics) + " form, gravity " + std::to_string(gravity) +
       " m/s^2 along -z): " + robot.Describe() +
       "Inputs: one channel per joint, the constant tau_<joint> "
-      "(--param tau_<joint>=VALUE); start q = 0 (identity "
-      "quaternions), v = 0 (--q0, --v0).";
-  const Eigen::VectorXd q0 = robot.kinematics.Neutral();
+      "(--param tau_<joint>=VALUE); start q = 0 clamped into the joint "
+      "limits (identity quaternions), v = 0 (--q0, --v0). The limits are "
+      "contacts (limit:<joint>:lower|upper, restitution 0; "
+      "--no-joint-limits frees the joints).";
+  // q = 0 clamped into the joints' limits (a limit that excludes 0 would
+  // start the run penetrating the limit's contact).
+  Eigen::VectorXd q0 = robot.kinematics.Neutral();
+  for (const urdf::UrdfJoint& j : robot.joints)
+    if (j.has_position_limits)
+      q0[j.coordinate] = std::clamp(q0[j.coordinate], j.lower, j.upper);
   const int nv = p.model.nv();
   p.initial = [q0, nv](const Eigen::VectorXd& /*params*/) {
     return InitialState{q0, Eigen::VectorXd::Zero(nv)};

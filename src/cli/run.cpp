@@ -17,6 +17,7 @@
 #include "cli/run_optimize.hpp"
 #include "cli/run_single.hpp"
 #include "daedalus/output.hpp"
+#include "daedalus/side_outputs.hpp"
 #include "daedalus/symplectic.hpp"
 #include "eval/compiled_model.hpp"
 #include "eval/expr_program.hpp"
@@ -72,6 +73,7 @@ const char* const kBoolFlags[] = {"--quiet",
                                   "--sens-staggered",
                                   "--sens-no-error-control",
                                   "--project-penetration",
+                                  "--no-joint-limits",
                                   "--error-estimate"};
 
 // Splits "a,b,c" into names (empty entries are an error).
@@ -236,6 +238,7 @@ RunConfig ParseCommandLine(const Problem& problem,
       if (arg == "--project-penetration")
         cfg.options.contact.project_penetration = true;
       if (arg == "--error-estimate") cfg.error_estimate = true;
+      if (arg == "--no-joint-limits") cfg.joint_limits = false;
       continue;
     }
     if (!has_value) {
@@ -464,7 +467,62 @@ RunConfig ParseCommandLine(const Problem& problem,
   return cfg;
 }
 
-int run(const Problem& problem, int argc, char** argv) {
+namespace {
+
+// --no-joint-limits: DIR/<name>.joint_limits.csv, the gap of every limit
+// row of the original model at every sample (negative: the joint is past
+// that limit), so that a run without limits still shows which it passes.
+SideOutput JointLimitGapsFile(const Model& model) {
+  SideOutput so;
+  so.suffix = "joint_limits.csv";
+  std::vector<int> limits;
+  std::vector<std::string> cols;
+  for (int ci = 0; ci < model.num_constraints(); ++ci) {
+    const internal::ConstraintDecl& c =
+        model.constraints()[static_cast<size_t>(ci)];
+    if (!(c.unilateral && c.law && !c.law->joint.empty())) continue;
+    limits.push_back(ci);
+    for (int r = 0; r < c.rows; ++r)
+      cols.push_back("gap_" + model.RowName(model.constraint_row(ci) + r));
+  }
+  const Model m = model;
+  so.open = [m, limits, cols](const std::string& path,
+                              const Eigen::VectorXd& params) {
+    auto out = std::make_shared<VecX<double>>();
+    return std::make_unique<TableWriter>(
+        path, cols,
+        [m, limits, params, out](const Sample& s, std::vector<double>* row) {
+          const Point<double> x{s.q, s.v, s.t, params};
+          for (int ci : limits) {
+            m.constraints()[static_cast<size_t>(ci)].fn.f0(x, *out);
+            for (Eigen::Index r = 0; r < out->size(); ++r)
+              row->push_back((*out)[r]);
+          }
+        });
+  };
+  so.summary_json =
+      "{\"kind\": \"joint_limit_gaps\", \"content\": \"the gaps of the "
+      "joint limits removed by --no-joint-limits, negative past the "
+      "limit\"}";
+  return so;
+}
+
+}  // namespace
+
+int run(const Problem& given, int argc, char** argv) {
+  // --no-joint-limits: the model without its joint limits' contacts, for
+  // every kind of run below (docs/contact.md, "Joint limits").
+  Problem free_joints;
+  bool limits = true;
+  for (int i = 1; i < argc; ++i)
+    limits &= std::string(argv[i]) != "--no-joint-limits";
+  const bool strip = !limits && NumJointLimitRows(given.model) > 0;
+  if (strip) {
+    free_joints = given;
+    free_joints.model = WithoutJointLimits(given.model);
+    free_joints.side_outputs.push_back(JointLimitGapsFile(given.model));
+  }
+  const Problem& problem = strip ? free_joints : given;
   // --ensemble, --monte-carlo: many runs of the problem (cli/ensemble.hpp).
   const std::string program = argc > 0 ? argv[0] : problem.model.name();
   if (internal::WantsEnsemble(argc, argv)) {

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 
+#include "daedalus/model.hpp"
 #include "daedalus/run.hpp"
 
 namespace daedalus {
@@ -53,6 +54,12 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << d.contact.gap_tolerance << ")\n"
      << "  --project-penetration  project an initial penetration instead\n"
      << "                       of refusing the run\n"
+     << "  --no-joint-limits    run without the joints' position limits\n"
+     << "                       (multibody JointLimits, URDF <limit>, MJCF\n"
+     << "                       range: contacts by default; docs/contact.md,\n"
+     << "                       \"Joint limits\"): the joints are free; this\n"
+     << "                       model has " << NumJointLimitRows(m)
+     << " limit rows\n"
      << "  --multiplier-atol A  IDAS: a fixed Newton tolerance of the\n"
      << "                       multipliers (default 0: scaled by the step,\n"
      << "                       docs/formulations.md)\n"

@@ -503,7 +503,20 @@ class ContactStage final : public ModeSwitcher {
     std::vector<int> cand;
     std::vector<bool> prefer_open;
     for (Eigen::Index i = 0; i < m; ++i) {
-      if (u_plus[i] > utol) continue;
+      // A touching contact that did not approach but is kicked off by the
+      // impulses of the others (through the bodies' coupling) slower than
+      // zeno_velocity would bounce below the integrator's resolution
+      // (rising u+^2 / (2 a)): as at an accumulation, it stays a
+      // candidate, and closing it projects its u+ away, which only removes
+      // kinetic energy. Left open, its witness met the gap again at the
+      // integrator's noise and was re-armed gap_tolerance below, so each
+      // such bounce sank gap_tolerance and the projection at its next
+      // impact gave the energy back: two joint limits of a humanoid
+      // (neck and elbow) kicked each other off forever (1e5 impacts per
+      // second of 4e-6 and 4e-4 rad/s, the energy rising 2e-10 J each).
+      const bool kicked_slow =
+          impact && u[i] >= -utol && u_plus[i] <= co_.zeno_velocity;
+      if (u_plus[i] > utol && !kicked_slow) continue;
       const int k = touch[static_cast<size_t>(i)];
       cand.push_back(k);
       prefer_open.push_back(released[static_cast<size_t>(k)]);

@@ -49,6 +49,7 @@ ModelTraits TraitsOf(const Model& model) {
     t.feasibility |= c.unilateral;
     t.unilateral |= c.unilateral;
     t.contact_laws |= c.unilateral && c.law.has_value();
+    t.joint_limits |= c.unilateral && c.law && !c.law->joint.empty();
   }
   t.quaternions = !model.quaternions().empty();
   return t;
@@ -84,13 +85,17 @@ bool Cvodes(Integrator i) {
 std::string Flag(Integrator i) { return std::string(ToString(i)); }
 
 // Event-driven contact (docs/contact.md): what it runs on.
-std::string ContactRefusal(const SimulationOptions& o, KktPath path) {
+std::string ContactRefusal(const SimulationOptions& o,
+                           KktPath path,
+                           const ModelTraits& traits) {
   if (path == KktPath::kSparse)
-    return "event-driven contact runs on the dense evaluator: the mode's "
-           "row mask (open contacts dropped from the KKT system) is not "
-           "implemented on the sparse KKT solvers; use --kkt dense, or "
-           "--contact monitor to keep the unilateral rows as monitored "
-           "equalities";
+    return std::string(
+               "event-driven contact runs on the dense evaluator: the mode's "
+               "row mask (open contacts dropped from the KKT system) is not "
+               "implemented on the sparse KKT solvers; use --kkt dense") +
+           (traits.joint_limits ? ""
+                                : ", or --contact monitor to keep the "
+                                  "unilateral rows as monitored equalities");
   if (IsFixedStep(o.integrator) || IsAlpha(o.integrator))
     return "--integrator " + Flag(o.integrator) +
            " does not restart after a contact switch (a mode change is a "
@@ -234,8 +239,21 @@ std::string Refusal(const SimulationOptions& o,
   if (!why.empty()) return why;
   const SensMethod sens = o.sensitivity.method;
   const bool fixed = IsFixedStep(o.integrator);
+  // A monitored unilateral row is an equality: a joint limit monitored
+  // would hold the joint on both of its limits.
+  if (traits.joint_limits && o.contact.mode == ContactMode::kMonitor)
+    return "--contact monitor holds every unilateral row as an equality, "
+           "which would hold each limited joint on its limits; the model's "
+           "joint limits are contacts (--contact auto or event-driven), or "
+           "--no-joint-limits runs without them (the joints free)";
   if (EventDrivenContact(o, traits)) {
-    why = ContactRefusal(o, path);
+    why = ContactRefusal(o, path, traits);
+    // Joint limits are contacts by default (docs/contact.md, "Joint
+    // limits"): say how to run without them.
+    if (!why.empty() && traits.joint_limits)
+      why +=
+          "; the model's joint limits are contacts: --no-joint-limits "
+          "runs without them (the joints free)";
     if (!why.empty()) return why;
   }
   if (traits.resets && (fixed || IsAlpha(o.integrator)))
@@ -402,6 +420,9 @@ KktPath ResolveKktPath(const Model& model, const SimulationOptions& o) {
   // evaluator.
   if (o.integrator == Integrator::kIdas || IsAlpha(o.integrator))
     return KktPath::kDense;
+  // Event-driven contact (joint limits included) runs on the dense
+  // evaluator only (ContactRefusal): auto takes it.
+  if (EventDrivenContact(o, TraitsOf(model))) return KktPath::kDense;
   // A model whose M and h come from recursive algorithms has them on the
   // dense evaluator only (the sparse one differentiates the energies).
   if (model.data().inertial_dynamics) return KktPath::kDense;

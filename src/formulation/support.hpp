@@ -44,6 +44,7 @@ struct ModelTraits {
   bool quaternions = false;   ///< nq != nv (ModelBuilder::Quaternion)
   bool unilateral = false;    ///< a unilateral constraint
   bool contact_laws = false;  ///< a unilateral constraint with a ContactLaw
+  bool joint_limits = false;  ///< a joint limit's contact (ContactLaw::joint)
 };
 ModelTraits TraitsOf(const Model& model);
 

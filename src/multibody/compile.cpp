@@ -4,6 +4,7 @@
 // J, the bias and all tangents come from the existing AD and recording
 // machinery exactly as for a hand-written model.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <type_traits>
@@ -309,6 +310,47 @@ void DeclareConstraints(const std::shared_ptr<const MbTree>& tree,
   }
 }
 
+// Joint limits (JointLimits, docs/contact.md "Joint limits"): per limited
+// scalar coordinate q_k and finite bound, one unilateral gap with the
+// joint's restitution, lower: q_k - lower >= 0, upper: upper - q_k >= 0,
+// named limit:<joint>:lower|upper (a joint with several limited
+// coordinates: limit:<coordinate>:lower|upper). Event-driven contacts by
+// default: an open limit costs its root function; the ContactLaw names
+// the joint so that --no-joint-limits (WithoutJointLimits) can drop them.
+void DeclareJointLimits(const MbTree& t, ModelBuilder* builder) {
+  for (const internal::MbLimits& l : t.limits) {
+    const internal::MbJoint& j = t.joints[static_cast<size_t>(l.joint)];
+    const size_t n = l.limits.lower.size();
+    for (size_t k = 0; k < n; ++k) {
+      const int coord = j.first + static_cast<int>(k);
+      const std::string who =
+          n == 1 ? j.name : t.coordinate_names[static_cast<size_t>(coord)];
+      const ContactLaw law{.restitution = l.limits.restitution,
+                           .restitution_parameter = {},
+                           .joint = j.name};
+      const double lower = l.limits.lower[k], upper = l.limits.upper[k];
+      if (std::isfinite(lower)) {
+        const std::string name = "limit:" + who + ":lower";
+        builder->Holonomic(name, Touches{{coord}},
+                           [coord, lower](const auto& x) {
+                             using S = Scalar<decltype(x)>;
+                             return S(x.q[coord] - lower);
+                           });
+        builder->Unilateral(name, law);
+      }
+      if (std::isfinite(upper)) {
+        const std::string name = "limit:" + who + ":upper";
+        builder->Holonomic(name, Touches{{coord}},
+                           [coord, upper](const auto& x) {
+                             using S = Scalar<decltype(x)>;
+                             return S(upper - x.q[coord]);
+                           });
+        builder->Unilateral(name, law);
+      }
+    }
+  }
+}
+
 // The springs' and spring-dampers' stiffness forces (the gradients of
 // their potentials) added to *out (nv).
 template <class S>
@@ -451,6 +493,7 @@ Kinematics Multibody::AddTo(ModelBuilder* builder, DynamicsForm form) && {
   }
   DeclareForces(tree, builder);
   DeclareConstraints(tree, builder);
+  DeclareJointLimits(*tree, builder);
   return kin;
 }
 

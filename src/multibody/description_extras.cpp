@@ -78,6 +78,14 @@ void Multibody::SetJointLimits(JointIndex joint, JointLimits limits) {
           where + "coordinate " + std::to_string(k) + ": lower " +
           std::to_string(lo) + " must not be above upper " +
           std::to_string(hi) + " (and neither may be NaN)");
+    // Two limit contacts with opposite normals on one coordinate: a
+    // rank-deficient pair of closed rows.
+    if (lo == hi)
+      throw std::invalid_argument(
+          where + "coordinate " + std::to_string(k) +
+          ": lower = upper = " + std::to_string(lo) +
+          " locks it; use Joint::Weld() for a locked joint, or Prescribe "
+          "for a coordinate held at a value");
   }
   if (!(limits.restitution >= 0.0 && limits.restitution <= 1.0))
     throw std::invalid_argument(where + "restitution " +

@@ -154,8 +154,8 @@ std::string Model::Describe() const {
   for (const MjcfJoint& j : joints) limited += j.limited ? 1 : 0;
   if (limited > 0)
     os << "  joint limits: " << limited
-       << " joints have a range; recorded (mechanism JSON \"limits\"), not "
-          "enforced\n";
+       << " joints have a range: joint limits, contacts limit:<joint>:lower "
+          "and :upper (restitution 0; --no-joint-limits frees them)\n";
   for (const MjcfActuator& a : actuators)
     os << "  motor " << a.name << " on " << a.joint << ", gear " << a.gear
        << ", value ctrl_" << a.name << " in [" << a.lower << ", " << a.upper
@@ -396,9 +396,10 @@ Model Build(Document doc,
   for (const MjcfJoint& j : out.joints)
     if (j.limited) {
       notes->Add("limits", bodies[0].at,
-                 "joint ranges are recorded as joint limits (mechanism "
-                 "JSON), not enforced: MuJoCo's limit constraints are not "
-                 "simulated");
+                 "joint ranges are joint limits, enforced as hard "
+                 "unilateral contacts (restitution 0), not MuJoCo's soft "
+                 "limit constraints (solref, solimp, margin); "
+                 "--no-joint-limits runs without them");
       break;
     }
   // Connect and weld equalities: closures between frames on the bodies.

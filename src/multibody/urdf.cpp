@@ -260,6 +260,21 @@ struct Importer {
             throw std::invalid_argument(
                 at + "limit lower " + std::to_string(u.lower) +
                 " is above upper " + std::to_string(u.upper));
+          // lower = upper (0 = 0 when <limit> gives only effort and
+          // velocity, the attributes' defaults) would lock the joint
+          // between two contacts with opposite normals: read as no
+          // position limit, and said (a locked joint is type="fixed").
+          if (u.has_position_limits && u.lower == u.upper) {
+            u.has_position_limits = false;
+            const std::string note =
+                "joint '" + j.name +
+                "': <limit> lower = upper = " + std::to_string(u.lower) +
+                " (the defaults when lower and upper are absent) is read "
+                "as no position limit; declare a locked joint "
+                "type=\"fixed\"";
+            robot->notes.push_back(note);
+            if (options.notes) *options.notes << "urdf: " << note << "\n";
+          }
         }
         if (u.has_position_limits)
           system->SetJointLimits(ji,
