@@ -3,13 +3,14 @@
 //
 // A rewrite re-declares every function of the original model through the
 // public ModelBuilder, as generic lambdas that forward to the stored
-// type-erased functions. `Pick<S>` selects the stored evaluation for scalar
-// type S. If model.hpp gains a scalar type, add its specialization here:
-// the build fails loudly until then.
+// type-erased functions through internal::Invoke (model.hpp; matrix
+// functions: model/invoke.hpp), which selects the stored evaluation for
+// each scalar type.
 #include <sstream>
 #include <stdexcept>
 
 #include "daedalus/analysis.hpp"
+#include "model/invoke.hpp"
 
 namespace daedalus {
 
@@ -18,89 +19,6 @@ namespace {
 using internal::MatrixFn;
 using internal::ScalarFn;
 using internal::VectorFn;
-
-template <class S>
-struct Pick;
-template <>
-struct Pick<double> {
-  static double Call(const ScalarFn& f, const Point<double>& x) {
-    return f.f0(x);
-  }
-  static void Call(const VectorFn& f,
-                   const Point<double>& x,
-                   VecX<double>& out) {
-    f.f0(x, out);
-  }
-  static void Call(const MatrixFn& f,
-                   const Point<double>& x,
-                   MatX<double>& out) {
-    f.f0(x, out);
-  }
-};
-template <>
-struct Pick<D1> {
-  static D1 Call(const ScalarFn& f, const Point<D1>& x) { return f.f1(x); }
-  static void Call(const VectorFn& f, const Point<D1>& x, VecX<D1>& out) {
-    f.f1(x, out);
-  }
-  static void Call(const MatrixFn& f, const Point<D1>& x, MatX<D1>& out) {
-    f.f1(x, out);
-  }
-};
-template <>
-struct Pick<D2> {
-  static D2 Call(const ScalarFn& f, const Point<D2>& x) { return f.f2(x); }
-  static void Call(const VectorFn& f, const Point<D2>& x, VecX<D2>& out) {
-    f.f2(x, out);
-  }
-  // Matrix functions (damping) are never evaluated at second order.
-};
-// Third order: energies and constraints only (model.hpp sets f3 for those).
-template <>
-struct Pick<D3> {
-  static D3 Call(const ScalarFn& f, const Point<D3>& x) { return f.f3(x); }
-  static void Call(const VectorFn& f, const Point<D3>& x, VecX<D3>& out) {
-    f.f3(x, out);
-  }
-};
-
-// Multi-direction sweeps: energies (M1, M2) and constraints (M1).
-template <>
-struct Pick<M1> {
-  static M1 Call(const ScalarFn& f, const Point<M1>& x) { return f.m1(x); }
-  static void Call(const VectorFn& f, const Point<M1>& x, VecX<M1>& out) {
-    f.m1(x, out);
-  }
-};
-template <>
-struct Pick<M2> {
-  static M2 Call(const ScalarFn& f, const Point<M2>& x) { return f.m2(x); }
-};
-template <>
-struct Pick<TM1> {
-  static TM1 Call(const ScalarFn& f, const Point<TM1>& x) { return f.tm1(x); }
-  static void Call(const VectorFn& f, const Point<TM1>& x, VecX<TM1>& out) {
-    f.tm1(x, out);
-  }
-};
-template <>
-struct Pick<TM2> {
-  static TM2 Call(const ScalarFn& f, const Point<TM2>& x) { return f.tm2(x); }
-};
-// Recording (sym.hpp): every kind of function.
-template <>
-struct Pick<Sym> {
-  static Sym Call(const ScalarFn& f, const Point<Sym>& x) {
-    return internal::Invoke(f, x);
-  }
-  static void Call(const VectorFn& f, const Point<Sym>& x, VecX<Sym>& out) {
-    internal::Invoke(f, x, out);
-  }
-  static void Call(const MatrixFn& f, const Point<Sym>& x, MatX<Sym>& out) {
-    if (!f.fs) throw NotTraceable("a function without a recording form");
-    f.fs(x, out);
-  }
-};
 
 // The sizes of the original model's q and v inside a rewritten one whose
 // coordinates are appended after them (nq < 0: the same coordinates).
@@ -126,9 +44,9 @@ struct Head {
 auto ForwardScalar(const ScalarFn& fn, Dims n) {
   return [fn, n](const auto& x) {
     using S = Scalar<decltype(x)>;
-    if (n.same()) return Pick<S>::Call(fn, x);
+    if (n.same()) return internal::Invoke(fn, x);
     const Head<S> h(x, n);
-    return Pick<S>::Call(fn, h.At(x));
+    return internal::Invoke(fn, h.At(x));
   };
 }
 
@@ -137,10 +55,10 @@ auto ForwardVector(const VectorFn& fn, Dims n, int extra) {
     using S = Scalar<decltype(x)>;
     VecX<S> out;
     if (n.same()) {
-      Pick<S>::Call(fn, x, out);
+      internal::Invoke(fn, x, out);
     } else {
       const Head<S> h(x, n);
-      Pick<S>::Call(fn, h.At(x), out);
+      internal::Invoke(fn, h.At(x), out);
     }
     if (extra > 0) {
       const Eigen::Index m = out.size();
@@ -260,7 +178,7 @@ Model RemoveInputs(const Model& model,
     b.Damping([fn](const auto& x) {
       using S = Scalar<decltype(x)>;
       MatX<S> out;
-      Pick<S>::Call(fn, x, out);
+      internal::Invoke(fn, x, out);
       return out;
     });
   }
@@ -330,7 +248,7 @@ Model AddActuator(const Model& model,
     if (damping) {
       MatX<S> inner;
       const Head<S> h(x, n);
-      Pick<S>::Call(damping, h.At(x), inner);
+      internal::Invoke(damping, h.At(x), inner);
       out.topLeftCorner(iv, iv) = inner;
     }
     out(iv, iv) = S(eps);

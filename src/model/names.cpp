@@ -5,10 +5,6 @@
 
 namespace daedalus::internal {
 
-namespace {
-
-// The name as it can be shown on one line between double quotes: control
-// characters, quotes and backslashes escaped as in C.
 std::string ShownName(const std::string& s) {
   static const char* hex = "0123456789abcdef";
   std::string out;
@@ -32,8 +28,6 @@ std::string ShownName(const std::string& s) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string NameFault(const std::string& name) {
   if (name.empty()) return "nothing (an empty name)";

@@ -12,6 +12,11 @@
 
 namespace daedalus::internal {
 
+/// `s` as it can be shown on one line between double quotes: control
+/// characters, quotes and backslashes escaped as in C (also the importers'
+/// messages quoting file text).
+std::string ShownName(const std::string& s);
+
 /// Why `name` cannot be used ("" when it can): empty, or holding a comma,
 /// a double quote, an equals sign, a slash or backslash, or a control
 /// character.

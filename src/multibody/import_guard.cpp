@@ -11,30 +11,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "model/names.hpp"
+
 namespace daedalus::mb::internal {
 
 namespace {
-
-std::string Printable(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
 
 // The 1-based line of byte `pos`.
 int LineOf(const std::string& text, size_t pos) {
@@ -116,7 +97,7 @@ void CheckXmlText(const std::string& text,
   if (text[first] != '<')
     throw std::invalid_argument(
         file + " is not XML: it starts with '" +
-        Printable(
+        daedalus::internal::ShownName(
             text.substr(first, std::min<size_t>(20, text.size() - first))) +
         "' (line " + std::to_string(LineOf(text, first)) + ") instead of '<'");
   // One pass over the markup: comments, CDATA, processing instructions and
@@ -175,7 +156,8 @@ void CheckXmlText(const std::string& text,
         throw std::invalid_argument(
             file + ", line " + std::to_string(LineOf(text, lt)) +
             ": elements nested more than " + std::to_string(kMaxXmlDepth) +
-            " deep (at <" + Printable(text.substr(lt + 1, e - lt - 1)) +
+            " deep (at <" +
+            daedalus::internal::ShownName(text.substr(lt + 1, e - lt - 1)) +
             ">); the XML parsers' limit is " + std::to_string(kMaxXmlDepth) +
             " levels (MuJoCo's too): a model this deep is malformed" +
             (kind == "MJCF" ? std::string(", or a body chain that must be "
@@ -204,8 +186,9 @@ void CheckModelName(const std::string& name,
       why = "a control character (a newline or tab would split a line)";
     if (why)
       throw std::invalid_argument(
-          where + ": the " + what + " name \"" + Printable(name) + "\" holds " +
-          why + "; rename it with letters, digits, '_', '-' or '.'");
+          where + ": the " + what + " name \"" +
+          daedalus::internal::ShownName(name) + "\" holds " + why +
+          "; rename it with letters, digits, '_', '-' or '.'");
   }
 }
 

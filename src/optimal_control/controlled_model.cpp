@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "daedalus/optimal_control.hpp"
+#include "model/invoke.hpp"
 #include "optimal_control/control_spline.hpp"
 
 namespace daedalus {
@@ -29,49 +30,16 @@ using internal::MatrixFn;
 using internal::ScalarFn;
 using internal::VectorFn;
 
-// The stored evaluation of a type-erased function for scalar type S.
-template <class S>
-S OcCall(const ScalarFn& f, const Point<S>& x) {
-  if constexpr (std::is_same_v<S, double>) {
-    return f.f0(x);
-  } else {
-    return internal::Invoke(f, x);
-  }
-}
-template <class S>
-void OcCall(const VectorFn& f, const Point<S>& x, VecX<S>& out) {
-  if constexpr (std::is_same_v<S, double>) {
-    f.f0(x, out);
-  } else {
-    internal::Invoke(f, x, out);
-  }
-}
-template <class S>
-void OcCall(const MatrixFn& f, const Point<S>& x, MatX<S>& out) {
-  if constexpr (std::is_same_v<S, double>) {
-    f.f0(x, out);
-  } else if constexpr (std::is_same_v<S, D1>) {
-    f.f1(x, out);
-  } else if constexpr (std::is_same_v<S, Sym>) {
-    if (!f.fs) throw NotTraceable("a function without a recording form");
-    f.fs(x, out);
-  } else {
-    // model.hpp: matrix functions (damping) are evaluated to first order.
-    throw std::logic_error("a matrix function evaluated beyond first order");
-  }
-}
-
 auto OcScalar(const ScalarFn& fn) {
   return [fn](const auto& x) {
-    using S = Scalar<decltype(x)>;
-    return OcCall<S>(fn, x);
+    return internal::Invoke(fn, x);
   };
 }
 auto OcVector(const VectorFn& fn) {
   return [fn](const auto& x) {
     using S = Scalar<decltype(x)>;
     VecX<S> out;
-    OcCall<S>(fn, x, out);
+    internal::Invoke(fn, x, out);
     return out;
   };
 }
@@ -274,7 +242,7 @@ Model ModelWithControls(const Model& model,
     auto u = [spline, p0, own, add](const auto& x) {
       using S = Scalar<decltype(x)>;
       S value = spline->Evaluate(x.t, [&](int j) { return x.p[p0 + j]; });
-      if (add) value += OcCall<S>(own, x);
+      if (add) value += internal::Invoke(own, x);
       return value;
     };
     b.Input(in.name, OcVector(in.column), u);
@@ -288,7 +256,7 @@ Model ModelWithControls(const Model& model,
     b.Damping([fn](const auto& x) {
       using S = Scalar<decltype(x)>;
       MatX<S> out;
-      OcCall<S>(fn, x, out);
+      internal::Invoke(fn, x, out);
       return out;
     });
   }
