@@ -4,7 +4,10 @@
 //
 //   import_models ROBOT.urdf ROBOT.xml [T_END]
 //
-// Both start at q = 0, v = 0 and hang under gravity for T_END seconds
+// Both run without joint limits (daedalus::WithoutJointLimits: the URDF's
+// <limit> elements are contacts, docs/contact.md "Joint limits", and the
+// MJCF twin arm7.xml, written for the MuJoCo side-by-side, has no ranges),
+// start at q = 0, v = 0 and hang under gravity for T_END seconds
 // (default 0.5) at rtol = atol = 1e-10 on CVODES BDF; the program prints
 // each run's final coordinates and the largest difference between them
 // (tests/package/external_project_test.py runs it on problems/data/arm7.urdf
@@ -15,6 +18,7 @@
 #include <string>
 
 #include "daedalus/mjcf.hpp"
+#include "daedalus/model.hpp"
 #include "daedalus/simulate.hpp"
 #include "daedalus/urdf.hpp"
 
@@ -42,10 +46,12 @@ int main(int argc, char** argv) {
   try {
     daedalus::ModelBuilder ub("from_urdf");
     const daedalus::urdf::Robot robot = daedalus::urdf::Import(argv[1], &ub);
-    const daedalus::Model from_urdf = std::move(ub).Build();
+    const daedalus::Model from_urdf =
+        daedalus::WithoutJointLimits(std::move(ub).Build());
     daedalus::ModelBuilder mb("from_mjcf");
     const daedalus::mjcf::Model m = daedalus::mjcf::Import(argv[2], &mb);
-    const daedalus::Model from_mjcf = std::move(mb).Build();
+    const daedalus::Model from_mjcf =
+        daedalus::WithoutJointLimits(std::move(mb).Build());
     std::printf(
         "urdf: robot '%s', %d coordinates; mjcf: model '%s', %d "
         "coordinates\n",

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "eval/chart.hpp"
+#include "model/invoke.hpp"
 
 namespace daedalus::internal {
 

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "daedalus/dynamics.hpp"
+#include "model/invoke.hpp"
 
 namespace daedalus::internal {
 

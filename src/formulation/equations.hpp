@@ -26,6 +26,7 @@
 #include "daedalus/simulate.hpp"
 #include "daedalus/sparse_dynamics.hpp"
 #include "eval/chart.hpp"
+#include "model/invoke.hpp"
 
 namespace daedalus::internal {
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "formulation/dae_programs.hpp"
+#include "model/invoke.hpp"
 
 namespace daedalus::internal {
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "model/affinity.hpp"
+#include "model/invoke.hpp"
 #include "model/names.hpp"
 
 namespace daedalus {

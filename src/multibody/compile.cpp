@@ -11,6 +11,7 @@
 
 #include "daedalus/multibody.hpp"
 #include "daedalus/multibody_dynamics.hpp"
+#include "model/invoke.hpp"
 
 namespace daedalus::mb {
 

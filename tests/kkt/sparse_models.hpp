@@ -10,6 +10,7 @@
 #include "chain.hpp"
 #include "daedalus/model.hpp"
 #include "daedalus/simulate.hpp"
+#include "model/invoke.hpp"
 
 namespace daedalus::testing {
 
