@@ -16,7 +16,8 @@ EventHandler::EventHandler(Mechanics* mech,
       sum_(sum),
       dirs_(std::move(directions)) {
   if (!options.sensitivity.functional.empty())
-    target_ = ParseFunctionalTarget(mech->model(), options.sensitivity.functional);
+    target_ =
+        ParseFunctionalTarget(mech->model(), options.sensitivity.functional);
 }
 
 bool EventHandler::Fire(const int* found) {
@@ -58,8 +59,8 @@ void EventHandler::Linearize(const FlowPoint& minus, const Eigen::MatrixXd& s) {
     int occurrence = 1;
     for (const EventRecord& r : sum_->events)
       if (r.index == k) ++occurrence;
-    const bool carries_functional = target_ && target_->event == k &&
-                                    target_->occurrence == occurrence;
+    const bool carries_functional =
+        target_ && target_->event == k && target_->occurrence == occurrence;
     if (jumps_[j].grazing() &&
         (static_cast<int>(j) == primary || carries_functional))
       throw std::runtime_error(GrazingMessage(m, jumps_[j]));
@@ -67,8 +68,8 @@ void EventHandler::Linearize(const FlowPoint& minus, const Eigen::MatrixXd& s) {
   if (primary >= 0 && sensitivities()) {
     tau_.resize(ns());
     for (int i = 0; i < ns(); ++i)
-      tau_[i] = jumps_[static_cast<size_t>(primary)].Tau(s.col(i),
-                                                         dirs_[static_cast<size_t>(i)]);
+      tau_[i] = jumps_[static_cast<size_t>(primary)].Tau(
+          s.col(i), dirs_[static_cast<size_t>(i)]);
   }
   if (stops_) {
     stopped_ = true;
@@ -78,8 +79,8 @@ void EventHandler::Linearize(const FlowPoint& minus, const Eigen::MatrixXd& s) {
 }
 
 Eigen::MatrixXd EventHandler::TotalSensitivity(const Eigen::MatrixXd& s) {
-  return TotalSensitivityAtEvent(mech_, jumps_[static_cast<size_t>(stop_)].minus(),
-                                 s, dirs_, tau_);
+  return TotalSensitivityAtEvent(
+      mech_, jumps_[static_cast<size_t>(stop_)].minus(), s, dirs_, tau_);
 }
 
 Eigen::MatrixXd EventHandler::TotalQuadratureSensitivity(
@@ -107,8 +108,8 @@ void EventHandler::Annotate(size_t first, const QuadratureSnapshot& quad) {
     }
     if (target_ && target_->event == rec.index &&
         target_->occurrence == rec.occurrence) {
-      FunctionalValue fv = Evaluate(target_->functional, jump.minus(),
-                                    s_minus_, rec.dt_dp, quad);
+      FunctionalValue fv = Evaluate(target_->functional, jump.minus(), s_minus_,
+                                    rec.dt_dp, quad);
       fv.at = target_->Where(mech_->model());
       sum_->functionals.push_back(fv);
       target_done_ = true;
@@ -170,22 +171,24 @@ void EventHandler::AtEnd(const FlowPoint& at,
   }
   if (target_ && target_->at_event() && !target_done_) {
     FunctionalValue fv;
-    fv.name = m.data().functionals[static_cast<size_t>(target_->functional)].name;
+    fv.name =
+        m.data().functionals[static_cast<size_t>(target_->functional)].name;
     fv.at = target_->Where(m);
     fv.evaluated = false;
     sum_->functionals.push_back(fv);
     std::ostringstream os;
-    os << "functional '" << opt_.sensitivity.functional
-       << "': event '" << m.data().events[static_cast<size_t>(target_->event)].name
-       << "' occurred "
-       << [&] {
-            int c = 0;
-            for (const EventRecord& r : sum_->events)
-              if (r.index == target_->event) ++c;
-            return c;
-          }()
+    os << "functional '" << opt_.sensitivity.functional << "': event '"
+       << m.data().events[static_cast<size_t>(target_->event)].name
+       << "' occurred " <<
+        [&] {
+          int c = 0;
+          for (const EventRecord& r : sum_->events)
+            if (r.index == target_->event) ++c;
+          return c;
+        }()
        << " time(s) before the run ended at t = " << where.t << ", not "
-       << target_->occurrence << "; the functional has no value and no gradient";
+       << target_->occurrence
+       << "; the functional has no value and no gradient";
     sum_->warnings.push_back(os.str());
   }
   // The target's value and gradient as the sensitivity result's.

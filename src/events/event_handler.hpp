@@ -118,8 +118,8 @@ class EventHandler {
   int stop_ = -1;         // index into jumps_
   size_t reset_record_ = 0;
   bool target_done_ = false;
-  FlowPoint stop_point_;          // the state where the run stopped
-  QuadratureSnapshot stop_quad_;  // and its quadratures
+  FlowPoint stop_point_;             // the state where the run stopped
+  QuadratureSnapshot stop_quad_;     // and its quadratures
   Eigen::VectorXd plus_q_, plus_v_;  // the restart after a reset
 };
 

@@ -40,7 +40,8 @@ FunctionalTarget ParseFunctionalTarget(const Model& m,
         k.find_first_not_of("0123456789") != std::string::npos ||
         std::stoi(k) < 1)
       throw std::invalid_argument(
-          "functional '" + spec + "': the occurrence after '#' must be a "
+          "functional '" + spec +
+          "': the occurrence after '#' must be a "
           "whole number from 1 (NAME@EVENT#K: the K-th occurrence), got '" +
           k + "'");
     out.occurrence = std::stoi(k);
@@ -49,7 +50,8 @@ FunctionalTarget ParseFunctionalTarget(const Model& m,
     if (d.events[i].name == event) out.event = static_cast<int>(i);
   if (out.event < 0) {
     std::string valid;
-    for (const auto& e : d.events) valid += (valid.empty() ? "" : ", ") + e.name;
+    for (const auto& e : d.events)
+      valid += (valid.empty() ? "" : ", ") + e.name;
     throw std::invalid_argument(
         "functional '" + spec + "': model '" + m.name() +
         "' declares no event '" + event +

@@ -104,7 +104,8 @@ int IdasQuadFn(realtype t, N_Vector y, N_Vector /*yp*/, N_Vector rq, void* ud) {
   });
 }
 
-int IdasRootFn(realtype t, N_Vector y, N_Vector /*yp*/, realtype* gout, void* ud) {
+int IdasRootFn(
+    realtype t, N_Vector y, N_Vector /*yp*/, realtype* gout, void* ud) {
   auto* run = static_cast<IdasRun*>(ud);
   return run->Trap(
       [&] { run->form->Roots(t, N_VGetArrayPointer(y), *run->roots, gout); });
@@ -113,15 +114,15 @@ int IdasRootFn(realtype t, N_Vector y, N_Vector /*yp*/, realtype* gout, void* ud
 // Exact Jacobian dF/dy + cj dF/dyp into a dense or a compressed-sparse-
 // column SUNMatrix (the sparse pattern is fixed at setup).
 int IdasJacFn(realtype t,
-          realtype cj,
-          N_Vector y,
-          N_Vector yp,
-          N_Vector /*r*/,
-          SUNMatrix Jac,
-          void* ud,
-          N_Vector,
-          N_Vector,
-          N_Vector) {
+              realtype cj,
+              N_Vector y,
+              N_Vector yp,
+              N_Vector /*r*/,
+              SUNMatrix Jac,
+              void* ud,
+              N_Vector,
+              N_Vector,
+              N_Vector) {
   auto* run = static_cast<IdasRun*>(ud);
   return run->Trap([&] {
     DaeForm& f = *run->form;
@@ -146,17 +147,17 @@ int IdasJacFn(realtype t,
 
 // Sensitivity residuals: the tangent of F along (s_i, s_i', e_i).
 int IdasSensResFn(int ns,
-              realtype t,
-              N_Vector y,
-              N_Vector yp,
-              N_Vector /*r*/,
-              N_Vector* yS,
-              N_Vector* ypS,
-              N_Vector* rS,
-              void* ud,
-              N_Vector,
-              N_Vector,
-              N_Vector) {
+                  realtype t,
+                  N_Vector y,
+                  N_Vector yp,
+                  N_Vector /*r*/,
+                  N_Vector* yS,
+                  N_Vector* ypS,
+                  N_Vector* rS,
+                  void* ud,
+                  N_Vector,
+                  N_Vector,
+                  N_Vector) {
   auto* run = static_cast<IdasRun*>(ud);
   return run->Trap([&] {
     const double* yv = N_VGetArrayPointer(y);
@@ -171,17 +172,17 @@ int IdasSensResFn(int ns,
 // Quadrature sensitivities: the tangent of the integrands along (s_i, e_i)
 // (of the model's own only, when user_quad_sens_only).
 int IdasQuadSensFn(int ns,
-               realtype t,
-               N_Vector y,
-               N_Vector /*yp*/,
-               N_Vector* yS,
-               N_Vector* /*ypS*/,
-               N_Vector /*rq*/,
-               N_Vector* rqS,
-               void* ud,
-               N_Vector,
-               N_Vector,
-               N_Vector) {
+                   realtype t,
+                   N_Vector y,
+                   N_Vector /*yp*/,
+                   N_Vector* yS,
+                   N_Vector* /*ypS*/,
+                   N_Vector /*rq*/,
+                   N_Vector* rqS,
+                   void* ud,
+                   N_Vector,
+                   N_Vector,
+                   N_Vector) {
   auto* run = static_cast<IdasRun*>(ud);
   return run->Trap([&] {
     const double* yv = N_VGetArrayPointer(y);
@@ -251,7 +252,6 @@ int SolveMarkingConvergence(SUNNonlinearSolver nls,
 }
 
 }  // namespace
-
 
 std::unique_ptr<Segment> StartSegment(DaeForm* form,
                                       IdasRun* run,

@@ -31,9 +31,7 @@ using internal::ScalarFn;
 using internal::VectorFn;
 
 auto OcScalar(const ScalarFn& fn) {
-  return [fn](const auto& x) {
-    return internal::Invoke(fn, x);
-  };
+  return [fn](const auto& x) { return internal::Invoke(fn, x); };
 }
 auto OcVector(const VectorFn& fn) {
   return [fn](const auto& x) {

@@ -158,8 +158,7 @@ TEST_P(ParticleHemisphere, LeavesAtTwoThirdsOfTheStartingHeight) {
   SimulationOptions o = p.defaults;
   o.integrator = GetParam();
   Keep keep;
-  const SimulationSummary s =
-      Simulate(p.model, p.initial(prm), prm, o, &keep);
+  const SimulationSummary s = Simulate(p.model, p.initial(prm), prm, o, &keep);
   ASSERT_TRUE(s.ok) << s.error;
   ASSERT_EQ(s.contact.releases, 1);
   EXPECT_EQ(s.contact.impacts, 0);
