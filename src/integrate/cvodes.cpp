@@ -507,6 +507,42 @@ void IntegrateCvodes(Mechanics* mech,
   };
   Eigen::MatrixXd stop_quad_sens;  // at a stop, with the event-time term
 
+  // After a reset or a contact switch: the sensitivities s+ with the
+  // quadratures' jump sQ+ = sQ- + (L- - L+) tau, written into yS (and qS).
+  auto set_jumped_sens = [&](const Eigen::MatrixXd& s_plus,
+                             const Eigen::MatrixXd& qsens,
+                             const Eigen::MatrixXd& jump) {
+    for (int i = 0; i < ns; ++i) {
+      View(yS.get()[i]).head(run.n) = s_plus.col(i);
+      if (in_state) {
+        for (int j = 0; j < nlive; ++j)
+          View(yS.get()[i])[run.n + j] += jump(run.live[j], i);
+      } else {
+        View(qS.get()[i]) = qsens.col(i) + jump.col(i);
+      }
+    }
+  };
+  // CVODES restarted at t from y (its quadratures and sensitivities too).
+  auto restart = [&](double t) {
+    collect_stats();
+    done = sum.stats;
+    DAEDALUS_SUNDIALS_CHECK(CVodeReInit(mem, t, y.get()));
+    if (!in_state) {
+      View(yq.get()) = w;
+      DAEDALUS_SUNDIALS_CHECK(CVodeQuadReInit(mem, yq.get()));
+    }
+    if (fsa) {
+      DAEDALUS_SUNDIALS_CHECK(CVodeSensReInit(
+          mem,
+          so.corrector == SensCorrector::kStaggered ? CV_STAGGERED
+                                                    : CV_SIMULTANEOUS,
+          yS.get()));
+      if (!in_state)
+        DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensReInit(mem, qS.get()));
+    }
+    if (form.projects()) projection_on();
+  };
+
   // At a root return that fired a model event: the sample before it
   // (with the event-time terms when the run stops there), the records,
   // and the restart after a reset. Returns true when the run stops.
@@ -554,33 +590,9 @@ void IntegrateCvodes(Mechanics* mech,
       // Quadratures: sQ+ = sQ- + (L- - L+) tau.
       const Eigen::MatrixXd jump =
           (before - integrands) * events->tau().transpose();
-      for (int i = 0; i < ns; ++i) {
-        View(yS.get()[i]).head(run.n) = s_plus.col(i);
-        if (in_state) {
-          for (int j = 0; j < nlive; ++j)
-            View(yS.get()[i])[run.n + j] += jump(run.live[j], i);
-        } else {
-          View(qS.get()[i]) = qsens.col(i) + jump.col(i);
-        }
-      }
+      set_jumped_sens(s_plus, qsens, jump);
     }
-    collect_stats();
-    done = sum.stats;
-    DAEDALUS_SUNDIALS_CHECK(CVodeReInit(mem, t, y.get()));
-    if (!in_state) {
-      View(yq.get()) = w;
-      DAEDALUS_SUNDIALS_CHECK(CVodeQuadReInit(mem, yq.get()));
-    }
-    if (fsa) {
-      DAEDALUS_SUNDIALS_CHECK(CVodeSensReInit(
-          mem,
-          so.corrector == SensCorrector::kStaggered ? CV_STAGGERED
-                                                    : CV_SIMULTANEOUS,
-          yS.get()));
-      if (!in_state)
-        DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensReInit(mem, qS.get()));
-    }
-    if (form.projects()) projection_on();
+    restart(t);
     events->Restarted(energy_minus, energy_plus);
     recorder.NoteReset(energy_plus - energy_minus);
     sample(t, y.get(), false, nullptr, true, &s_plus);
@@ -618,33 +630,9 @@ void IntegrateCvodes(Mechanics* mech,
       flow_at(t, y.get());
       form.IntegrandsHere(integrands);
       const Eigen::MatrixXd jump = (before - integrands) * tau.transpose();
-      for (int i = 0; i < ns; ++i) {
-        View(yS.get()[i]).head(run.n) = s_plus.col(i);
-        if (in_state) {
-          for (int j = 0; j < nlive; ++j)
-            View(yS.get()[i])[run.n + j] += jump(run.live[j], i);
-        } else {
-          View(qS.get()[i]) = qsens.col(i) + jump.col(i);
-        }
-      }
+      set_jumped_sens(s_plus, qsens, jump);
     }
-    collect_stats();
-    done = sum.stats;
-    DAEDALUS_SUNDIALS_CHECK(CVodeReInit(mem, t, y.get()));
-    if (!in_state) {
-      View(yq.get()) = w;
-      DAEDALUS_SUNDIALS_CHECK(CVodeQuadReInit(mem, yq.get()));
-    }
-    if (fsa) {
-      DAEDALUS_SUNDIALS_CHECK(CVodeSensReInit(
-          mem,
-          so.corrector == SensCorrector::kStaggered ? CV_STAGGERED
-                                                    : CV_SIMULTANEOUS,
-          yS.get()));
-      if (!in_state)
-        DAEDALUS_SUNDIALS_CHECK(CVodeQuadSensReInit(mem, qS.get()));
-    }
-    if (form.projects()) projection_on();
+    restart(t);
     recorder.NoteImpact(r.energy_change, r.impulse);
     sample(t, y.get(), false, nullptr, true, fsa ? &s_plus : nullptr);
   };
