@@ -4,6 +4,7 @@
 // multi-direction sweeps of dynamics_sweeps.cpp.
 #include "daedalus/dynamics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -92,25 +93,21 @@ void DropOpenRows(BasicWorkspace<S>* ws, bool position, bool velocity) {
 
 namespace {
 
-// Whether every row of constraint `ci` is an open contact (`open`: the
-// mask of BasicWorkspace::open_rows, empty when there are none). Such a
-// constraint is not evaluated: DropOpenRows would zero what it computed
-// (a humanoid's 52 joint limits, open but for a few, were 57 % of its run
-// by their sweeps over every velocity).
-bool AllRowsOpen(const std::vector<char>& open, int r0, int rows) {
+// Whether rows r0 .. r0 + rows - 1 are all open contacts (`open`:
+// BasicWorkspace::open_rows; `sorted`: whether it is ascending, as
+// DenseMechanics::SetOpenRows keeps it, so that a row is found by binary
+// search). Such a constraint is not evaluated: DropOpenRows would zero
+// what it computed (a humanoid's 52 joint limits, open but for a few,
+// were 57 % of its run by their sweeps over every velocity).
+bool AllRowsOpen(const std::vector<int>& open, bool sorted, int r0, int rows) {
   if (open.empty()) return false;
-  for (int r = r0; r < r0 + rows; ++r)
-    if (!open[static_cast<size_t>(r)]) return false;
+  for (int r = r0; r < r0 + rows; ++r) {
+    const bool found =
+        sorted ? std::binary_search(open.begin(), open.end(), r)
+               : std::find(open.begin(), open.end(), r) != open.end();
+    if (!found) return false;
+  }
   return true;
-}
-
-template <class S>
-std::vector<char> OpenMask(const BasicWorkspace<S>& ws) {
-  std::vector<char> open;
-  if (ws.open_rows.empty()) return open;
-  open.assign(static_cast<size_t>(ws.model().nc()), 0);
-  for (int r : ws.open_rows) open[static_cast<size_t>(r)] = 1;
-  return open;
 }
 
 }  // namespace
@@ -137,11 +134,12 @@ void EvaluatePositionStage(BasicWorkspace<S>* ws) {
   const auto& d = model.data();
   const int nv = model.nv();
   ws->J.setZero();
-  const std::vector<char> open = OpenMask(*ws);
+  const bool sorted =
+      std::is_sorted(ws->open_rows.begin(), ws->open_rows.end());
   for (int ci = 0; ci < model.num_constraints(); ++ci) {
     const auto& c = d.constraints[ci];
     const int r0 = d.constraint_rows[ci];
-    if (AllRowsOpen(open, r0, c.rows)) {
+    if (AllRowsOpen(ws->open_rows, sorted, r0, c.rows)) {
       ws->phi.segment(r0, c.rows).setZero();
       ws->phi_t.segment(r0, c.rows).setZero();
       continue;
@@ -229,11 +227,12 @@ void EvaluateVelocityStage(BasicWorkspace<S>* ws, const EvalRequest& req) {
     ws->MarkStage(Stage::kVelocity);
     return;
   }
-  const std::vector<char> open = OpenMask(*ws);
+  const bool sorted =
+      std::is_sorted(ws->open_rows.begin(), ws->open_rows.end());
   for (int ci = 0; ci < model.num_constraints(); ++ci) {
     const auto& c = d.constraints[ci];
     const int r0 = d.constraint_rows[ci];
-    if (AllRowsOpen(open, r0, c.rows)) {
+    if (AllRowsOpen(ws->open_rows, sorted, r0, c.rows)) {
       ws->vel_residual.segment(r0, c.rows).setZero();
       ws->bias.segment(r0, c.rows).setZero();
       continue;

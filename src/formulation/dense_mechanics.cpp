@@ -3,6 +3,7 @@
 // of kkt/projection.cpp.
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -25,8 +26,10 @@ class DenseMechanics final : public Mechanics {
 
   bool sparse() const override { return false; }
   void SetOpenRows(const std::vector<int>& rows) override {
+    // Ascending, so that the evaluation finds a row by binary search.
     open_rows_ = rows;
-    ws_.open_rows = rows;
+    std::sort(open_rows_.begin(), open_rows_.end());
+    ws_.open_rows = open_rows_;
     ws_.SetState(ws_.t, ws_.q, ws_.v);
   }
   const CompiledModel* compiled() const override { return compiled_; }
