@@ -48,6 +48,7 @@
 #include "moving_support.hpp"
 #include "newtons_cradle.hpp"
 #include "particle_hemisphere.hpp"
+#include "golf_impact.hpp"
 #include "particle_sphere.hpp"
 #include "pendulum.hpp"
 #include "planet.hpp"
@@ -139,6 +140,7 @@ const std::vector<Entry>& Catalogue() {
     plain("bouncing_ball", BouncingBallProblem);
     plain("bouncing_ball_contact", BouncingBallContactProblem);
     plain("particle_hemisphere", ParticleHemisphereProblem);
+    plain("golf_impact", GolfImpactProblem);
     sized("newtons_cradle", {"balls", 3, 2, 20, "number of balls"},
           NewtonsCradleProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).
