@@ -164,6 +164,7 @@ std::string Numbers(const Eigen::VectorXd& x) {
   return t;
 }
 
+#ifndef DAEDALUS_SANITIZER_BUILD
 double BallSpeed(const Strike& g, const Eigen::VectorXd& prm) {
   const SimulationSummary s =
       Simulate(g.p.model, g.p.initial(prm), prm, g.p.defaults);
@@ -174,6 +175,7 @@ double BallSpeed(const Strike& g, const Eigen::VectorXd& prm) {
   ADD_FAILURE() << "no functional ball_speed";
   return 0.0;
 }
+#endif
 
 // The gradient of ball_speed; `value` its value.
 Eigen::VectorXd Gradient(const Strike& g,
