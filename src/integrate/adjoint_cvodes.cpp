@@ -118,7 +118,6 @@ struct AdjointRun : CallbackGuard {
       return false;
     lin_a = r.vdot;
     lin_lambda = r.lambda;
-    ++lin_serial;
     x_ = lin->K().solve(with_fp ? lin->Z() : lin->Z().leftCols(n()));
     if (!x_.allFinite()) return false;
     fy.setZero(n(), n());
@@ -131,24 +130,38 @@ struct AdjointRun : CallbackGuard {
     return true;
   }
 
-  // ---- the compiled product (vjp): mu_v' f_p (np) at the state of the
-  // last compiled f_y (the backward right-hand side keeps f_y' mu, cheap
-  // for CVODES's Newton iterations at one state; the quadrature, once per
-  // step, takes f_p only through this product).
+  // ---- the compiled product (vjp): mu_v' f_p (np) at (t, y) (the
+  // backward right-hand side keeps f_y' mu, cheap for CVODES's Newton
+  // iterations at one state; the quadrature takes f_p only through this
+  // product).
   Eigen::VectorXd mu_fp, prod_;
   Eigen::VectorXd lin_a, lin_lambda;  // the KKT solution of CompiledJacobians
-  long lin_serial = 0, vjp_serial = -1;
+  double vjp_t = 0.0;
+  Eigen::VectorXd vjp_y;  // the state of the last Prepare
   bool vjp_state = false;
   // False when the product is not available at this state (the caller
   // takes the dense f_p or the tangent path).
   bool Products(double t, const double* y, const Eigen::VectorXd& mu) {
     if (!vjp) return false;
-    StateJacobian(t, y);
-    if (!fy_compiled) return false;
-    if (vjp_serial != lin_serial) {
-      vjp_state =
-          vjp->Prepare(t, y, y + nq, mech->parameters(), lin_a, lin_lambda);
-      vjp_serial = lin_serial;
+    const auto Y = Eigen::Map<const Eigen::VectorXd>(y, n());
+    const bool same = vjp_y.size() == n() && t == vjp_t && Y == vjp_y &&
+                      mech->t() == t && mech->q() == Y.head(nq) &&
+                      mech->v() == Y.tail(nv);
+    if (!same) {
+      // K and the KKT solution at the state: from the last f_y there, or
+      // one solve (a quadrature node: f_y itself is not needed).
+      vjp_y.resize(0);
+      if (SameState(t, y) && fy_compiled) {
+        vjp_state =
+            vjp->Prepare(t, y, y + nq, mech->parameters(), lin_a, lin_lambda);
+      } else {
+        form.Accelerations(t, y);
+        const KktResult& r = form.applied();
+        vjp_state =
+            vjp->Prepare(t, y, y + nq, mech->parameters(), r.vdot, r.lambda);
+      }
+      vjp_t = t;
+      vjp_y = Y;
     }
     if (!vjp_state) return false;
     Eigen::VectorXd e = Eigen::VectorXd::Zero(vjp->rows());
