@@ -26,9 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <memory>
 #include <sstream>
 
