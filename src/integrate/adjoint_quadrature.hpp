@@ -117,15 +117,19 @@ inline std::string GaussBackward(
   };
   double tp = t1;
   size_t next = 0;  // the next breakpoint
+  int stalled = 0;  // returns without a step (tolerated a few times)
   while (tp > t0) {
     const int flag = CVodeB(mem, t0, CV_ONE_STEP);
     if (flag < 0) return flag_text(flag, tp);
     double tn = tp;
     DAEDALUS_SUNDIALS_CHECK(CVodeGetB(mem, which, &tn, yB));
     tn = std::max(tn, t0);
-    if (!(tn < tp))
+    if (!(tn < tp)) {
+      if (++stalled < 10) continue;
       return "adjoint: the backward pass made no progress at t = " +
              std::to_string(tp);
+    }
+    stalled = 0;
     double b = tp;
     for (; next < breaks.size() && breaks[next] > tn; ++next) {
       if (!piece(breaks[next], b)) return "adjoint quadrature failed";
