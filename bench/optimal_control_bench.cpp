@@ -7,15 +7,21 @@
 // input branches on t). docs/optimal_control.md, "Cost", quotes the table.
 //
 //   build-bench/bench/optimal_control_bench [repeats] [pendulum|golf]
-//       [adjoint|forward]
-#include <chrono>
+//       [adjoint|forward] [dense]
+//
+// `dense` turns the adjoint's shortcuts off (formulation/sens_programs.hpp,
+// SetAdjointShortcuts): every column of f_p formed, as before them. With
+// `check` instead, both are run and the largest relative difference of
+// the two adjoint gradients is printed.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
 #include "daedalus/optimal_control.hpp"
+#include "formulation/sens_programs.hpp"
 #include "golf_swing.hpp"
 #include "optimal_control/shooting.hpp"
 
@@ -63,14 +69,18 @@ Problem TorquePendulum() {
   return p;
 }
 
+// Process CPU time: the bench is single-threaded, and the machine is
+// shared (wall time under load would charge the other processes' share).
 double Now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 struct Row {
   double plain = 0.0, adjoint = 0.0, forward = 0.0;
+  double check = -1.0;  // max relative difference, shortcuts on and off
 };
 
 // Seconds per plain run and per gradient (the value runs the gradient
@@ -81,7 +91,8 @@ Row Measure(const Problem& p,
             double t_end,
             int knots,
             int repeats,
-            const std::string& method) {
+            const std::string& method,
+            bool check) {
   SimulationOptions sim = p.defaults;
   sim.t_end = t_end;
   sim.output_step = std::min(sim.output_step, t_end / (knots - 1));
@@ -118,6 +129,38 @@ Row Measure(const Problem& p,
     row.plain = values / repeats;
     (gm == GradientMethod::kAdjoint ? row.adjoint : row.forward) =
         gradients / repeats;
+    if (check && gm == GradientMethod::kAdjoint) {
+      Eigen::VectorXd off;
+      internal::SetAdjointShortcuts(false);
+      w[0] += 1e-3;  // new point: the gradient is computed again
+      const bool ok =
+          nlp.Values(w, nullptr, nullptr) && nlp.Gradients(w, &off, &jac);
+      internal::SetAdjointShortcuts(true);
+      Eigen::VectorXd on;
+      internal::ShootingNlp again(p, ocp, sim, p.model.default_parameters(), o);
+      if (!ok || !again.Values(w, nullptr, nullptr) ||
+          !again.Gradients(w, &on, &jac))
+        std::abort();
+      row.check = (on - off).cwiseAbs().maxCoeff() /
+                  std::max(1e-300, off.cwiseAbs().maxCoeff());
+      if (objective.rfind("effort:", 0) == 0) {
+        // Closed form: J = int u^2 dt with u = sum_j c_j hat_j on the
+        // uniform grid over the horizon, dJ/dc = 2 G c, G the hats' Gram
+        // matrix (h/6 (1, 4, 1), h/3 on the diagonal's two ends).
+        const double h = t_end / (knots - 1);
+        Eigen::VectorXd exact = Eigen::VectorXd::Zero(knots);
+        for (int j = 0; j < knots; ++j) {
+          const bool end = j == 0 || j == knots - 1;
+          exact[j] += 2.0 * (end ? h / 3.0 : 2.0 * h / 3.0) * w[j];
+          if (j > 0) exact[j] += 2.0 * h / 6.0 * w[j - 1];
+          if (j + 1 < knots) exact[j] += 2.0 * h / 6.0 * w[j + 1];
+        }
+        const double scale = exact.cwiseAbs().maxCoeff();
+        std::printf("  against the closed form: shortcuts %.2e, dense %.2e\n",
+                    (on.head(knots) - exact).cwiseAbs().maxCoeff() / scale,
+                    (off.head(knots) - exact).cwiseAbs().maxCoeff() / scale);
+      }
+    }
   }
   return row;
 }
@@ -128,6 +171,9 @@ int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
   const std::string only = argc > 2 ? argv[2] : "";
   const std::string method = argc > 3 ? argv[3] : "";  // adjoint | forward
+  const std::string mode = argc > 4 ? argv[4] : "";    // dense | check
+  if (mode == "dense") internal::SetAdjointShortcuts(false);
+  const bool check = mode == "check";
   std::printf(
       "model            coefficients  plain [ms]  adjoint gradient [ms] "
       "(x plain)  forward gradient [ms] (x plain)\n");
@@ -136,20 +182,24 @@ int main(int argc, char** argv) {
   for (int knots : {10, 100}) {
     if (only == "golf") break;
     const Row r = Measure(pendulum, "torque", "effort:torque", 2.0, knots,
-                          repeats, method);
+                          repeats, method, check);
     std::printf(
         "torque_pendulum  %12d  %10.3f  %12.3f (%5.2f)  %12.3f (%5.2f)\n",
         knots, 1e3 * r.plain, 1e3 * r.adjoint, r.adjoint / r.plain,
         1e3 * r.forward, r.forward / r.plain);
+    if (r.check >= 0.0)
+      std::printf("  adjoint shortcuts on/off: %.2e\n", r.check);
   }
   for (int knots : {10, 100}) {
     if (only == "pendulum") break;
     const Row r = Measure(golf, "wrist", "clubhead_speed@impact", 0.35, knots,
-                          repeats, method);
+                          repeats, method, check);
     std::printf(
         "golf_swing       %12d  %10.3f  %12.3f (%5.2f)  %12.3f (%5.2f)\n",
         knots, 1e3 * r.plain, 1e3 * r.adjoint, r.adjoint / r.plain,
         1e3 * r.forward, r.forward / r.plain);
+    if (r.check >= 0.0)
+      std::printf("  adjoint shortcuts on/off: %.2e\n", r.check);
   }
   return 0;
 }

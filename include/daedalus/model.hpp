@@ -432,6 +432,14 @@ class ModelBuilder {
   Param Parameter(const std::string& name,
                   double default_value,
                   ParamRange range = {});
+  /// Declares that at times t outside [from, to] no function of the model
+  /// (energies, inputs, loads, constraints, events, resets, functionals)
+  /// depends on parameter `p`: the adjoint's quadrature then skips its
+  /// column of f_p there (ModelWithControls: a spline coefficient acts on
+  /// its knot span only). Default: every time. A declaration that does not
+  /// hold makes adjoint gradients wrong. @throws std::invalid_argument
+  /// when from > to or p is not a parameter of this builder.
+  ModelBuilder& ParameterTimeSupport(Param p, double from, double to);
 
   /// Kinetic energy T(q, v, t, p) [J]; mass matrix M = d2T/dv2 by AD.
   template <class F>
@@ -728,6 +736,9 @@ struct ModelData {
   std::vector<std::string> parameter_names;
   Eigen::VectorXd parameter_defaults;
   std::vector<ParamRange> parameter_ranges;
+  /// ParameterTimeSupport per parameter (empty, or one per parameter:
+  /// (-inf, inf) when not declared).
+  std::vector<std::pair<double, double>> parameter_time_support;
   ScalarFn kinetic;     // T (may be empty when lagrangian is set)
   ScalarFn potential;   // V (may be empty)
   ScalarFn lagrangian;  // L (may be empty when kinetic is set)

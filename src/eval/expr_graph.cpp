@@ -378,6 +378,125 @@ std::vector<int> ExprGraph::Derivative(const std::vector<int>& outputs,
   return r;
 }
 
+std::vector<int> ExprGraph::Gradient(const std::vector<int>& outputs,
+                                     const std::vector<int>& weights,
+                                     const std::vector<int>& wrt) {
+  if (weights.size() != outputs.size())
+    throw std::logic_error("ExprGraph::Gradient: one weight per output");
+  const int n = size();
+  std::vector<char> need(static_cast<std::size_t>(n), 0);
+  for (int o : outputs) need[o] = 1;
+  for (int id = n - 1; id >= 0; --id) {
+    if (!need[id]) continue;
+    const ExprNode& nd = nodes_[id];
+    if (nd.a >= 0) need[nd.a] = 1;
+    if (nd.b >= 0) need[nd.b] = 1;
+  }
+  // bar[id]: the adjoint of node id (nodes made during the sweep are not
+  // in the cone and need none).
+  std::vector<int> bar(static_cast<std::size_t>(n), 0);
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    bar[outputs[i]] = Add(bar[outputs[i]], weights[i]);
+  for (int id = n - 1; id >= 0; --id) {
+    const int g = bar[id];
+    if (!need[id] || IsZero(g)) continue;
+    const ExprNode nd = nodes_[id];  // a copy: making nodes may reallocate
+    const int a = nd.a, b = nd.b;
+    auto to_a = [&](int c) { bar[a] = Add(bar[a], c); };
+    auto to_b = [&](int c) { bar[b] = Add(bar[b], c); };
+    switch (nd.op) {
+      case Op::kConst:
+      case Op::kInput:
+      case Op::kSign:
+        break;
+      case Op::kAdd:
+        to_a(g);
+        to_b(g);
+        break;
+      case Op::kSub:
+        to_a(g);
+        to_b(Neg(g));
+        break;
+      case Op::kMul:
+        to_a(Mul(g, b));
+        to_b(Mul(g, a));
+        break;
+      case Op::kDiv:
+        // d(a/b) = (da - (a/b) db) / b
+        to_a(Div(g, b));
+        to_b(Neg(Div(Mul(g, id), b)));
+        break;
+      case Op::kNeg:
+        to_a(Neg(g));
+        break;
+      case Op::kSin:
+        to_a(Mul(Unary(Op::kCos, a), g));
+        break;
+      case Op::kCos:
+        to_a(Neg(Mul(Unary(Op::kSin, a), g)));
+        break;
+      case Op::kTan:
+        to_a(Mul(Add(1, Mul(id, id)), g));
+        break;
+      case Op::kExp:
+        to_a(Mul(id, g));
+        break;
+      case Op::kLog:
+        to_a(Div(g, a));
+        break;
+      case Op::kSqrt:
+        to_a(Div(g, Mul(Constant(2.0), id)));
+        break;
+      case Op::kPow:
+        if (IsConstant(b)) {
+          const double c = nodes_[b].value;
+          to_a(
+              Mul(Mul(Constant(c), Binary(Op::kPow, a, Constant(c - 1.0))), g));
+        } else {
+          // d(a^b) = a^b (db log a + b da / a)
+          to_a(Mul(id, Div(Mul(b, g), a)));
+          to_b(Mul(id, Mul(g, Unary(Op::kLog, a))));
+        }
+        break;
+      case Op::kSinh:
+        to_a(Mul(Unary(Op::kCosh, a), g));
+        break;
+      case Op::kCosh:
+        to_a(Mul(Unary(Op::kSinh, a), g));
+        break;
+      case Op::kTanh:
+        to_a(Mul(Sub(1, Mul(id, id)), g));
+        break;
+      case Op::kAsin:
+        to_a(Div(g, Unary(Op::kSqrt, Sub(1, Mul(a, a)))));
+        break;
+      case Op::kAcos:
+        to_a(Neg(Div(g, Unary(Op::kSqrt, Sub(1, Mul(a, a))))));
+        break;
+      case Op::kAtan:
+        to_a(Div(g, Add(1, Mul(a, a))));
+        break;
+      case Op::kAtan2: {
+        // d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
+        const int den = Add(Mul(b, b), Mul(a, a));
+        to_a(Div(Mul(b, g), den));
+        to_b(Neg(Div(Mul(a, g), den)));
+        break;
+      }
+      case Op::kAbs:
+        to_a(Mul(Unary(Op::kSign, a), g));
+        break;
+    }
+  }
+  std::vector<int> r;
+  r.reserve(wrt.size());
+  for (int k : wrt) {
+    const int node = InputNode(k);
+    r.push_back(node >= 0 && node < n ? bar[node] : 0);
+  }
+  return r;
+}
+
 std::vector<double> ExprGraph::Evaluate(
     const std::vector<double>& inputs) const {
   std::vector<double> x(nodes_.size());

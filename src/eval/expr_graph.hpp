@@ -96,6 +96,17 @@ class ExprGraph {
   std::vector<int> Derivative(const std::vector<int>& outputs,
                               const std::vector<int>& seed);
 
+  /// Reverse mode: the gradient of sum_i weights[i] * outputs[i] with
+  /// respect to the inputs numbered `wrt` (one node each; the constant 0
+  /// for an input the outputs do not read). One backward sweep over the
+  /// outputs' cone, so the result's size is a small multiple of the cone's
+  /// whatever the number of inputs (a vector-Jacobian product, where
+  /// Derivative gives one Jacobian column per call). Weights may be any
+  /// nodes (inputs: a symbolic adjoint vector). Same rules as Derivative.
+  std::vector<int> Gradient(const std::vector<int>& outputs,
+                            const std::vector<int>& weights,
+                            const std::vector<int>& wrt);
+
   /// Every node's value for the given input values (reference evaluator
   /// for tests; inputs beyond `inputs` are NaN).
   std::vector<double> Evaluate(const std::vector<double>& inputs) const;

@@ -106,7 +106,15 @@ void StateGradientAt(const ModelData& md,
   const Eigen::Index nq = x.q.size(), nv = x.v.size(), np = x.p.size();
   gy->resize(nq + nv);
   gp->resize(np);
+  const auto& support = md.parameter_time_support;  // ParameterTimeSupport
   for (Eigen::Index k = 1; k < 1 + nq + nv + np; ++k) {
+    if (k > nq + nv && !support.empty()) {
+      const auto& s = support[static_cast<size_t>(k - 1 - nq - nv)];
+      if (x.t < s.first || x.t > s.second) {
+        (*gp)[k - 1 - nq - nv] = 0.0;  // declared: fn does not read it
+        continue;
+      }
+    }
     const double d = DerivativeAlong(md, fn, x, DerivUnit(x, k));
     if (!std::isfinite(d)) DerivNotFinite(what, x, k);
     if (k <= nq + nv)

@@ -1,6 +1,7 @@
 #include "formulation/sens_programs.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -73,6 +74,43 @@ double* FillState(double t,
   return std::copy_n(p.data(), p.size(), d);
 }
 
+// The KKT residual R (the rows after q' = v of the DAE form at fixed a
+// and lambda: AssembleDae, as the numeric path) and the program inputs
+// (t, q, v, p, a, lambda).
+void KktResidual(SymbolicModel& sm,
+                 const DaeLayout& L,
+                 std::vector<int>* f,
+                 std::vector<int>* inputs) {
+  const int n = L.size();
+  const VecX<Sym> lambda = sm.NamedInputSyms("lambda", L.nc);
+  VecX<Sym> Y = VecX<Sym>::Zero(n), YP = VecX<Sym>::Zero(n);
+  Y.segment(L.iq(), L.nq) = sm.q;
+  Y.segment(L.iv(), L.nv) = sm.v;
+  Y.segment(L.il(), L.nc) = lambda;
+  YP.segment(L.iv(), L.nv) = sm.vdot;
+  VecX<Sym> F = VecX<Sym>::Zero(n);
+  AssembleDae(L, sm, Y, YP, F);
+  f->clear();
+  for (int i = L.iv(); i < n; ++i) f->push_back(F[i].node());
+  *inputs = StateNumbers(sm);
+  Append(inputs, sm, sm.vdot);
+  Append(inputs, sm, lambda);
+}
+
+// The KKT layout and the programs' cache key of a formulation.
+DaeLayout KktLayout(const Model& model,
+                    const ConstraintRows& rows,
+                    const SimulationOptions& o,
+                    Formulation form,
+                    std::string* key) {
+  SimulationOptions lo = o;
+  lo.formulation = form == Formulation::kBaumgarte ? Formulation::kBaumgarte
+                                                   : Formulation::kUnstabilized;
+  *key = std::string("kkt:") + ToString(lo.formulation) + ":" +
+         Exact(lo.baumgarte_alpha) + ":" + Exact(lo.baumgarte_beta);
+  return DaeLayout(model, rows, lo);
+}
+
 }  // namespace
 
 void JacobianProgram::Build(ExprGraph& g,
@@ -126,29 +164,12 @@ std::unique_ptr<KktLinearization> KktLinearization::Make(
     const SimulationOptions& o,
     Formulation form) {
   auto k = std::make_unique<KktLinearization>();
-  SimulationOptions lo = o;
-  lo.formulation = form == Formulation::kBaumgarte ? Formulation::kBaumgarte
-                                                   : Formulation::kUnstabilized;
-  const DaeLayout L(model, rows, lo);
-  const std::string key = std::string("kkt:") + ToString(lo.formulation) + ":" +
-                          Exact(lo.baumgarte_alpha) + ":" +
-                          Exact(lo.baumgarte_beta);
+  std::string key;
+  const DaeLayout L = KktLayout(model, rows, o, form, &key);
   k->jac_ =
       TryBuild(cm, model, key, [&](SymbolicModel& sm, JacobianProgram* jac) {
-        const int n = L.size();
-        const VecX<Sym> lambda = sm.NamedInputSyms("lambda", L.nc);
-        VecX<Sym> Y = VecX<Sym>::Zero(n), YP = VecX<Sym>::Zero(n);
-        Y.segment(L.iq(), L.nq) = sm.q;
-        Y.segment(L.iv(), L.nv) = sm.v;
-        Y.segment(L.il(), L.nc) = lambda;
-        YP.segment(L.iv(), L.nv) = sm.vdot;
-        VecX<Sym> F = VecX<Sym>::Zero(n);
-        AssembleDae(L, sm, Y, YP, F);
-        std::vector<int> f;
-        for (int i = L.iv(); i < n; ++i) f.push_back(F[i].node());
-        std::vector<int> inputs = StateNumbers(sm);
-        Append(&inputs, sm, sm.vdot);
-        Append(&inputs, sm, lambda);
+        std::vector<int> f, inputs;
+        KktResidual(sm, L, &f, &inputs);
         const std::vector<int> wrt(inputs.begin() + 1, inputs.end());
         jac->Build(sm.graph, inputs, f, wrt);
       });
@@ -189,6 +210,99 @@ Eigen::MatrixXd KktLinearization::SolveTransposed(const Eigen::MatrixXd& B) {
     lut_valid_ = true;
   }
   return lut_.solve(B);
+}
+
+// ------------------------------------------------------------ KKT VJP
+
+namespace {
+std::atomic<bool> g_adjoint_shortcuts{true};
+}  // namespace
+
+void SetAdjointShortcuts(bool enabled) { g_adjoint_shortcuts = enabled; }
+bool AdjointShortcutsEnabled() { return g_adjoint_shortcuts; }
+
+std::unique_ptr<KktVjp> KktVjp::Make(const CompiledModel* cm,
+                                     const Model& model,
+                                     const ConstraintRows& rows,
+                                     const SimulationOptions& o,
+                                     Formulation form) {
+  if (cm == nullptr || !model.quaternions().empty()) return nullptr;
+  auto k = std::make_unique<KktVjp>();
+  std::string key;
+  const DaeLayout L = KktLayout(model, rows, o, form, &key);
+  k->k_ = TryBuild(
+      cm, model, key + ":K", [&](SymbolicModel& sm, JacobianProgram* jac) {
+        std::vector<int> f, inputs;
+        KktResidual(sm, L, &f, &inputs);
+        const int nav = L.nv + L.nc;
+        const std::vector<int> wrt(inputs.end() - nav, inputs.end());
+        jac->Build(sm.graph, inputs, f, wrt);
+      });
+  if (!k->k_) return nullptr;
+  const int nr = L.nv + L.nc;  // R's rows: KktResidual's f
+  k->vjp_ = cm->Cached<ExprProgram>(
+      "sens_programs:" + key + ":vjp",
+      [&](SymbolicModel& sm) -> std::shared_ptr<const ExprProgram> {
+        try {
+          std::vector<int> f, inputs;
+          KktResidual(sm, L, &f, &inputs);
+          if (static_cast<int>(f.size()) != nr)
+            throw std::logic_error("KktVjp: residual rows != nv + nc");
+          const VecX<Sym> w = sm.NamedInputSyms("adjoint_w", nr);
+          std::vector<int> weights;
+          for (int i = 0; i < nr; ++i) weights.push_back(w[i].node());
+          const int nqvp = model.nq() + model.nv() + model.num_parameters();
+          const std::vector<int> wrt(inputs.begin() + 1,
+                                     inputs.begin() + 1 + nqvp);
+          const std::vector<int> out = sm.graph.Gradient(f, weights, wrt);
+          Append(&inputs, sm, w);
+          return std::make_shared<const ExprProgram>(sm.graph, inputs, out);
+        } catch (const NotTraceable&) {
+          return nullptr;
+        } catch (const std::length_error&) {
+          return nullptr;
+        }
+      });
+  if (!k->vjp_) return nullptr;
+  k->nq_ = L.nq;
+  k->nv_ = L.nv;
+  k->nc_ = L.nc;
+  k->np_ = model.num_parameters();
+  k->in_.assign(static_cast<std::size_t>(k->vjp_->num_inputs()), 0.0);
+  k->vjp_->InitScratch(&k->scratch_);
+  return k;
+}
+
+bool KktVjp::Prepare(double t,
+                     const double* q,
+                     const double* v,
+                     const Eigen::VectorXd& p,
+                     const Eigen::VectorXd& a,
+                     const Eigen::VectorXd& lambda) {
+  double* d = FillState(t, q, v, p, nq_, nv_, k_->in());
+  d = std::copy_n(a.data(), nv_, d);
+  std::copy_n(lambda.data(), nc_, d);
+  // The product's inputs but w: the same (t, q, v, p, a, lambda).
+  std::copy_n(k_->in(), in_.size() - static_cast<std::size_t>(nv_ + nc_),
+              in_.data());
+  lut_valid_ = false;
+  return k_->Run(&K_);
+}
+
+Eigen::VectorXd KktVjp::SolveTransposed(const Eigen::VectorXd& b) {
+  if (!lut_valid_) {
+    lut_.compute(K_.transpose());
+    lut_valid_ = true;
+  }
+  return lut_.solve(b);
+}
+
+bool KktVjp::Product(const Eigen::VectorXd& w, Eigen::VectorXd* out) {
+  std::copy_n(w.data(), nv_ + nc_,
+              in_.data() + in_.size() - static_cast<std::size_t>(nv_ + nc_));
+  out->resize(nq_ + nv_ + np_);
+  vjp_->Run(in_.data(), out->data(), scratch_.data());
+  return out->allFinite();
 }
 
 // ----------------------------------------------------------- integrands

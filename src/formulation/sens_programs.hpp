@@ -97,6 +97,54 @@ class KktLinearization {
   bool lu_valid_ = false, lut_valid_ = false;
 };
 
+/// The adjoint's side of the same KKT linearization: vector-Jacobian
+/// products w' dR/d(q, v, p) by one program made by reverse mode on the
+/// residual's graph (ExprGraph::Gradient), whose size is a small multiple
+/// of the residual's whatever the number of parameters, where
+/// KktLinearization's program writes every column of dR/dp. With
+/// w = K^-T [mu_v; 0] the acceleration rows give mu_v' [a_y a_p] =
+/// -w' dR/d(q, v, p): the adjoint's right-hand side and quadrature in one
+/// product, no n + np column solve.
+class KktVjp {
+ public:
+  static std::unique_ptr<KktVjp> Make(const CompiledModel* cm,
+                                      const Model& model,
+                                      const ConstraintRows& rows,
+                                      const SimulationOptions& o,
+                                      Formulation form);
+  /// At (t, q, v, p) and the KKT solution (a, lambda): K. False when an
+  /// entry is not finite.
+  bool Prepare(double t,
+               const double* q,
+               const double* v,
+               const Eigen::VectorXd& p,
+               const Eigen::VectorXd& a,
+               const Eigen::VectorXd& lambda);
+  /// K' x = b at the prepared state (K' factored on first use).
+  Eigen::VectorXd SolveTransposed(const Eigen::VectorXd& b);
+  /// out = w' dR/d(q, v, p) (nq + nv + np) at the prepared state, for w
+  /// (nv + nc). False when an entry is not finite.
+  bool Product(const Eigen::VectorXd& w, Eigen::VectorXd* out);
+  /// The number of R's rows, nv + nc (w's size).
+  int rows() const { return nv_ + nc_; }
+
+ private:
+  int nq_ = 0, nv_ = 0, nc_ = 0, np_ = 0;
+  std::unique_ptr<JacobianRun> k_;  // dR/d(a, lambda) = K
+  std::shared_ptr<const ExprProgram> vjp_;
+  std::vector<double> in_, scratch_;
+  Eigen::MatrixXd K_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lut_;
+  bool lut_valid_ = false;
+};
+
+/// The adjoint's shortcuts on or off for the whole process: the products
+/// of KktVjp and the skip of f_p columns off a parameter's declared time
+/// support (ModelBuilder::ParameterTimeSupport). Off, the adjoints form
+/// every column of f_p as before them (tests and bench/ compare the two).
+void SetAdjointShortcuts(bool enabled);
+bool AdjointShortcutsEnabled();
+
 /// Baumgarte's energy-balance integrands (QuadLayout) with the reported
 /// (ideal) multipliers and the stabilization power (applied - ideal)' J v,
 /// as functions of (q, v, p, lambda_ideal, lambda_applied).

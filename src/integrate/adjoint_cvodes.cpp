@@ -8,16 +8,24 @@
 // d/dt (mu' s) = -g_y s + mu' f_p, so
 //   dG/dp = mu(t0)' s(t0) + int_t0^T (g_p + mu' f_p) dt + phi_p(T).
 // f_y and f_p are exact. On the compiled path one program gives every entry
-// of dR/d(q, v, p) and K of the KKT system R = 0 at the state's solution
-// (formulation/sens_programs.hpp), and [f_y f_p] = -K^-1 dR/d(q, v, p)
-// (the acceleration rows): one program run and one LU per state, whatever
-// the number of parameters. Otherwise each column is one tangent-workspace
-// evaluation followed by a solve with the KKT matrix factored once per
-// state.
+// of dR/d(q, v) and K of the KKT system R = 0 at the state's solution
+// (formulation/sens_programs.hpp), f_y = -K^-1 dR/d(q, v) in the
+// acceleration rows, kept per state for the backward right-hand side
+// (CVODES's Newton iterations evaluate it several times at one state). The
+// quadrature needs f_p only in the product mu_v' a_p = -w' dR/dp, w =
+// K^-T [mu_v; 0]: one transposed solve and one run of a program made by
+// reverse mode on R (KktVjp), whose cost does not grow with the number of
+// parameters, where -K^-1 dR/dp would form every column. Otherwise each
+// column is one tangent-workspace evaluation followed by a solve with the
+// KKT matrix factored once per state, skipped off a parameter's declared
+// time support (ModelBuilder::ParameterTimeSupport: the controls' spline
+// coefficients).
 #include <cvodes/cvodes.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
@@ -30,6 +38,7 @@
 #include "formulation/ode_form.hpp"
 #include "formulation/sens_programs.hpp"
 #include "integrate/adapters.hpp"
+#include "integrate/adjoint_quadrature.hpp"
 #include "integrate/common.hpp"
 #include "integrate/cvodes_flags.hpp"
 #include "integrate/sundials_util.hpp"
@@ -44,11 +53,16 @@ struct AdjointRun : CallbackGuard {
       : mech(m),
         form(m, o),
         lin(KktLinearization::Make(
-            m->compiled(), m->model(), m->rows(), o, o.formulation)) {}
+            m->compiled(), m->model(), m->rows(), o, o.formulation)),
+        vjp(lin && AdjointShortcutsEnabled()
+                ? KktVjp::Make(
+                      m->compiled(), m->model(), m->rows(), o, o.formulation)
+                : nullptr) {}
   Mechanics* mech;
   OdeForm form;
   // Compiled derivatives (null: the tangent path).
   std::unique_ptr<KktLinearization> lin;
+  std::unique_ptr<KktVjp> vjp;
   std::unique_ptr<FunctionalGradient> running_gradient;
   const ModelData::FunctionalDecl* fun = nullptr;
   std::vector<SensParameter> sens;
@@ -66,7 +80,8 @@ struct AdjointRun : CallbackGuard {
   // still evaluated there.
   Eigen::MatrixXd fy;
   // f_p (nv rows: the accelerations'; q' = v does not read p), when the
-  // compiled path formed it with f_y (fp_valid).
+  // compiled path formed it with f_y (fp_valid: not when it has the
+  // products, Products()).
   Eigen::MatrixXd fp;
   bool fp_valid = false;
   double fy_t = 0.0;
@@ -76,11 +91,15 @@ struct AdjointRun : CallbackGuard {
     const auto Y = Eigen::Map<const Eigen::VectorXd>(y, n());
     return Y == fy_y && mech->q() == Y.head(nq) && mech->v() == Y.tail(nv);
   }
-  void StateJacobian(double t, const double* y) {
-    if (SameState(t, y)) return;
+  // `need_fp`: f_p too on the compiled path (without the products it is
+  // always formed; the tangent path forms none and prepares the tangents).
+  bool fy_compiled = false;
+  void StateJacobian(double t, const double* y, bool need_fp = false) {
+    if (SameState(t, y) && (!need_fp || fp_valid || !fy_compiled)) return;
     fy_y.resize(0);
-    fp_valid = CompiledJacobians(t, y);
-    if (!fp_valid) form.StateJacobian(t, y, &fy);
+    fp_valid = false;
+    fy_compiled = CompiledJacobians(t, y, need_fp || !vjp);
+    if (!fy_compiled) form.StateJacobian(t, y, &fy);
     fy_t = t;
     fy_y = Eigen::Map<const Eigen::VectorXd>(y, n());
   }
@@ -89,21 +108,82 @@ struct AdjointRun : CallbackGuard {
   // rows from the chart (the identity block without quaternions). False
   // when there is no compiled linearization or an entry is not finite.
   Eigen::MatrixXd x_;
-  bool CompiledJacobians(double t, const double* y) {
+  bool CompiledJacobians(double t, const double* y, bool with_fp) {
     if (!lin) return false;
     form.Accelerations(t, y);
     const KktResult& r = form.applied();
     if (!lin->Linearize(t, y, y + nq, mech->parameters(), r.vdot, r.lambda))
       return false;
-    x_ = lin->K().solve(lin->Z());
+    lin_a = r.vdot;
+    lin_lambda = r.lambda;
+    x_ = lin->K().solve(with_fp ? lin->Z() : lin->Z().leftCols(n()));
     if (!x_.allFinite()) return false;
     fy.setZero(n(), n());
     CoordinateRatesJacobian(mech->model().data(), mech->q(), mech->v(),
                             fy.topLeftCorner(nq, nq),
                             fy.topRightCorner(nq, nv));
     fy.bottomRows(nv) = -x_.topLeftCorner(nv, n());
-    fp = -x_.topRightCorner(nv, np);
+    if (with_fp) fp = -x_.topRightCorner(nv, np);
+    fp_valid = with_fp;
     return true;
+  }
+
+  // ---- the compiled product (vjp): mu_v' f_p (np) at (t, y) (the
+  // backward right-hand side keeps f_y' mu, cheap for CVODES's Newton
+  // iterations at one state; the quadrature takes f_p only through this
+  // product).
+  Eigen::VectorXd mu_fp, prod_;
+  Eigen::VectorXd lin_a, lin_lambda;  // the KKT solution of CompiledJacobians
+  double vjp_t = 0.0;
+  Eigen::VectorXd vjp_y;  // the state of the last Prepare
+  bool vjp_state = false;
+  // False when the product is not available at this state (the caller
+  // takes the dense f_p or the tangent path).
+  bool Products(double t, const double* y, const Eigen::VectorXd& mu) {
+    if (!vjp) return false;
+    const auto Y = Eigen::Map<const Eigen::VectorXd>(y, n());
+    const bool same = vjp_y.size() == n() && t == vjp_t && Y == vjp_y &&
+                      mech->t() == t && mech->q() == Y.head(nq) &&
+                      mech->v() == Y.tail(nv);
+    if (!same) {
+      // K and the KKT solution at the state: from the last f_y there, or
+      // one solve (a quadrature node: f_y itself is not needed).
+      vjp_y.resize(0);
+      if (SameState(t, y) && fy_compiled) {
+        vjp_state =
+            vjp->Prepare(t, y, y + nq, mech->parameters(), lin_a, lin_lambda);
+      } else {
+        form.Accelerations(t, y);
+        const KktResult& r = form.applied();
+        vjp_state =
+            vjp->Prepare(t, y, y + nq, mech->parameters(), r.vdot, r.lambda);
+      }
+      vjp_t = t;
+      vjp_y = Y;
+    }
+    if (!vjp_state) return false;
+    Eigen::VectorXd e = Eigen::VectorXd::Zero(vjp->rows());
+    e.head(nv) = mu.tail(nv);
+    const Eigen::VectorXd w = vjp->SolveTransposed(e);
+    if (!w.allFinite() || !vjp->Product(w, &prod_)) return false;
+    mu_fp = -prod_.tail(np);
+    return true;
+  }
+
+  // The running integrand's gradient at the mechanics' state, (d/dy) when
+  // `wrt_y` else (d/dp), kept for the last state (the backward right-hand
+  // side is evaluated several times per state, then the quadrature).
+  Eigen::VectorXd run_gy, run_gp, run_q, run_v;
+  double run_t = 0.0;
+  const Eigen::VectorXd* RunningGradient(bool wrt_y) {
+    if (!(run_q.size() == nq && run_t == mech->t() && run_q == mech->q() &&
+          run_v == mech->v())) {
+      Gradient(fun->running, &run_gy, &run_gp);
+      run_t = mech->t();
+      run_q = mech->q();
+      run_v = mech->v();
+    }
+    return wrt_y ? &run_gy : &run_gp;
   }
 
   // Gradient of a scalar user function at the mechanics' state: (d/dy,
@@ -172,9 +252,8 @@ int RhsB(realtype t, N_Vector y, N_Vector yB, N_Vector yBd, void* ud) {
   auto* run = static_cast<AdjointRun*>(ud);
   return run->Trap([&] {
     run->StateJacobian(t, N_VGetArrayPointer(y));
-    Eigen::VectorXd gy, gp;
-    run->Gradient(run->fun->running, &gy, &gp);
-    View(yBd) = -run->fy.transpose() * ConstView(yB) - gy;
+    const Eigen::VectorXd* gy = run->RunningGradient(true);
+    View(yBd) = -run->fy.transpose() * ConstView(yB) - *gy;
   });
 }
 
@@ -201,10 +280,15 @@ int JacB(realtype t,
 int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
   auto* run = static_cast<AdjointRun*>(ud);
   return run->Trap([&] {
-    run->StateJacobian(t, N_VGetArrayPointer(y));  // factors K (cached)
-    Eigen::VectorXd gy, gp;
-    run->Gradient(run->fun->running, &gy, &gp);
-    const auto mu = ConstView(yB);
+    const Eigen::VectorXd mu = ConstView(yB);
+    const bool products = run->Products(t, N_VGetArrayPointer(y), mu);
+    // Without the product: the compiled f_p, or the tangents prepared
+    // (K factored) at the state; f_y itself is not needed here.
+    if (!products && run->lin)
+      run->StateJacobian(t, N_VGetArrayPointer(y), /*need_fp=*/true);
+    else if (!products && !run->SameState(t, N_VGetArrayPointer(y)))
+      run->form.PrepareTangents(t, N_VGetArrayPointer(y));
+    const Eigen::VectorXd& gp = *run->RunningGradient(false);
     auto out = View(qBd);
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(run->n());
     Eigen::VectorXd da;
@@ -214,9 +298,23 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
         out[i] = 0.0;
         continue;
       }
+      if (products) {
+        out[i] = -(gp[sp.index] + run->mu_fp[sp.index]);
+        continue;
+      }
       if (run->fp_valid) {
         out[i] = -(gp[sp.index] + mu.tail(run->nv).dot(run->fp.col(sp.index)));
         continue;
+      }
+      // Off the parameter's declared time support f_p's column is zero
+      // (ModelBuilder::ParameterTimeSupport), and so is gp's entry.
+      const auto& support = run->mech->model().data().parameter_time_support;
+      if (!support.empty() && AdjointShortcutsEnabled()) {
+        const auto& s = support[static_cast<size_t>(sp.index)];
+        if (t < s.first || t > s.second) {
+          out[i] = 0.0;
+          continue;
+        }
       }
       Eigen::VectorXd dp = Eigen::VectorXd::Zero(run->np);
       dp[sp.index] = 1.0;
@@ -340,7 +438,10 @@ SensitivityResult AdjointGradient(Mechanics* mech,
     return fail(e.what());
   }
   run.modes = modes.get();
-  if (modes) run.lin.reset();
+  if (modes) {
+    run.lin.reset();
+    run.vjp.reset();
+  }
   if (!MakeConsistent(mech, options, &q, &v, &scratch))
     return fail(scratch.error);
   Eigen::MatrixXd s0(n, ns);
@@ -611,12 +712,17 @@ SensitivityResult AdjointGradient(Mechanics* mech,
       DAEDALUS_SUNDIALS_CHECK(
           CVodeSetLinearSolverB(mem, which, sg.LSB.get(), sg.AB.get()));
       DAEDALUS_SUNDIALS_CHECK(CVodeSetJacFnB(mem, which, JacB));
-      DAEDALUS_SUNDIALS_CHECK(CVodeQuadInitB(mem, which, QuadB, sg.qB.get()));
-      DAEDALUS_SUNDIALS_CHECK(
-          CVodeQuadSStolerancesB(mem, which, options.rtol, options.atol));
-      DAEDALUS_SUNDIALS_CHECK(CVodeSetQuadErrConB(mem, which, SUNTRUE));
+      // The parameters' quadrature: CVODES's, error-controlled, or by
+      // Gauss-Legendre on the backward steps (GaussQuadrature).
+      const bool gauss = GaussQuadrature(md, run.sens);
+      if (!gauss) {
+        DAEDALUS_SUNDIALS_CHECK(CVodeQuadInitB(mem, which, QuadB, sg.qB.get()));
+        DAEDALUS_SUNDIALS_CHECK(
+            CVodeQuadSStolerancesB(mem, which, options.rtol, options.atol));
+        DAEDALUS_SUNDIALS_CHECK(CVodeSetQuadErrConB(mem, which, SUNTRUE));
+      }
       run.Reset();
-      if (sg.t1 > sg.t0) {
+      if (sg.t1 > sg.t0 && !gauss) {
         const int flag = CVodeB(mem, sg.t0, CV_NORMAL);
         if (flag < 0)
           return fail(
@@ -624,6 +730,14 @@ SensitivityResult AdjointGradient(Mechanics* mech,
         double tb = sg.t0;
         DAEDALUS_SUNDIALS_CHECK(CVodeGetB(mem, which, &tb, sg.yB.get()));
         DAEDALUS_SUNDIALS_CHECK(CVodeGetQuadB(mem, which, &tb, sg.qB.get()));
+      } else if (sg.t1 > sg.t0) {
+        const std::string e = GaussBackward(
+            mem, which, sg.t0, sg.t1, Breakpoints(md, run.sens, sg.t0, sg.t1),
+            QuadB, &run, sg.yB.get(), sg.qB.get(), ctx.get(),
+            [&](int flag, double tf) {
+              return CvodeFlagText(flag, "backward pass (CVodeB)", tf, run);
+            });
+        if (!e.empty()) return fail(e + run.Detail());
       }
       mu = ConstView(sg.yB.get());
       const auto xi = ConstView(sg.qB.get());

@@ -247,6 +247,16 @@ struct IdasAdjointRun : CallbackGuard {
         out[i] = l.dot(Fp.col(sp.index)) - gp[sp.index];
         continue;
       }
+      // Off the parameter's declared time support F_p's column is zero
+      // (ModelBuilder::ParameterTimeSupport), and so is gp's entry.
+      const auto& support = mech->model().data().parameter_time_support;
+      if (!support.empty() && AdjointShortcutsEnabled()) {
+        const auto& s = support[static_cast<size_t>(sp.index)];
+        if (t < s.first || t > s.second) {
+          out[i] = 0.0;
+          continue;
+        }
+      }
       Eigen::VectorXd dp = Eigen::VectorXd::Zero(np);
       dp[sp.index] = 1.0;
       form.SensResidual(t, y, yp, zero.data(), zero.data(), dp, fp.data());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -228,7 +229,30 @@ Param ModelBuilder::Parameter(const std::string& name,
   data_->parameter_defaults.conservativeResize(n + 1);
   data_->parameter_defaults[n] = default_value;
   data_->parameter_ranges.push_back(range);
+  if (!data_->parameter_time_support.empty())
+    data_->parameter_time_support.emplace_back(
+        -std::numeric_limits<double>::infinity(),
+        std::numeric_limits<double>::infinity());
   return Param{n};
+}
+
+ModelBuilder& ModelBuilder::ParameterTimeSupport(Param p,
+                                                 double from,
+                                                 double to) {
+  const auto np = static_cast<Eigen::Index>(data_->parameter_names.size());
+  if (p.index < 0 || p.index >= np || !(from <= to))
+    throw std::invalid_argument(
+        "model '" + data_->name + "': ParameterTimeSupport(" +
+        std::to_string(p.index) + ", " + std::to_string(from) + ", " +
+        std::to_string(to) +
+        "): needs a declared parameter and from <= to; declare the "
+        "parameter first");
+  if (data_->parameter_time_support.empty())
+    data_->parameter_time_support.assign(
+        static_cast<size_t>(np), {-std::numeric_limits<double>::infinity(),
+                                  std::numeric_limits<double>::infinity()});
+  data_->parameter_time_support[static_cast<size_t>(p.index)] = {from, to};
+  return *this;
 }
 
 namespace {

@@ -20,9 +20,11 @@
 #include <Eigen/Core>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "daedalus/optimal_control.hpp"
@@ -66,6 +68,18 @@ class ControlSpline {
   }
 
   int size() const { return static_cast<int>(tau_.size()); }
+
+  /// The times outside which u does not depend on coefficient j: the
+  /// support of its splines (tau_{j-1} .. tau_{j+1} linear, tau_{j-2} ..
+  /// tau_{j+2} cubic), unbounded where it reaches an end of the grid (u
+  /// holds its end value beyond).
+  std::pair<double, double> Support(int j) const {
+    const int k = size();
+    const int reach = linear_ ? 1 : 2;
+    const double inf = std::numeric_limits<double>::infinity();
+    return {j - reach <= 0 ? -inf : tau_[static_cast<size_t>(j - reach)],
+            j + reach >= k - 1 ? inf : tau_[static_cast<size_t>(j + reach)]};
+  }
   const std::vector<double>& knots() const { return tau_; }
 
   /// u(t) with coefficient j given by coef(j), at scalar type S.

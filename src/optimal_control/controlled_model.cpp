@@ -222,6 +222,9 @@ Model ModelWithControls(const Model& model,
       const Param p =
           b.Parameter(ControlParameterName(controls[k].input, j), c0);
       if (j == 0) first[k] = static_cast<int>(p.index);
+      // The adjoint skips the coefficient's f_p column off its span.
+      const auto [from, to] = s->Support(j);
+      b.ParameterTimeSupport(p, from, to);
     }
     splines.push_back(std::move(s));
   }
