@@ -48,10 +48,14 @@ struct EvalRequest {
 /// A slipping friction row (docs/friction.md; BasicWorkspace::slip): its
 /// model row, the normal row of its contact, the other row of a 3D cone
 /// (or -1), mu_kinetic and the slip direction sigma (+-1 for a planar
-/// row; v_t,row / |v_t| for a cone's, set by the velocity stage).
+/// row; for a cone's, v_t,row / |v_t| set by the velocity stage while
+/// v_t . d > 0, d = (d_row, d_partner) the direction at the slip's onset,
+/// else d_row: the force does not flip where the slip stops, whose
+/// witness is v_t . d).
 struct SlipRow {
   int row = -1, normal = -1, partner = -1;
   double mu = 0.0, sigma = 1.0;
+  double d_row = 0.0, d_partner = 0.0;
 };
 
 /// Mutable scratch for one thread and one Model. Sized at construction; no

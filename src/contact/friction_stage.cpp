@@ -158,10 +158,17 @@ class FrictionStage final : public ModeSwitcher {
     mech_->Evaluate(t, out.q, out.v);
     const double e_minus = mech_->energy();
     const std::vector<Mode> before = Modes();
+    std::vector<Eigen::Vector2d> dir_before;
+    for (const Contact& c : c_) dir_before.push_back(c.dir);
     Decide(t, &out.q, &out.v, fired, inner_fired, &ev);
     mech_->Evaluate(t, out.q, out.v);
     const double change = mech_->energy() - e_minus;
     friction_switched_ = Modes() != before;
+    // A slip that reverses (slip -> slip through zero speed) switches too.
+    for (size_t k = 0; k < c_.size(); ++k)
+      friction_switched_ |= fired[k] && before[k] == Mode::kSlip &&
+                            c_[k].mode == Mode::kSlip &&
+                            c_[k].dir.dot(dir_before[k]) < 0.0;
     if (!friction_switched_ && !inner_fired) {
       // A witness that switched nothing (a cone's slip direction turned,
       // a margin touching zero): re-armed where it is.
@@ -383,6 +390,8 @@ class FrictionStage final : public ModeSwitcher {
         s.partner = c.t.size() == 2 ? c.t[1 - i] : -1;
         s.mu = c.muk;
         s.sigma = c.dir[static_cast<Eigen::Index>(i)];
+        s.d_row = s.sigma;
+        s.d_partner = c.dir[static_cast<Eigen::Index>(1 - i)];
         slip.push_back(s);
       }
     }

@@ -88,7 +88,8 @@ void DropOpenRows(BasicWorkspace<S>* ws, bool position, bool velocity) {
       const double a = ws->vel_residual[s.row];
       const double b = ws->vel_residual[s.partner];
       const double n = std::hypot(a, b);
-      if (n > 0.0) s.sigma = a / n;
+      s.sigma =
+          n > 0.0 && a * s.d_row + b * s.d_partner > 0.0 ? a / n : s.d_row;
     }
   }
   for (int r : ws->open_rows) {

@@ -177,6 +177,152 @@ TEST(PainleveRod, AboveFourThirdsTheStartIsInconsistent) {
                     HasSubstr("Painleve"), HasSubstr("inconsistent")));
 }
 
+// A block on a horizontal plane (coordinates s, n; the normal n >= 0,
+// the friction row v_s; and for `cone` a third coordinate w with the
+// friction rows (v_s, v_w)), pulled along s by a force `rate` t and held
+// back by a spring `k` s.
+struct PlaneBlock {
+  double m = 1.0, g = 9.81, mu_s = 0.5, mu_k = 0.3, rate = 0.0, k = 0.0;
+  bool cone = false;
+  Model Build() const {
+    ModelBuilder b("plane_block");
+    b.Coordinates(cone ? std::vector<std::string>{"s", "n", "w"}
+                       : std::vector<std::string>{"s", "n"});
+    const double m_ = m, g_ = g, k_ = k, rate_ = rate;
+    b.KineticEnergy(
+        [m_](const auto& x) { return 0.5 * m_ * x.v.squaredNorm(); });
+    b.PotentialEnergy([=](const auto& x) {
+      return m_ * g_ * x.q[1] + 0.5 * k_ * x.q[0] * x.q[0];
+    });
+    const int nv = cone ? 3 : 2;
+    b.OtherLoads([rate_, nv](const auto& x) {
+      using S = Scalar<decltype(x)>;
+      VecX<S> f = VecX<S>::Zero(nv);
+      f[0] = rate_ * x.t;
+      return f;
+    });
+    b.Holonomic("plane", [](const auto& x) { return x.q[1]; });
+    if (cone) {
+      b.Nonholonomic(
+          "plane_slip",
+          [](const auto& x) {
+            using S = Scalar<decltype(x)>;
+            VecX<S> u(2);
+            u << x.v[0], x.v[2];
+            return u;
+          },
+          2);
+    } else {
+      b.Nonholonomic("plane_slip", [](const auto& x) { return x.v[0]; });
+    }
+    ContactLaw law;
+    law.friction = "plane_slip";
+    law.mu_static = mu_s;
+    law.mu_kinetic = mu_k;
+    b.Unilateral("plane", law);
+    return std::move(b).Build();
+  }
+};
+
+SimulationOptions Tight(double t_end) {
+  SimulationOptions o;
+  o.t_end = t_end;
+  o.output_step = 0.01;
+  o.rtol = 1e-12;
+  o.atol = 1e-14;
+  o.integrator = Integrator::kCvodesBdf;
+  o.formulation = Formulation::kBaumgarte;
+  return o;
+}
+
+// Stick -> slip: the force rate t reaches mu_s m g at t_s (the slip
+// margin's root); then m s'' = rate t - mu_k m g.
+TEST(FrictionSwitch, ARampForceBreaksStictionAtTheClosedFormTime) {
+  PlaneBlock pb;
+  pb.rate = 10.0;
+  const Model model = pb.Build();
+  InitialState x0;
+  x0.q = Eigen::Vector2d::Zero();
+  x0.v = Eigen::Vector2d::Zero();
+  Keep keep;
+  const SimulationSummary s =
+      Simulate(model, x0, model.default_parameters(), Tight(1.0), &keep);
+  ASSERT_TRUE(s.ok) << s.error;
+  const double ts = pb.mu_s * pb.m * pb.g / pb.rate;
+  const std::vector<ContactEvent> slip = Kind(s, "slip");
+  ASSERT_EQ(slip.size(), 1u);
+  EXPECT_NEAR(slip[0].t, ts, kClosedForm * ts);
+  EXPECT_EQ(s.contact.friction[0].stick_to_slip, 1);
+  for (const Sample& x : keep.samples) {
+    if (x.t < ts) {
+      EXPECT_EQ(x.q[0], 0.0) << x.t;  // stuck: no creep at all
+      continue;
+    }
+    const double d = x.t - ts;
+    const double exact =
+        pb.rate * (x.t * x.t * x.t - ts * ts * ts) / (6.0 * pb.m) -
+        pb.rate * ts * ts * d / (2.0 * pb.m) - 0.5 * pb.mu_k * pb.g * d * d;
+    EXPECT_NEAR(x.q[0], exact, kClosedForm) << x.t;
+  }
+}
+
+// Slip -> slip reversals and a final stick: a spring k pulls the block
+// from s0; each half swing (pi sqrt(m / k)) ends at a turning point
+// |s_n| = s0 - 2 n d, d = mu m g / k, until |s_n| <= mu_s m g / k holds
+// it. With s0 = 0.2: two reversals, then stuck at s_3 = -(s0 - 6 d).
+TEST(FrictionSwitch, ASpringOscillatorReversesTwiceThenSticks) {
+  PlaneBlock pb;
+  pb.k = 100.0;
+  pb.mu_s = pb.mu_k = 0.3;
+  const Model model = pb.Build();
+  const double s0 = 0.2, d = pb.mu_k * pb.m * pb.g / pb.k;
+  InitialState x0;
+  x0.q = Eigen::Vector2d(s0, 0.0);
+  x0.v = Eigen::Vector2d::Zero();
+  const SimulationSummary s =
+      Simulate(model, x0, model.default_parameters(), Tight(1.5));
+  ASSERT_TRUE(s.ok) << s.error;
+  const double half = std::acos(-1.0) * std::sqrt(pb.m / pb.k);
+  const std::vector<ContactEvent> slip = Kind(s, "slip");
+  const std::vector<ContactEvent> stick = Kind(s, "stick");
+  ASSERT_EQ(slip.size(), 2u);
+  ASSERT_EQ(stick.size(), 1u);
+  EXPECT_EQ(s.contact.friction[0].reversals, 2);
+  EXPECT_NEAR(slip[0].t, half, kClosedForm);
+  EXPECT_NEAR(slip[1].t, 2.0 * half, kClosedForm);
+  EXPECT_NEAR(stick[0].t, 3.0 * half, kClosedForm);
+  const double s3 = -(s0 - 6.0 * d);
+  EXPECT_NEAR(s.final.q[0], s3, kClosedForm);
+  EXPECT_NEAR(s.final.friction_work, 0.5 * pb.k * (s3 * s3 - s0 * s0),
+              kClosedForm);
+  EXPECT_NEAR(s.final.energy_residual, 0.0, kClosedForm);
+}
+
+// A 3D cone (two friction rows): launched along (3, 4) / 5 at |v0| = 2,
+// it slides straight, decelerating at mu_k g, and sticks after
+// |v0| / (mu_k g) having gone |v0|^2 / (2 mu_k g).
+TEST(FrictionSwitch, AConeSlidesStraightAndSticksAtTheClosedFormPoint) {
+  PlaneBlock pb;
+  pb.cone = true;
+  const Model model = pb.Build();
+  const double v0 = 2.0;
+  InitialState x0;
+  x0.q = Eigen::Vector3d::Zero();
+  x0.v = Eigen::Vector3d(0.6 * v0, 0.0, 0.8 * v0);
+  const SimulationSummary s =
+      Simulate(model, x0, model.default_parameters(), Tight(1.5));
+  ASSERT_TRUE(s.ok) << s.error;
+  const std::vector<ContactEvent> stick = Kind(s, "stick");
+  ASSERT_EQ(stick.size(), 1u);
+  const double t_stop = v0 / (pb.mu_k * pb.g);
+  const double dist = v0 * v0 / (2.0 * pb.mu_k * pb.g);
+  EXPECT_NEAR(stick[0].t, t_stop, kClosedForm);
+  EXPECT_NEAR(s.final.q[0], 0.6 * dist, kClosedForm);
+  EXPECT_NEAR(s.final.q[2], 0.8 * dist, kClosedForm);
+  EXPECT_NEAR(s.final.friction_work, -0.5 * pb.m * v0 * v0, kClosedForm);
+  EXPECT_LT(s.contact.friction[0].max_slip_cone_error, 1e-12);
+}
+
 // A one-body model with friction, for bad input.
 Model Block(double mu, const std::string& friction, int normal_rows = 1) {
   ModelBuilder b("block");
