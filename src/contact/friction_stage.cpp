@@ -284,12 +284,11 @@ class FrictionStage final : public ModeSwitcher {
               ContactEvent* ev) {
     const std::vector<int> inner_open = InnerOpen();
     const Point<double> x{*q, *v, t, mech_->parameters()};
-    Eigen::VectorXd scale_u = Eigen::VectorXd::Zero(1);
+    double scale_u = v->norm();
     for (const Contact& c : c_)
-      scale_u[0] = std::max(scale_u[0], TangentialVelocity(c, x).norm());
-    const double utol =
-        std::max(kSlipVelocityFraction * co_.zeno_velocity,
-                 kSlipRoundOff * std::max(scale_u[0], v->norm()));
+      scale_u = std::max(scale_u, TangentialVelocity(c, x).norm());
+    const double utol = std::max(kSlipVelocityFraction * co_.zeno_velocity,
+                                 kSlipRoundOff * scale_u);
     std::vector<size_t> test;   // contacts to test for stick
     std::vector<size_t> onset;  // stick -> slip: direction from lambda_t
     for (size_t k = 0; k < c_.size(); ++k) {

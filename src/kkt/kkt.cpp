@@ -361,7 +361,7 @@ void KktSolver::Solve(const Workspace& ws,
       svd.setThreshold(1e-10);
       hl.rank_J = static_cast<int>(svd.rank());
       hl.sigma_min_J = svd.singularValues()[nc - 1 < nv ? nc - 1 : nv - 1];
-      if (!schur) {
+      if (!schur || !ws.slip.empty()) {  // (the slip path did not factor S)
         im.Y = im.llt_m.solve(ws.J.transpose());
         im.S.noalias() = ws.J * im.Y;
         im.llt_s.compute(im.S);
