@@ -180,6 +180,11 @@ class FrictionStage final : public ModeSwitcher {
     out.restart = true;
     out.energy_change += change;
     if (friction_switched_) {
+      // After a contact switch no friction witness fired: the contacts
+      // whose friction mode changed are the event's.
+      if (ev.rows.empty())
+        for (size_t k = 0; k < c_.size(); ++k)
+          if (c_[k].mode != before[k]) ev.rows.push_back(c_[k].name);
       CountAtInstant(t);
       ev.t = t;
       ev.energy_change = change;
@@ -472,18 +477,27 @@ class FrictionStage final : public ModeSwitcher {
   }
 
   void Book(ContactEvent ev) {
-    // The kind: stick when a contact came to stick, else slip.
-    ev.kind = "slip";
-    for (const Contact& c : c_)
-      if (c.mode == Mode::kStick &&
-          std::find(ev.rows.begin(), ev.rows.end(), c.name) != ev.rows.end())
-        ev.kind = "stick";
+    // The kind: stick when a contact came to stick, else slip; contacts
+    // that only opened are the contact stage's event.
+    ev.kind = "";
+    for (const Contact& c : c_) {
+      if (std::find(ev.rows.begin(), ev.rows.end(), c.name) == ev.rows.end())
+        continue;
+      if (c.mode == Mode::kStick) ev.kind = "stick";
+      if (c.mode == Mode::kSlip && ev.kind.empty()) ev.kind = "slip";
+    }
+    if (ev.kind.empty()) {
+      last_modes_ = Modes();
+      return;
+    }
     for (size_t k = 0; k < c_.size(); ++k) {
       if (std::find(ev.rows.begin(), ev.rows.end(), c_[k].name) ==
           ev.rows.end())
         continue;
       FrictionContactReport& rep = sum_->contact.friction[k];
-      if (c_[k].mode == Mode::kStick) ++rep.slip_to_stick;
+      const bool known = last_modes_.size() == c_.size();
+      if (c_[k].mode == Mode::kStick && known && last_modes_[k] == Mode::kSlip)
+        ++rep.slip_to_stick;
       if (c_[k].mode == Mode::kSlip && last_modes_.size() == c_.size() &&
           last_modes_[k] == Mode::kStick)
         ++rep.stick_to_slip;

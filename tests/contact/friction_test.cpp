@@ -323,6 +323,33 @@ TEST(FrictionSwitch, AConeSlidesStraightAndSticksAtTheClosedFormPoint) {
   EXPECT_LT(s.contact.friction[0].max_slip_cone_error, 1e-12);
 }
 
+// A block dropped from h with a horizontal speed vx: the plastic impact
+// (frictionless impulse) closes the contact at sqrt(2 h / g), it slips,
+// and sticks vx / (mu_k g) later, vx^2 / (2 mu_k g) further.
+TEST(FrictionSwitch, AContactClosedByAnImpactSlipsThenSticks) {
+  PlaneBlock pb;
+  const Model model = pb.Build();
+  const double h = 0.1, vx = 1.0;
+  InitialState x0;
+  x0.q = Eigen::Vector2d(0.0, h);
+  x0.v = Eigen::Vector2d(vx, 0.0);
+  const SimulationSummary s =
+      Simulate(model, x0, model.default_parameters(), Tight(1.0));
+  ASSERT_TRUE(s.ok) << s.error;
+  const double t_imp = std::sqrt(2.0 * h / pb.g);
+  const std::vector<ContactEvent> impact = Kind(s, "impact");
+  const std::vector<ContactEvent> stick = Kind(s, "stick");
+  ASSERT_EQ(impact.size(), 1u);
+  ASSERT_EQ(stick.size(), 1u);
+  EXPECT_NEAR(impact[0].t, t_imp, kClosedForm);
+  EXPECT_NEAR(stick[0].t, t_imp + vx / (pb.mu_k * pb.g), kClosedForm);
+  const double dist = vx * vx / (2.0 * pb.mu_k * pb.g);
+  EXPECT_NEAR(s.final.q[0], vx * t_imp + dist, kClosedForm);
+  EXPECT_NEAR(s.final.friction_work, -0.5 * pb.m * vx * vx, kClosedForm);
+  EXPECT_EQ(s.contact.friction[0].slip_to_stick, 1);
+  EXPECT_EQ(s.contact.friction[0].stick_to_slip, 0);
+}
+
 // A one-body model with friction, for bad input.
 Model Block(double mu, const std::string& friction, int normal_rows = 1) {
   ModelBuilder b("block");
