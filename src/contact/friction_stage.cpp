@@ -123,8 +123,15 @@ class FrictionStage final : public ModeSwitcher {
     ContactEvent ev;
     Decide(t, q, v, fired, true, &ev);
     last_modes_ = Modes();
-    ev.kind = "start";
-    sum_->contact.events.push_back(ev);
+    // The contact stage's start event names each closed contact with
+    // friction with its mode ("ground:slip").
+    std::vector<ContactEvent>& events = sum_->contact.events;
+    if (events.empty() || events.back().kind != "start") return;
+    for (std::string& name : events.back().closed)
+      for (const Contact& c : c_)
+        if (c.name == name) name += std::string(":") + Name(c.mode);
+    events.back().correction_velocity =
+        std::max(events.back().correction_velocity, ev.correction_velocity);
   }
 
   bool Fired(const int* found) const override {
