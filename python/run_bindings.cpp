@@ -22,6 +22,7 @@
 #include "atwood.hpp"
 #include "bead_parabola.hpp"
 #include "bindings.hpp"
+#include "block_on_incline.hpp"
 #include "bouncing_ball.hpp"
 #include "bouncing_ball_contact.hpp"
 #include "chain.hpp"
@@ -48,6 +49,7 @@
 #include "monitor/sample_collector.hpp"
 #include "moving_support.hpp"
 #include "newtons_cradle.hpp"
+#include "painleve_rod.hpp"
 #include "particle_hemisphere.hpp"
 #include "particle_sphere.hpp"
 #include "pendulum.hpp"
@@ -57,6 +59,7 @@
 #include "rotating_particle.hpp"
 #include "slider_crank.hpp"
 #include "slider_crank_mb.hpp"
+#include "sliding_sphere.hpp"
 #include "stiff_linkage.hpp"
 
 namespace py = pybind11;
@@ -141,6 +144,9 @@ const std::vector<Entry>& Catalogue() {
     plain("bouncing_ball_contact", BouncingBallContactProblem);
     plain("particle_hemisphere", ParticleHemisphereProblem);
     plain("golf_impact", GolfImpactProblem);
+    plain("sliding_sphere", SlidingSphereProblem);
+    plain("block_on_incline", BlockOnInclineProblem);
+    plain("painleve_rod", PainleveRodProblem);
     sized("newtons_cradle", {"balls", 3, 2, 20, "number of balls"},
           NewtonsCradleProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).

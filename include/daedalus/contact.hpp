@@ -35,6 +35,24 @@ struct ContactLaw {
   /// --no-joint-limits (WithoutJointLimits) removes from the model
   /// (docs/contact.md, "Joint limits").
   std::string joint = {};
+  /// Coulomb friction (docs/friction.md), when not empty: the name of the
+  /// constraint whose rows are this contact's tangential velocities
+  /// (declared with Nonholonomic: 1 row for a planar contact, 2 for a 3D
+  /// isotropic cone). The contact's normal constraint then has one row.
+  /// While the contact is closed its tangential rows *stick* (they are
+  /// bilateral velocity constraints, admissible while |lambda_t| <=
+  /// mu_static lambda_n) or *slip* (they leave the KKT system and the
+  /// force -mu_kinetic lambda_n v_t / |v_t| acts along them); while it is
+  /// open they carry no force. Build() checks the names and the values.
+  std::string friction = {};
+  /// Static and kinetic coefficients, >= 0; a negative mu_kinetic (the
+  /// default) takes mu_static.
+  double mu_static = 0.0;
+  double mu_kinetic = -1.0;
+  /// When not empty: mu_static (mu_kinetic) is this model parameter's
+  /// value (so that --param can set it), checked >= 0 at the start.
+  std::string mu_static_parameter = {};
+  std::string mu_kinetic_parameter = {};
 };
 
 /// How a run treats its unilateral constraints.
@@ -76,7 +94,8 @@ struct ContactOptions {
 /// (multiplier through zero), a closure at rest, or the start's mode.
 struct ContactEvent {
   double t = 0.0;
-  /// "start", "impact", "release" or "close".
+  /// "start", "impact", "release" or "close"; with friction also "slip"
+  /// (stick -> slip, or a slip that reverses) and "stick" (slip -> stick).
   std::string kind;
   /// The contact rows whose witness fired (names of the rows).
   std::vector<std::string> rows;
@@ -97,6 +116,26 @@ struct ContactEvent {
   double lcp_residual = 0.0;
   /// Projection of the restart onto the new mode's closed rows (max-norms).
   double correction_position = 0.0, correction_velocity = 0.0;
+};
+
+/// One contact with Coulomb friction (ContactLaw::friction) over a run
+/// (docs/friction.md). Its friction work is the constraint work of its
+/// tangential rows (Sample::constraint_work; their sum over all contacts
+/// is Sample::friction_work).
+struct FrictionContactReport {
+  std::string contact, tangential;  ///< the normal row, the tangential rows
+  double mu_static = 0.0, mu_kinetic = 0.0;
+  int stick_to_slip = 0, slip_to_stick = 0, reversals = 0;
+  /// Over the samples where it sticks: the largest |power| of its
+  /// tangential rows (|lambda_t . (J_t v)|: 0 to round-off certifies that
+  /// a sticking contact does no work) and the smallest slip margin
+  /// mu_static lambda_n - |lambda_t| (>= 0: the stick was admissible).
+  double max_stick_power = 0.0;
+  double min_stick_margin = 0.0, t_min_stick_margin = 0.0;
+  bool any_stick = false;
+  /// Samples where it slips: the largest |lambda_t| - mu_kinetic lambda_n
+  /// (0 to round-off: the force lies on the cone).
+  double max_slip_cone_error = 0.0;
 };
 
 /// The contacts of a run: their switches and the feasibility certificate
@@ -131,6 +170,7 @@ struct ContactReport {
   /// re-armed without a switch.
   int spurious_roots = 0;
   double impact_work = 0.0;  ///< sum of the impacts' E+ - E- [J]
+  std::vector<FrictionContactReport> friction;
 };
 
 }  // namespace daedalus

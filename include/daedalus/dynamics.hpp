@@ -45,6 +45,19 @@ struct EvalRequest {
   const double* vdot = nullptr;
 };
 
+/// A slipping friction row (docs/friction.md; BasicWorkspace::slip): its
+/// model row, the normal row of its contact, the other row of a 3D cone
+/// (or -1), mu_kinetic and the slip direction sigma (+-1 for a planar
+/// row; for a cone's, v_t,row / |v_t| set by the velocity stage while
+/// v_t . d > 0, d = (d_row, d_partner) the direction at the slip's onset,
+/// else d_row: the force does not flip where the slip stops, whose
+/// witness is v_t . d).
+struct SlipRow {
+  int row = -1, normal = -1, partner = -1;
+  double mu = 0.0, sigma = 1.0;
+  double d_row = 0.0, d_partner = 0.0;
+};
+
 /// Mutable scratch for one thread and one Model. Sized at construction; no
 /// allocation in the evaluation stages for models whose user functions do
 /// not allocate.
@@ -133,6 +146,13 @@ class BasicWorkspace {
   /// stages leave their Phi, J, Phi_t, J v + Phi_t and b at zero, and the
   /// KKT solve gives them lambda = 0. Empty: every row is a constraint.
   std::vector<int> open_rows;
+  /// Slipping friction rows (docs/friction.md), each also in open_rows:
+  /// the stages keep its J row (so that J' lambda holds the friction
+  /// force), and the KKT solve replaces its equation by lambda_row =
+  /// -mu sigma lambda_normal. A cone's two rows name each other as
+  /// `partner`: sigma is then the slip direction v_t / |v_t|, set by the
+  /// velocity stage; a planar row keeps the sigma (+-1) its switch set.
+  std::vector<SlipRow> slip;
 
   // ---- SeedTangent's record (internal): the parameter values that p, p1,
   // p2, pm1 and pm2 hold, and the entries seeded with a nonzero tangent, so

@@ -214,6 +214,9 @@ struct Sample {
   double stabilization_work = 0.0;  // GGL correction power, projection jumps
   double reset_work = 0.0;          // sum of E+ - E- over the resets so far
   double impact_work = 0.0;         // sum of E+ - E- over the contact impacts
+  /// Part of constraint_work: the friction rows' (ContactLaw::friction)
+  /// int lambda_t J_t v, <= 0 (docs/friction.md).
+  double friction_work = 0.0;
   /// nc: the impulses of the contact impact just before this sample (the
   /// sample after an impact), else zeros; empty without contacts.
   Eigen::VectorXd impulse;

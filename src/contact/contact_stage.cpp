@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "contact/contact_problems.hpp"
+#include "contact/friction_stage.hpp"
 #include "contact/lcp.hpp"
 #include "formulation/support.hpp"
 
@@ -71,7 +72,9 @@ class ContactStage final : public ModeSwitcher {
       for (int r = 0; r < c.rows; ++r) {
         const int row = m.constraint_row(ci) + r;
         if (!c.unilateral) {
-          bilateral_.push_back(row);
+          // A contact's friction rows are the friction stage's
+          // (friction_stage.hpp): open here, in no LCP.
+          (IsFrictionRows(d, c.name) ? friction_ : bilateral_).push_back(row);
           continue;
         }
         double e = 0.0;
@@ -215,7 +218,7 @@ class ContactStage final : public ModeSwitcher {
       std::vector<int> open;
       for (size_t k = 0; k < rows_.size(); ++k)
         if (!closed_[k]) open.push_back(rows_[k]);
-      mech_->SetOpenRows(open);
+      SetOpen(open);
       // The closed contacts' multipliers here (the reported, ideal ones).
       mech_->Evaluate(t, q, v);
       KktResult r;
@@ -344,6 +347,11 @@ class ContactStage final : public ModeSwitcher {
     out->energy_change = 0.0;
     out->impulse = Eigen::VectorXd::Zero(mech_->nc());
     return *out;
+  }
+
+  void SetOpen(std::vector<int> open) {
+    open.insert(open.end(), friction_.begin(), friction_.end());
+    mech_->SetOpenRows(open);
   }
 
   // The raw gaps of every contact (the constraint functions, whatever the
@@ -555,7 +563,7 @@ class ContactStage final : public ModeSwitcher {
     std::vector<int> open;
     for (size_t k = 0; k < rows_.size(); ++k)
       if (!closed_[k]) open.push_back(rows_[k]);
-    mech_->SetOpenRows(open);
+    SetOpen(open);
     const ProjectionResult pp =
         mech_->ProjectPositions(t, q, *v, opt_.initial_projection_tol,
                                 opt_.initial_projection_max_iter);
@@ -749,6 +757,7 @@ class ContactStage final : public ModeSwitcher {
   std::vector<int> e_param_;     // per contact: e's parameter, or -1
   std::vector<std::string> names_;
   std::vector<int> bilateral_;  // the model's other rows
+  std::vector<int> friction_;   // contacts' friction rows (always open here)
   std::vector<bool> closed_;
   std::vector<double> offset_;  // re-armed witnesses (per contact)
   std::vector<int> forced_;     // penetrating at a projected start
@@ -768,8 +777,11 @@ class ContactStage final : public ModeSwitcher {
 std::unique_ptr<ModeSwitcher> MakeContactStage(Mechanics* mech,
                                                const SimulationOptions& options,
                                                SimulationSummary* sum) {
-  if (!EventDrivenContact(options, TraitsOf(mech->model()))) return nullptr;
-  return std::make_unique<ContactStage>(mech, options, sum);
+  const ModelTraits traits = TraitsOf(mech->model());
+  if (!EventDrivenContact(options, traits)) return nullptr;
+  auto stage = std::make_unique<ContactStage>(mech, options, sum);
+  if (!traits.friction) return stage;
+  return MakeFrictionStage(mech, options, sum, std::move(stage));
 }
 
 }  // namespace daedalus::internal

@@ -76,13 +76,30 @@ const internal::CompiledModel* Compiled(const BasicWorkspace<S>& ws) {
 // Open contacts (BasicWorkspace::open_rows): their rows are no
 // constraint of the current mode; the position stage zeroes Phi, J and
 // Phi_t, the velocity stage J v + Phi_t and b.
+// A slipping friction row (BasicWorkspace::slip) keeps its J row, so
+// that J' lambda holds its friction force; a 3D cone's rows take their
+// slip direction v_t / |v_t| here, before their J v + Phi_t is zeroed.
 template <class S>
 void DropOpenRows(BasicWorkspace<S>* ws, bool position, bool velocity) {
+  if constexpr (std::is_same_v<S, double>) {
+    // A tangent workspace copies the value workspace's sigma.
+    for (SlipRow& s : ws->slip) {
+      if (!velocity || s.partner < 0) continue;
+      const double a = ws->vel_residual[s.row];
+      const double b = ws->vel_residual[s.partner];
+      const double n = std::hypot(a, b);
+      s.sigma =
+          n > 0.0 && a * s.d_row + b * s.d_partner > 0.0 ? a / n : s.d_row;
+    }
+  }
   for (int r : ws->open_rows) {
     if (position) {
       ws->phi[r] = S(0.0);
       ws->phi_t[r] = S(0.0);
-      ws->J.row(r).setZero();
+      const bool slips =
+          std::any_of(ws->slip.begin(), ws->slip.end(),
+                      [r](const SlipRow& s) { return s.row == r; });
+      if (!slips) ws->J.row(r).setZero();
     }
     if (velocity) {
       ws->vel_residual[r] = S(0.0);
@@ -99,8 +116,14 @@ namespace {
 // search). Such a constraint is not evaluated: DropOpenRows would zero
 // what it computed (a humanoid's 52 joint limits, open but for a few,
 // were 57 % of its run by their sweeps over every velocity).
-bool AllRowsOpen(const std::vector<int>& open, bool sorted, int r0, int rows) {
+bool AllRowsOpen(const std::vector<int>& open,
+                 const std::vector<SlipRow>& slip,
+                 bool sorted,
+                 int r0,
+                 int rows) {
   if (open.empty()) return false;
+  for (const SlipRow& s : slip)
+    if (s.row >= r0 && s.row < r0 + rows) return false;  // its J is kept
   for (int r = r0; r < r0 + rows; ++r) {
     const bool found =
         sorted ? std::binary_search(open.begin(), open.end(), r)
@@ -139,7 +162,7 @@ void EvaluatePositionStage(BasicWorkspace<S>* ws) {
   for (int ci = 0; ci < model.num_constraints(); ++ci) {
     const auto& c = d.constraints[ci];
     const int r0 = d.constraint_rows[ci];
-    if (AllRowsOpen(ws->open_rows, sorted, r0, c.rows)) {
+    if (AllRowsOpen(ws->open_rows, ws->slip, sorted, r0, c.rows)) {
       ws->phi.segment(r0, c.rows).setZero();
       ws->phi_t.segment(r0, c.rows).setZero();
       continue;
@@ -232,7 +255,7 @@ void EvaluateVelocityStage(BasicWorkspace<S>* ws, const EvalRequest& req) {
   for (int ci = 0; ci < model.num_constraints(); ++ci) {
     const auto& c = d.constraints[ci];
     const int r0 = d.constraint_rows[ci];
-    if (AllRowsOpen(ws->open_rows, sorted, r0, c.rows)) {
+    if (AllRowsOpen(ws->open_rows, ws->slip, sorted, r0, c.rows)) {
       ws->vel_residual.segment(r0, c.rows).setZero();
       ws->bias.segment(r0, c.rows).setZero();
       continue;

@@ -32,6 +32,11 @@ class DenseMechanics final : public Mechanics {
     ws_.open_rows = open_rows_;
     ws_.SetState(ws_.t, ws_.q, ws_.v);
   }
+  void SetSlipRows(const std::vector<SlipRow>& slip) override {
+    ws_.slip = slip;
+    ws_.SetState(ws_.t, ws_.q, ws_.v);
+  }
+  const std::vector<SlipRow>& slip_rows() const override { return ws_.slip; }
   const CompiledModel* compiled() const override { return compiled_; }
 
   void SetParameters(const Eigen::VectorXd& p) override {
@@ -196,12 +201,13 @@ class DenseMechanics final : public Mechanics {
                             double dt) override {
     TangentWorkspace& tws = Tws();
     tws.open_rows = ws_.open_rows;
+    tws.slip = ws_.slip;
     SeedTangent(ws_, dq, dv, dp, &tws, dt);
     EvaluateAll(&tws, req);
     return tws;
   }
   void FactorTangentKkt() override {
-    tangent_kkt_.Factor(ws_.M, ws_.J, ws_.open_rows);
+    tangent_kkt_.Factor(ws_.M, ws_.J, ws_.open_rows, ws_.slip);
   }
   void SolveTangentKkt(const TangentWorkspace& tws,
                        const VecX<D1>& bias,

@@ -13,6 +13,7 @@
 
 #include <Eigen/Core>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,16 @@ class Mechanics {
   /// sparse one). Invalidates the evaluated state.
   virtual void SetOpenRows(const std::vector<int>& rows) { open_rows_ = rows; }
   const std::vector<int>& open_rows() const { return open_rows_; }
+  /// Slipping friction rows (docs/friction.md; Workspace::slip), each also
+  /// an open row: the dense evaluator only (the contact stage runs there).
+  virtual void SetSlipRows(const std::vector<SlipRow>& slip) {
+    if (!slip.empty())
+      throw std::logic_error("SetSlipRows: the dense evaluator only");
+  }
+  virtual const std::vector<SlipRow>& slip_rows() const {
+    static const std::vector<SlipRow> none;
+    return none;
+  }
   bool is_open(int row) const {
     for (int r : open_rows_)
       if (r == row) return true;

@@ -50,6 +50,7 @@ ModelTraits TraitsOf(const Model& model) {
     t.unilateral |= c.unilateral;
     t.contact_laws |= c.unilateral && c.law.has_value();
     t.joint_limits |= c.unilateral && c.law && !c.law->joint.empty();
+    t.friction |= c.unilateral && c.law && !c.law->friction.empty();
   }
   t.quaternions = !model.quaternions().empty();
   return t;
@@ -113,6 +114,13 @@ std::string ContactRefusal(const SimulationOptions& o,
     return "event-driven contact on IDAS takes the dense Newton solver: an "
            "open contact's residual row lambda_i = 0 is outside KLU's "
            "pattern of the index-1 residual; use --linear-solver dense";
+  if (traits.friction && o.integrator == Integrator::kIdas)
+    return "contacts with friction run on CVODES (cvodes-bdf, cvodes-adams): "
+           "a slipping row's equation lambda_t = -mu sigma lambda_n is not "
+           "in the IDAS residual yet (docs/friction.md)";
+  if (traits.friction && o.sensitivity.method != SensMethod::kNone)
+    return "sensitivities across friction's stick and slip switches are not "
+           "implemented yet (docs/friction.md); run without --sens";
   if (o.drift_tol > 0.0 && o.drift_action == DriftAction::kEscalate)
     return "drift escalation restarts the run without the contact stage's "
            "mode; use --drift-action fail with event-driven contact";

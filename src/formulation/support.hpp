@@ -45,6 +45,7 @@ struct ModelTraits {
   bool unilateral = false;    ///< a unilateral constraint
   bool contact_laws = false;  ///< a unilateral constraint with a ContactLaw
   bool joint_limits = false;  ///< a joint limit's contact (ContactLaw::joint)
+  bool friction = false;  ///< a contact with friction (ContactLaw::friction)
 };
 ModelTraits TraitsOf(const Model& model);
 

@@ -8,13 +8,19 @@ namespace daedalus::internal {
 
 void TangentKkt::Factor(const Eigen::MatrixXd& M,
                         const Eigen::MatrixXd& J,
-                        const std::vector<int>& open) {
+                        const std::vector<int>& open,
+                        const std::vector<SlipRow>& slip) {
   const Eigen::Index nv = M.rows(), nc = J.rows();
   Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nv + nc, nv + nc);
   K.topLeftCorner(nv, nv) = M;
   K.topRightCorner(nv, nc) = -J.transpose();
   K.bottomLeftCorner(nc, nv) = J;
   for (int r : open) K(nv + r, nv + r) = 1.0;
+  for (const SlipRow& s : slip) {
+    K.row(nv + s.row).setZero();
+    K(nv + s.row, nv + s.row) = 1.0;
+    K(nv + s.row, nv + s.normal) = s.mu * s.sigma;
+  }
   lu_.compute(K);
 }
 
@@ -37,6 +43,10 @@ void TangentKkt::Solve(const TangentWorkspace& tws,
     for (Eigen::Index j = 0; j < nv; ++j) acc += tws.J(k, j) * vdot[j];
     rhs[nv + k] = -acc.d;
   }
+  // A slipping row's equation lambda_t + mu sigma lambda_n = 0 has no
+  // tangent (sigma is constant along a planar slip; a cone's direction is
+  // held, docs/friction.md).
+  for (const SlipRow& s : tws.slip) rhs[nv + s.row] = 0.0;
   const Eigen::VectorXd x = lu_.solve(rhs);
   *dvdot = x.head(nv);
   if (dlambda) *dlambda = x.tail(nc);

@@ -26,9 +26,12 @@ class TangentKkt {
  public:
   /// `open`: the rows of open contacts (their J row is zero): a unit
   /// diagonal, so their dlambda is 0 (docs/contact.md).
+  /// `slip`: slipping friction rows (docs/friction.md; each also open,
+  /// its J row kept): dlambda_t + mu sigma dlambda_n = 0.
   void Factor(const Eigen::MatrixXd& M,
               const Eigen::MatrixXd& J,
-              const std::vector<int>& open = {});
+              const std::vector<int>& open = {},
+              const std::vector<SlipRow>& slip = {});
   /// `tws` seeded and evaluated; `bias` its constraint right-hand side
   /// (tangent); (vdot, lambda) the solution being linearized.
   void Solve(const TangentWorkspace& tws,

@@ -191,6 +191,29 @@ double PivotRcond(const Eigen::LLT<Eigen::MatrixXd>& llt) {
   return hi > 0.0 ? (lo / hi) * (lo / hi) : 0.0;
 }
 
+// The rows of slipping friction (Workspace::slip) in the Schur
+// complement S (its open-row diagonal d set): d lambda_t + d mu sigma
+// lambda_n = 0, so that J_t' lambda_t = -mu sigma lambda_n J_t' is the
+// kinetic friction force.
+void SlipRowsSchur(const Workspace& ws, Eigen::MatrixXd* S) {
+  for (const SlipRow& sr : ws.slip) {
+    const double d = (*S)(sr.row, sr.row);
+    S->row(sr.row).setZero();
+    (*S)(sr.row, sr.row) = d;
+    (*S)(sr.row, sr.normal) = d * sr.mu * sr.sigma;
+  }
+}
+
+[[noreturn]] void ThrowSlipSingular(const Workspace& ws, double rcond) {
+  std::ostringstream os;
+  os << "model '" << ws.model().name()
+     << "': the KKT system with slipping friction rows is singular (rcond "
+     << rcond << ") at " << DescribeState(ws)
+     << ": the normal force of a slipping contact is not determined by "
+        "its mu (a Painleve configuration; docs/friction.md)";
+  throw std::runtime_error(os.str());
+}
+
 }  // namespace
 
 KktSolver::KktSolver(const Model& model, KktOptions options)
@@ -246,7 +269,19 @@ void KktSolver::Solve(const Workspace& ws,
       const bool redundant_ok =
           options_.allow_redundant || options_.method == KktMethod::kQr;
       bool full_rank = options_.method != KktMethod::kQr;
-      if (full_rank) {
+      if (!ws.slip.empty()) {
+        // Slipping friction rows (docs/friction.md): lambda_t + mu sigma
+        // lambda_n = 0 in place of the row's equation. S is then not
+        // symmetric: LU with partial pivoting.
+        SlipRowsSchur(ws, &im.S);
+        im.r = bias;
+        im.r.noalias() += ws.J * im.z;
+        for (int r : ws.open_rows) im.r[r] = 0.0;
+        const Eigen::PartialPivLU<Eigen::MatrixXd> lu(im.S);
+        if (!(lu.rcond() > tol)) ThrowSlipSingular(ws, lu.rcond());
+        out->lambda = -lu.solve(im.r);
+        full_rank = false;
+      } else if (full_rank) {
         im.llt_s.compute(im.S);
         full_rank =
             im.llt_s.info() == Eigen::Success && PivotRcond(im.llt_s) >= tol;
@@ -257,6 +292,8 @@ void KktSolver::Solve(const Workspace& ws,
         for (int r : ws.open_rows) im.r[r] = 0.0;
         out->lambda = im.llt_s.solve(im.r);
         out->lambda = -out->lambda;
+      } else if (!ws.slip.empty()) {
+        // solved above
       } else if (redundant_ok) {
         const Eigen::VectorXd r = -(bias + ws.J * im.z);
         SolveRedundantDense(ws, options_, im.S, r, &out->lambda, &im.dependent,
@@ -276,6 +313,12 @@ void KktSolver::Solve(const Workspace& ws,
     if (!ws.open_rows.empty()) {
       const double d = ws.M.diagonal().cwiseAbs().maxCoeff();
       for (int r : ws.open_rows) im.K(nv + r, nv + r) = d > 0.0 ? d : 1.0;
+      for (const SlipRow& sr : ws.slip) {
+        im.K.row(nv + sr.row).setZero();
+        im.K(nv + sr.row, nv + sr.row) = d > 0.0 ? d : 1.0;
+        im.K(nv + sr.row, nv + sr.normal) =
+            (d > 0.0 ? d : 1.0) * sr.mu * sr.sigma;
+      }
     }
     im.lu.compute(im.K);
     if (!(im.lu.rcond() > tol * 1e-2)) {
@@ -318,7 +361,7 @@ void KktSolver::Solve(const Workspace& ws,
       svd.setThreshold(1e-10);
       hl.rank_J = static_cast<int>(svd.rank());
       hl.sigma_min_J = svd.singularValues()[nc - 1 < nv ? nc - 1 : nv - 1];
-      if (!schur) {
+      if (!schur || !ws.slip.empty()) {  // (the slip path did not factor S)
         im.Y = im.llt_m.solve(ws.J.transpose());
         im.S.noalias() = ws.J * im.Y;
         im.llt_s.compute(im.S);

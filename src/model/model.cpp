@@ -533,6 +533,56 @@ void ResolveEvents(internal::ModelData& d) {
   }
 }
 
+// Coulomb friction on a contact (docs/friction.md): mu >= 0, a one-row
+// normal, a nonholonomic tangential constraint of 1 or 2 rows that no
+// other contact uses.
+void CheckFriction(const internal::ModelData& d,
+                   const std::string& n,
+                   const ContactLaw& law) {
+  const std::string who = "model '" + d.name + "': contact '" + n + "'";
+  for (const std::string& prm :
+       {law.mu_static_parameter, law.mu_kinetic_parameter})
+    if (!prm.empty() &&
+        std::find(d.parameter_names.begin(), d.parameter_names.end(), prm) ==
+            d.parameter_names.end())
+      throw std::invalid_argument(who + ": friction parameter '" + prm +
+                                  "' is not a parameter of the model");
+  if (law.friction.empty()) {
+    if (law.mu_static != 0.0 || law.mu_kinetic >= 0.0 ||
+        !law.mu_static_parameter.empty() || !law.mu_kinetic_parameter.empty())
+      throw std::invalid_argument(
+          who +
+          ": a friction coefficient without ContactLaw::friction (name "
+          "the constraint of its tangential velocities)");
+    return;
+  }
+  if (!(law.mu_static >= 0.0) ||
+      !(law.mu_kinetic >= 0.0 || law.mu_kinetic == -1.0))
+    throw std::invalid_argument(
+        who +
+        ": friction coefficient mu_static = " + std::to_string(law.mu_static) +
+        ", mu_kinetic = " + std::to_string(law.mu_kinetic) +
+        " is negative or NaN; Coulomb's mu is >= 0 (mu_kinetic -1, the "
+        "default, takes mu_static)");
+  const auto& normal = d.constraints[FindConstraint(d, n, "Unilateral()")];
+  if (normal.rows != 1)
+    throw std::invalid_argument(who + " has " + std::to_string(normal.rows) +
+                                " rows: a contact with friction has one "
+                                "normal row (declare one constraint per "
+                                "contact point)");
+  const auto& t = d.constraints[FindConstraint(d, law.friction, "friction")];
+  if (t.kind != ConstraintKind::kNonholonomic || (t.rows != 1 && t.rows != 2))
+    throw std::invalid_argument(
+        who + ": friction constraint '" + law.friction +
+        "' must be Nonholonomic with 1 row (planar) or 2 rows (a 3D "
+        "isotropic cone): its rows are the contact's tangential velocities");
+  for (const auto& [other, ol] : d.unilaterals)
+    if (other != n && ol && ol->friction == law.friction)
+      throw std::invalid_argument(who + ": friction constraint '" +
+                                  law.friction + "' is also contact '" + other +
+                                  "''s");
+}
+
 void ResolveFeasibility(internal::ModelData& d) {
   const std::string where = "model '" + d.name + "': ";
   for (const auto& [n, law] : d.unilaterals) {
@@ -555,6 +605,7 @@ void ResolveFeasibility(internal::ModelData& d) {
                                   law->restitution_parameter +
                                   "' is not a parameter of the model");
     }
+    CheckFriction(d, n, *law);
     c.law = law;
   }
   for (const auto& c : d.constraints) {

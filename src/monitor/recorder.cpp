@@ -20,6 +20,14 @@ Recorder::Recorder(const Model& model, SimulationSummary* sum, Observer* obs)
   sum->unilateral_rows = feasibility_.num_unilateral();
   sum->friction_cones = feasibility_.size() - feasibility_.num_unilateral();
   sum->power_gap_max = Eigen::VectorXd::Zero(model.nc());
+  // The tangential rows of contacts with friction (docs/friction.md).
+  for (int ci = 0; ci < model.num_constraints(); ++ci) {
+    const auto& c = model.constraints()[ci];
+    for (const auto& n : model.constraints())
+      if (n.unilateral && n.law && n.law->friction == c.name)
+        for (int r = 0; r < c.rows; ++r)
+          friction_rows_.push_back(model.constraint_row(ci) + r);
+  }
   sum->kkt_health.checked = model.nc() > 0;
   sum->kkt_health.rank_J_min = model.nc();
 }
@@ -89,6 +97,7 @@ void Recorder::Record(Mechanics& mech,
   s.stabilization_work = w[L.stabilization()] + extra_stabilization;
   s.reset_work = reset_work_;
   s.impact_work = impact_work_;
+  for (int r : friction_rows_) s.friction_work += s.constraint_work[r];
   if (contacts_) {
     s.impulse = impulse_;
     impulse_.setZero();

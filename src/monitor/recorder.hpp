@@ -78,6 +78,7 @@ class Recorder {
   double e0_ = 0.0;
   double reset_work_ = 0.0;
   double impact_work_ = 0.0;
+  std::vector<int> friction_rows_;  // contacts' tangential rows
   bool contacts_ = false;
   Eigen::VectorXd impulse_;  // nc, with contacts
   bool after_reset_ = false;

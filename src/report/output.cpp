@@ -72,6 +72,24 @@ nlohmann::json ContactJson(const ContactReport& c) {
                                  {"t", Num(c.t_min_closed_lambda)},
                                  {"row", c.row_min_closed_lambda}};
   j["certificate"] = cert;
+  json fr = json::array();
+  for (const FrictionContactReport& f : c.friction) {
+    json x = {{"contact", f.contact},
+              {"tangential", f.tangential},
+              {"mu_static", Num(f.mu_static)},
+              {"mu_kinetic", Num(f.mu_kinetic)},
+              {"stick_to_slip", f.stick_to_slip},
+              {"slip_to_stick", f.slip_to_stick},
+              {"reversals", f.reversals},
+              {"max_slip_cone_error", Num(f.max_slip_cone_error)}};
+    if (f.any_stick) {
+      x["max_stick_power"] = Num(f.max_stick_power);
+      x["min_stick_margin"] = {{"value", Num(f.min_stick_margin)},
+                               {"t", Num(f.t_min_stick_margin)}};
+    }
+    fr.push_back(x);
+  }
+  if (!c.friction.empty()) j["friction"] = fr;
   return j;
 }
 
@@ -485,7 +503,8 @@ std::string SummaryJson(const Model& model,
                {"explicit_time", Num(f.explicit_time_work)},
                {"stabilization", Num(f.stabilization_work)},
                {"reset", Num(f.reset_work)},
-               {"impact", Num(f.impact_work)}};
+               {"impact", Num(f.impact_work)},
+               {"friction", Num(f.friction_work)}};
   if (sum.contact.event_driven) j["contact"] = ContactJson(sum.contact);
   j["stabilization_work"] = Num(f.stabilization_work);
   json qj = json::object();

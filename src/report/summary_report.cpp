@@ -192,6 +192,17 @@ std::string SimulationSummary::FullReport(const Model& model) const {
       os << "  certificate            min closed lambda " << c.min_closed_lambda
          << " ('" << c.row_min_closed_lambda
          << "', t = " << c.t_min_closed_lambda << ")\n";
+    for (const FrictionContactReport& f : c.friction) {
+      os << "  friction               '" << f.contact << "' mu_s "
+         << f.mu_static << ", mu_k " << f.mu_kinetic << ": " << f.stick_to_slip
+         << " stick->slip, " << f.slip_to_stick << " slip->stick, "
+         << f.reversals << " reversals; work " << final.friction_work
+         << " J (all contacts)";
+      if (f.any_stick)
+        os << "; sticking: power <= " << f.max_stick_power
+           << " W, slip margin >= " << f.min_stick_margin;
+      os << "\n";
+    }
   }
   os << "  evaluator              " << evaluator << "\n";
   os << "  solver                 " << stats.steps << " steps, "

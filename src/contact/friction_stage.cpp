@@ -1,0 +1,556 @@
+#include "contact/friction_stage.hpp"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "contact/contact_problems.hpp"
+
+namespace daedalus::internal {
+
+namespace {
+
+// A slip speed below this fraction of ContactOptions::zeno_velocity (or
+// of round-off at the run's velocity scale) counts as zero when a slip
+// stops: the stick test decides then.
+constexpr double kSlipVelocityFraction = 1e-3;
+constexpr double kSlipRoundOff = 64 * std::numeric_limits<double>::epsilon();
+// Stick holds while |lambda_t| <= mu_s lambda_n (1 + kStickSlack): the
+// multipliers' round-off (1e-15 relative) must not make a contact at rest
+// below its friction angle slip, nor one at it stick.
+constexpr double kStickSlack = 1e-12;
+// An effective normal inverse inertia below this fraction of the
+// frictionless one counts as nonpositive (Painleve).
+constexpr double kPainleve = 1e-12;
+constexpr int kMaxFrictionSwitches = 50;
+
+enum class Mode { kOpen, kStick, kSlip };
+
+const char* Name(Mode m) {
+  return m == Mode::kOpen ? "open" : m == Mode::kStick ? "stick" : "slip";
+}
+
+struct Contact {
+  std::string name, tname;
+  int normal = -1;        // the normal row
+  int constraint_t = -1;  // the tangential constraint
+  std::vector<int> t;     // its rows (1 or 2)
+  double mus = 0.0, muk = 0.0;
+  Mode mode = Mode::kOpen;
+  Eigen::Vector2d dir = Eigen::Vector2d(1.0, 0.0);  // slip direction
+  double offset = 0.0;                              // re-armed witness
+};
+
+class FrictionStage final : public ModeSwitcher {
+ public:
+  FrictionStage(Mechanics* mech,
+                const SimulationOptions& o,
+                SimulationSummary* sum,
+                std::unique_ptr<ModeSwitcher> inner)
+      : mech_(mech), co_(o.contact), sum_(sum), inner_(std::move(inner)) {
+    const Model& m = mech->model();
+    const ModelData& d = m.data();
+    for (int ci = 0; ci < m.num_constraints(); ++ci) {
+      const ConstraintDecl& c = d.constraints[static_cast<size_t>(ci)];
+      if (!c.unilateral || !c.law || c.law->friction.empty()) continue;
+      Contact k;
+      k.name = c.name;
+      k.tname = c.law->friction;
+      k.normal = m.constraint_row(ci);
+      const Eigen::VectorXd& p = mech->parameters();
+      const ContactLaw& law = *c.law;
+      k.mus = law.mu_static_parameter.empty()
+                  ? law.mu_static
+                  : p[m.ParameterIndex(law.mu_static_parameter)];
+      k.muk = law.mu_kinetic_parameter.empty()
+                  ? law.mu_kinetic
+                  : p[m.ParameterIndex(law.mu_kinetic_parameter)];
+      if (k.muk < 0.0 && law.mu_kinetic_parameter.empty()) k.muk = k.mus;
+      if (!(k.mus >= 0.0) || !(k.muk >= 0.0)) {
+        std::ostringstream os;
+        os << "contact '" << k.name
+           << "': friction coefficient mu_static = " << k.mus
+           << ", mu_kinetic = " << k.muk << " (parameters '"
+           << law.mu_static_parameter << "', '" << law.mu_kinetic_parameter
+           << "') is negative or NaN; Coulomb's mu is >= 0";
+        throw std::invalid_argument(os.str());
+      }
+      for (int cj = 0; cj < m.num_constraints(); ++cj) {
+        const ConstraintDecl& t = d.constraints[static_cast<size_t>(cj)];
+        if (t.name != k.tname) continue;
+        k.constraint_t = cj;
+        for (int r = 0; r < t.rows; ++r)
+          k.t.push_back(m.constraint_row(cj) + r);
+      }
+      FrictionContactReport rep;
+      rep.contact = k.name;
+      rep.tangential = k.tname;
+      rep.mu_static = k.mus;
+      rep.mu_kinetic = k.muk;
+      sum_->contact.friction.push_back(rep);
+      c_.push_back(std::move(k));
+    }
+  }
+
+  // ---- ModeRoots
+  int num_roots() const override {
+    return inner_->num_roots() + static_cast<int>(c_.size());
+  }
+  std::vector<int> RootDirections() const override {
+    std::vector<int> d = inner_->RootDirections();
+    d.insert(d.end(), c_.size(), -1);  // both witnesses fall through 0
+    return d;
+  }
+  void EvaluateRoots(const Mechanics& mech,
+                     const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                     double* g) const override {
+    inner_->EvaluateRoots(mech, lambda, g);
+    const int ni = inner_->num_roots();
+    for (size_t k = 0; k < c_.size(); ++k)
+      g[static_cast<size_t>(ni) + k] =
+          Witness(c_[k], mech.point(), lambda) - c_[k].offset;
+  }
+
+  // ---- ModeSwitcher
+  void Start(double t, Eigen::VectorXd* q, Eigen::VectorXd* v) override {
+    inner_->Start(t, q, v);
+    std::vector<bool> fired(c_.size(), false);
+    ContactEvent ev;
+    Decide(t, q, v, fired, true, &ev);
+    last_modes_ = Modes();
+    // The contact stage's start event names each closed contact with
+    // friction with its mode ("ground:slip").
+    std::vector<ContactEvent>& events = sum_->contact.events;
+    if (events.empty() || events.back().kind != "start") return;
+    for (std::string& name : events.back().closed)
+      for (const Contact& c : c_)
+        if (c.name == name) name += std::string(":") + Name(c.mode);
+    events.back().correction_velocity =
+        std::max(events.back().correction_velocity, ev.correction_velocity);
+  }
+
+  bool Fired(const int* found) const override {
+    if (inner_->Fired(found)) return true;
+    const size_t ni = static_cast<size_t>(inner_->num_roots());
+    for (size_t k = 0; k < c_.size(); ++k)
+      if (found[ni + k] != 0) return true;
+    return false;
+  }
+
+  ModeRestart Switch(double t,
+                     const Eigen::VectorXd& q,
+                     const Eigen::VectorXd& v,
+                     const int* found) override {
+    const bool inner_fired = inner_->Fired(found);
+    ModeRestart out;
+    if (inner_fired) {
+      out = inner_->Switch(t, q, v, found);
+    } else {
+      out.q = q;
+      out.v = v;
+      out.impulse = Eigen::VectorXd::Zero(mech_->nc());
+    }
+    const size_t ni = static_cast<size_t>(inner_->num_roots());
+    std::vector<bool> fired(c_.size(), false);
+    ContactEvent ev;
+    for (size_t k = 0; k < c_.size(); ++k) {
+      fired[k] = found[ni + k] != 0;
+      if (fired[k]) ev.rows.push_back(c_[k].name);
+    }
+    mech_->Evaluate(t, out.q, out.v);
+    const double e_minus = mech_->energy();
+    const std::vector<Mode> before = Modes();
+    std::vector<Eigen::Vector2d> dir_before;
+    for (const Contact& c : c_) dir_before.push_back(c.dir);
+    Decide(t, &out.q, &out.v, fired, inner_fired, &ev);
+    mech_->Evaluate(t, out.q, out.v);
+    const double change = mech_->energy() - e_minus;
+    friction_switched_ = Modes() != before;
+    // A slip that reverses (slip -> slip through zero speed) switches too.
+    for (size_t k = 0; k < c_.size(); ++k)
+      friction_switched_ |= fired[k] && before[k] == Mode::kSlip &&
+                            c_[k].mode == Mode::kSlip &&
+                            c_[k].dir.dot(dir_before[k]) < 0.0;
+    if (!friction_switched_ && !inner_fired) {
+      // A witness that switched nothing (a cone's slip direction turned,
+      // a margin touching zero): re-armed where it is.
+      CountAtInstant(t);
+      out.restart = true;
+      out.energy_change = 0.0;
+      return out;
+    }
+    out.restart = true;
+    out.energy_change += change;
+    if (friction_switched_) {
+      // After a contact switch no friction witness fired: the contacts
+      // whose friction mode changed are the event's.
+      if (ev.rows.empty())
+        for (size_t k = 0; k < c_.size(); ++k)
+          if (c_[k].mode != before[k]) ev.rows.push_back(c_[k].name);
+      CountAtInstant(t);
+      ev.t = t;
+      ev.energy_change = change;
+      Book(ev);
+    }
+    return out;
+  }
+
+  std::unique_ptr<EventJump> Jump(const FlowPoint& minus,
+                                  const FlowPoint& plus) override {
+    if (friction_switched_) RefuseSensitivities();
+    return inner_->Jump(minus, plus);
+  }
+
+  Eigen::MatrixXd SensitivitiesAfter(const FlowPoint& minus,
+                                     const FlowPoint& plus,
+                                     const Eigen::MatrixXd& s_minus,
+                                     const std::vector<Eigen::VectorXd>& dirs,
+                                     Eigen::VectorXd* tau) override {
+    if (friction_switched_) RefuseSensitivities();
+    return inner_->SensitivitiesAfter(minus, plus, s_minus, dirs, tau);
+  }
+
+  void AtSample(const Mechanics& mech, const Eigen::VectorXd& lambda) override {
+    inner_->AtSample(mech, lambda);
+    const Point<double> x = mech.point();
+    for (size_t k = 0; k < c_.size(); ++k) {
+      Contact& c = c_[k];
+      const double g = Witness(c, x, lambda);
+      if (c.offset != 0.0 && std::abs(g) > 2.0 * std::abs(c.offset))
+        c.offset = 0.0;
+      FrictionContactReport& rep = sum_->contact.friction[k];
+      const double ln = lambda[c.normal];
+      const double lt = TangentialForce(c, lambda).norm();
+      if (c.mode == Mode::kStick) {
+        double power = 0.0;
+        for (int r : c.t) power += lambda[r] * mech.vel_residual()[r];
+        rep.max_stick_power = std::max(rep.max_stick_power, std::abs(power));
+        const double margin = c.mus * ln - lt;
+        if (!rep.any_stick || margin < rep.min_stick_margin) {
+          rep.min_stick_margin = margin;
+          rep.t_min_stick_margin = mech.t();
+        }
+        rep.any_stick = true;
+      } else if (c.mode == Mode::kSlip) {
+        rep.max_slip_cone_error =
+            std::max(rep.max_slip_cone_error, std::abs(lt - c.muk * ln));
+      }
+    }
+  }
+
+ private:
+  std::vector<Mode> Modes() const {
+    std::vector<Mode> m;
+    for (const Contact& c : c_) m.push_back(c.mode);
+    return m;
+  }
+
+  Eigen::VectorXd TangentialForce(
+      const Contact& c, const Eigen::Ref<const Eigen::VectorXd>& l) const {
+    Eigen::VectorXd out(static_cast<Eigen::Index>(c.t.size()));
+    for (size_t i = 0; i < c.t.size(); ++i)
+      out[static_cast<Eigen::Index>(i)] = l[c.t[i]];
+    return out;
+  }
+
+  // The tangential velocity v_t = A v + a of contact c (its constraint's
+  // function: the workspace zeroes an open row's J v + Phi_t).
+  Eigen::VectorXd TangentialVelocity(const Contact& c,
+                                     const Point<double>& x) const {
+    const ModelData& d = mech_->model().data();
+    d.constraints[static_cast<size_t>(c.constraint_t)].fn.f0(x, scratch_);
+    return Eigen::VectorXd(
+        scratch_.head(static_cast<Eigen::Index>(c.t.size())));
+  }
+
+  // The witness of contact c: falls through zero at its next switch.
+  double Witness(const Contact& c,
+                 const Point<double>& x,
+                 const Eigen::Ref<const Eigen::VectorXd>& lambda) const {
+    if (c.mode == Mode::kStick)
+      return c.mus * lambda[c.normal] - TangentialForce(c, lambda).norm();
+    if (c.mode == Mode::kSlip) {
+      const Eigen::VectorXd u = TangentialVelocity(c, x);
+      double g = 0.0;
+      for (Eigen::Index i = 0; i < u.size(); ++i) g += c.dir[i] * u[i];
+      return g;
+    }
+    return 1.0;  // open: no friction
+  }
+
+  // The friction modes at (t, q, v) after the contact stage set the
+  // normal modes: a contact that opened is open; one that is fresh (the
+  // start, or after a contact switch) slips if its tangential velocity is
+  // not zero, else is tested for stick; a witness that fired switches
+  // (stick -> slip; a slip whose speed reached zero is tested for stick).
+  void Decide(double t,
+              Eigen::VectorXd* q,
+              Eigen::VectorXd* v,
+              const std::vector<bool>& fired,
+              bool fresh,
+              ContactEvent* ev) {
+    const std::vector<int> inner_open = InnerOpen();
+    const Point<double> x{*q, *v, t, mech_->parameters()};
+    double scale_u = v->norm();
+    for (const Contact& c : c_)
+      scale_u = std::max(scale_u, TangentialVelocity(c, x).norm());
+    const double utol = std::max(kSlipVelocityFraction * co_.zeno_velocity,
+                                 kSlipRoundOff * scale_u);
+    std::vector<size_t> test;   // contacts to test for stick
+    std::vector<size_t> onset;  // stick -> slip: direction from lambda_t
+    for (size_t k = 0; k < c_.size(); ++k) {
+      Contact& c = c_[k];
+      c.offset = 0.0;
+      const bool closed = std::find(inner_open.begin(), inner_open.end(),
+                                    c.normal) == inner_open.end();
+      if (!closed) {
+        c.mode = Mode::kOpen;
+        continue;
+      }
+      if (!fresh && !fired[k] && c.mode != Mode::kOpen) continue;
+      if (c.mode == Mode::kStick && fired[k] && !fresh) {
+        onset.push_back(k);
+        continue;
+      }
+      const Eigen::VectorXd u = TangentialVelocity(c, x);
+      if (u.norm() > utol) {
+        c.mode = Mode::kSlip;
+        c.dir.setZero();
+        c.dir.head(u.size()) = u / u.norm();
+      } else {
+        test.push_back(k);
+      }
+    }
+    // The stick test, and the direction of a slip that starts from rest:
+    // against the force that sticking needs.
+    for (size_t k : test) c_[k].mode = Mode::kStick;
+    Apply(inner_open);
+    for (int round = 0; round <= static_cast<int>(c_.size()); ++round) {
+      mech_->Evaluate(t, *q, *v);
+      KktResult r;
+      mech_->SolveKkt(mech_->bias(), &r);
+      bool changed = false;
+      for (size_t k = 0; k < c_.size(); ++k) {
+        Contact& c = c_[k];
+        const bool is_onset =
+            std::find(onset.begin(), onset.end(), k) != onset.end();
+        if (c.mode != Mode::kStick) continue;
+        const Eigen::VectorXd lt = TangentialForce(c, r.lambda);
+        const double ln = r.lambda[c.normal];
+        if (!is_onset && lt.norm() <= c.mus * ln * (1.0 + kStickSlack))
+          continue;
+        c.mode = Mode::kSlip;
+        c.dir.setZero();
+        if (lt.norm() > 0.0) c.dir.head(lt.size()) = -lt / lt.norm();
+        changed = true;
+      }
+      onset.clear();
+      if (!changed) break;
+      Apply(inner_open);
+    }
+    for (const Contact& c : c_)
+      if (c.mode == Mode::kSlip) CheckPainleve(t, *q, *v, c);
+    // Re-arm the witnesses that start on their surface.
+    KktResult r;
+    mech_->Evaluate(t, *q, *v);
+    mech_->SolveKkt(mech_->bias(), &r);
+    const ProjectionResult pv = mech_->ProjectVelocities(t, *q, v);
+    ev->correction_velocity = pv.correction;
+    const Point<double> xp{*q, *v, t, mech_->parameters()};
+    for (Contact& c : c_) {
+      const double g = Witness(c, xp, r.lambda);
+      if (c.mode != Mode::kOpen && std::abs(g) <= 1e-9 * (1.0 + std::abs(g)))
+        c.offset = g;
+    }
+    for (size_t k = 0; k < c_.size(); ++k) {
+      if (c_[k].mode == Mode::kOpen) continue;
+      ev->closed.push_back(c_[k].name + ":" + Name(c_[k].mode));
+    }
+  }
+
+  // The normal rows the contact stage left open (its open set less the
+  // friction rows, which it keeps open).
+  std::vector<int> InnerOpen() const {
+    std::vector<int> open;
+    for (int r : mech_->open_rows()) {
+      bool friction = false;
+      for (const Contact& c : c_)
+        friction |= std::find(c.t.begin(), c.t.end(), r) != c.t.end();
+      if (!friction) open.push_back(r);
+    }
+    return open;
+  }
+
+  // The mode into the Mechanics: sticking rows closed; slipping rows open
+  // with their J kept and lambda_t = -mu_k sigma lambda_n (Workspace::slip).
+  void Apply(std::vector<int> open) {
+    std::vector<SlipRow> slip;
+    for (const Contact& c : c_) {
+      if (c.mode == Mode::kStick) continue;
+      open.insert(open.end(), c.t.begin(), c.t.end());
+      if (c.mode != Mode::kSlip) continue;
+      for (size_t i = 0; i < c.t.size(); ++i) {
+        SlipRow s;
+        s.row = c.t[i];
+        s.normal = c.normal;
+        s.partner = c.t.size() == 2 ? c.t[1 - i] : -1;
+        s.mu = c.muk;
+        s.sigma = c.dir[static_cast<Eigen::Index>(i)];
+        s.d_row = s.sigma;
+        s.d_partner = c.dir[static_cast<Eigen::Index>(1 - i)];
+        slip.push_back(s);
+      }
+    }
+    mech_->SetOpenRows(open);
+    mech_->SetSlipRows(slip);
+  }
+
+  // Painleve (docs/friction.md): slipping, the contact's normal
+  // acceleration is Phi''_n = a_free + (A_nn - mu_k sigma . A_nt) lambda_n
+  // (A the Delassus operator of its normal and tangential rows with the
+  // other closed rows eliminated). A nonpositive coefficient leaves no
+  // consistent normal force (a_free < 0) or two (a_free >= 0).
+  void CheckPainleve(double t,
+                     const Eigen::VectorXd& q,
+                     const Eigen::VectorXd& v,
+                     const Contact& c) {
+    const std::vector<int> open = mech_->open_rows();
+    const std::vector<SlipRow> slip = mech_->slip_rows();
+    mech_->SetOpenRows({});
+    mech_->SetSlipRows({});
+    mech_->Evaluate(t, q, v);
+    AllRows x;
+    x.M = mech_->DenseMass();
+    x.J = mech_->DenseJacobian();
+    x.b = mech_->bias();
+    x.f = mech_->AppliedForce();
+    std::vector<int> rows{c.normal};
+    rows.insert(rows.end(), c.t.begin(), c.t.end());
+    std::vector<int> closed;
+    for (int r = 0; r < mech_->nc(); ++r)
+      if (std::find(open.begin(), open.end(), r) == open.end() &&
+          std::find(rows.begin(), rows.end(), r) == rows.end())
+        closed.push_back(r);
+    const ContactOperator op(x, rows, closed);
+    mech_->SetOpenRows(open);
+    mech_->SetSlipRows(slip);
+    double a_eff = op.A()(0, 0);
+    for (size_t i = 0; i < c.t.size(); ++i) {
+      const Eigen::Index j = static_cast<Eigen::Index>(i);
+      a_eff -= c.muk * c.dir[j] * op.A()(0, j + 1);
+    }
+    if (a_eff > kPainleve * op.A()(0, 0)) return;
+    const double a_free = op.FreeAcceleration(x)[0];
+    std::ostringstream os;
+    os << "contact '" << c.name << "' slipping with mu_kinetic = " << c.muk
+       << " at t = " << t << " is a Painleve configuration: its normal "
+       << "acceleration is a_free + a_eff lambda_n with a_eff = " << a_eff
+       << " <= 0 (friction turns the normal force against itself) and "
+       << "a_free = " << a_free << ": "
+       << (a_free < 0.0
+               ? "inconsistent, no normal force keeps it closed and it "
+                 "cannot open"
+               : "indeterminate, both lambda_n = 0 and lambda_n = " +
+                     std::to_string(-a_free / a_eff) + " are consistent")
+       << "; Coulomb's rigid-contact law has no solution here (lower mu, "
+          "or model the contact's compliance; docs/friction.md)";
+    throw std::runtime_error(os.str());
+  }
+
+  void CountAtInstant(double t) {
+    if (t != last_t_) {
+      last_t_ = t;
+      at_t_ = 0;
+      return;
+    }
+    if (++at_t_ <= kMaxFrictionSwitches) return;
+    std::ostringstream os;
+    os << "friction switches do not settle at t = " << t << ": the contacts";
+    for (const Contact& c : c_)
+      os << " '" << c.name << "' (" << Name(c.mode) << ")";
+    os << " switched " << at_t_ << " times at this instant";
+    throw std::runtime_error(os.str());
+  }
+
+  [[noreturn]] void RefuseSensitivities() const {
+    throw std::runtime_error(
+        "sensitivities across a friction switch (stick <-> slip) are not "
+        "implemented (docs/friction.md); run without --sens");
+  }
+
+  void Book(ContactEvent ev) {
+    // The kind: stick when a contact came to stick, else slip; contacts
+    // that only opened are the contact stage's event.
+    ev.kind = "";
+    for (const Contact& c : c_) {
+      if (std::find(ev.rows.begin(), ev.rows.end(), c.name) == ev.rows.end())
+        continue;
+      if (c.mode == Mode::kStick) ev.kind = "stick";
+      if (c.mode == Mode::kSlip && ev.kind.empty()) ev.kind = "slip";
+    }
+    if (ev.kind.empty()) {
+      last_modes_ = Modes();
+      return;
+    }
+    for (size_t k = 0; k < c_.size(); ++k) {
+      if (std::find(ev.rows.begin(), ev.rows.end(), c_[k].name) ==
+          ev.rows.end())
+        continue;
+      FrictionContactReport& rep = sum_->contact.friction[k];
+      const bool known = last_modes_.size() == c_.size();
+      if (c_[k].mode == Mode::kStick && known && last_modes_[k] == Mode::kSlip)
+        ++rep.slip_to_stick;
+      if (c_[k].mode == Mode::kSlip && last_modes_.size() == c_.size() &&
+          last_modes_[k] == Mode::kStick)
+        ++rep.stick_to_slip;
+      if (c_[k].mode == Mode::kSlip && last_modes_.size() == c_.size() &&
+          last_modes_[k] == Mode::kSlip)
+        ++rep.reversals;
+    }
+    last_modes_ = Modes();
+    sum_->contact.events.push_back(ev);
+    EventRecord r;
+    r.name = "contact_" + ev.kind;
+    r.t = ev.t;
+    r.direction = -1.0;
+    r.reset = true;
+    r.energy_change = ev.energy_change;
+    r.reset_correction_velocity = ev.correction_velocity;
+    sum_->events.push_back(r);
+  }
+
+  Mechanics* mech_;
+  const ContactOptions& co_;
+  SimulationSummary* sum_;
+  std::unique_ptr<ModeSwitcher> inner_;
+  std::vector<Contact> c_;
+  std::vector<Mode> last_modes_;
+  bool friction_switched_ = false;
+  double last_t_ = std::numeric_limits<double>::quiet_NaN();
+  int at_t_ = 0;
+  mutable VecX<double> scratch_;
+};
+
+}  // namespace
+
+bool IsFrictionRows(const ModelData& d, const std::string& name) {
+  for (const ConstraintDecl& c : d.constraints)
+    if (c.unilateral && c.law && c.law->friction == name) return true;
+  return false;
+}
+
+std::unique_ptr<ModeSwitcher> MakeFrictionStage(
+    Mechanics* mech,
+    const SimulationOptions& options,
+    SimulationSummary* sum,
+    std::unique_ptr<ModeSwitcher> contact) {
+  return std::make_unique<FrictionStage>(mech, options, sum,
+                                         std::move(contact));
+}
+
+}  // namespace daedalus::internal
