@@ -134,6 +134,18 @@ def cases(d):
          write("unknown.xml", MJCF_OK.replace("RANGE", "").replace(
              "<worldbody>", "<worldbody><frame/>")),
          "unknown.xml:2: <frame>: not an element of <worldbody>"),
+        # Found by fuzz_edges.py: the message named only the missing file,
+        # not the <include> (file and line) that asked for it.
+        ("mjcf include of a missing file", "mjcf",
+         write("inc_missing.xml", "<mujoco>\n<include file='nosuch.xml'/>"
+               "\n</mujoco>"),
+         "inc_missing.xml:2: <include file='nosuch.xml'>: the included MJCF "
+         "file"),
+        ("mjcf include of a binary file", "mjcf",
+         write("inc_binary.xml", "<mujoco>\n\n<include file='binary.xml'/>"
+               "</mujoco>"),
+         "inc_binary.xml:3: <include file='binary.xml'>: the included MJCF "
+         "file"),
     ]
     os.makedirs(os.path.join(d, "folder.urdf"))
     os.makedirs(os.path.join(d, "folder.xml"))
