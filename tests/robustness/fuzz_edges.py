@@ -202,6 +202,8 @@ def model_case(a, i, kind):
         # A refusal names the file, or the flag it refuses with this
         # model (--formulation ggl with contacts).
         extra = argv[argv.index("--max-steps") + 2:]
+        if extra:
+            extra.append("unsupported combination")
         cls, details = judge(res, "out", tmp, before,
                              [os.path.basename(fname)] + extra, files)
         return Result(i, kind, cls, details, shlex.join(argv),
@@ -246,14 +248,17 @@ def ensemble_case(a, i):
         if rng.random() < 0.15:
             data, what = text.encode(), ["unchanged"]
         else:
-            data, what = mut.mutate_csv(rng, text, numeric_from=0)
+            data, what = mut.mutate_csv(rng, text, numeric_from=0, grow=5)
         fname = os.path.join(tmp, "members.csv")
         with open(fname, "wb") as fh:
             fh.write(data)
         out = os.path.join(tmp, "out")
         os.makedirs(out)
+        # Short members: a member without its t_end column runs the
+        # command line's.
         argv = [os.path.join(a.bin, exe), "--ensemble", fname,
-                "--output-dir", out, "--quiet", "--max-steps", "20000"]
+                "--output-dir", out, "--quiet", "--max-steps", "20000",
+                "--t-end", "0.05"]
         before = cli_checks.snapshot(tmp)
         res = cli_checks.run(argv, tmp, a.timeout)
 
