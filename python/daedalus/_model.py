@@ -27,6 +27,16 @@ def _finite(x):
         return False
 
 
+def _state_vector(what, value):
+    """q0 or v0 as an array; an int beyond double range (10**400) raised
+    OverflowError (found by tests/robustness/fuzz_edges.py)."""
+    try:
+        return np.asarray(value, dtype=float)
+    except OverflowError:
+        raise ValueError(f"build: {what} holds a whole number beyond the "
+                         "range of a double (about 1.8e308)") from None
+
+
 class _Vector:
     """Symbols indexable by position, by name (x.q["y"]) or as attributes
     (x.q.y)."""
@@ -250,8 +260,8 @@ class ModelBuilder:
         model = b.build()
         problem = _daedalus._make_problem(
             model, description, initial,
-            None if q0 is None else np.asarray(q0, dtype=float),
-            None if v0 is None else np.asarray(v0, dtype=float))
+            None if q0 is None else _state_vector("q0", q0),
+            None if v0 is None else _state_vector("v0", v0))
         return _daedalus._with_defaults(problem, to_args(defaults))
 
     # Records one declaration and hands its tapes to the C++ builder.

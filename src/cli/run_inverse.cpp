@@ -270,7 +270,8 @@ int RunInverseDynamics(const Problem& problem,
   try {
     WriteCsv(files.csv_partial(), model, result);
     std::ofstream js(files.json_partial());
-    js << SummaryJson(problem, cfg, motion, result, files.csv()).dump(2)
+    js << SummaryJson(problem, cfg, motion, result, files.csv())
+              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
        << "\n";
     if (!js)
       throw std::runtime_error("cannot write '" + files.json_partial() + "'");

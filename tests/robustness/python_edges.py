@@ -122,6 +122,12 @@ class FoundByTheFuzzer(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "the default 1000.* is not "
                                     "finite"):
             daedalus.ModelBuilder("m").parameter("m", 10 ** 400)
+        b = daedalus.ModelBuilder("m")
+        b.coordinates(["x"])
+        b.kinetic_energy(lambda x: 0.5 * x.v[0] ** 2)
+        with self.assertRaisesRegex(ValueError, "build: v0 holds a whole "
+                                    "number beyond the range of a double"):
+            b.build(q0=[0.0], v0=[10 ** 400])
 
     def test_an_index_past_the_coordinates_names_the_vector(self):
         # It was IndexError: list index out of range.
