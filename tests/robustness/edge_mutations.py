@@ -259,6 +259,8 @@ def mutate_csv(rng, text, numeric_from=1, grow=50):
     rows = [ln.split(",") for ln in lines]
     done = []
     for _ in range(rng.choice([1, 1, 2, 3])):
+        if not rows or not rows[0] or not all(rows[1:]):
+            break  # every column deleted: nothing left to mutate
         r = rng.random()
         if r < 0.3 and len(rows) > 1:
             i = rng.randrange(1, len(rows))
