@@ -18,6 +18,25 @@ from ._daedalus import NotTraceableError, Sym
 from ._options import to_args
 
 
+def _finite(x):
+    """math.isfinite, False for an int beyond double range (10**400), for
+    which math.isfinite raises OverflowError."""
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
+
+
+def _state_vector(what, value):
+    """q0 or v0 as an array; an int beyond double range (10**400) raised
+    OverflowError (found by tests/robustness/fuzz_edges.py)."""
+    try:
+        return np.asarray(value, dtype=float)
+    except OverflowError:
+        raise ValueError(f"build: {what} holds a whole number beyond the "
+                         "range of a double (about 1.8e308)") from None
+
+
 class _Vector:
     """Symbols indexable by position, by name (x.q["y"]) or as attributes
     (x.q.y)."""
@@ -39,7 +58,17 @@ class _Vector:
                 raise KeyError(f"{self._what} has no '{key}'; names: "
                                f"{', '.join(self._index)}")
             return self._items[self._index[key]]
-        return self._items[key]
+        try:
+            return self._items[key]
+        except IndexError:
+            # "list index out of range" named neither the vector nor its
+            # size (found by tests/robustness/fuzz_edges.py).
+            raise IndexError(
+                f"{self._what}[{key}]: index out of range, it has "
+                f"{len(self._items)} entr"
+                f"{'y' if len(self._items) == 1 else 'ies'}"
+                + (f" ({', '.join(self._index)})" if self._index else "")
+            ) from None
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -116,7 +145,7 @@ class ModelBuilder:
         if isinstance(default, bool) or not isinstance(default,
                                                        numbers.Real):
             raise TypeError(f"parameter '{name}': the default is a number")
-        if not math.isfinite(default):
+        if not _finite(default):
             raise ValueError(f"parameter '{name}': the default {default} is "
                              "not finite")
         inf = math.inf
@@ -231,8 +260,8 @@ class ModelBuilder:
         model = b.build()
         problem = _daedalus._make_problem(
             model, description, initial,
-            None if q0 is None else np.asarray(q0, dtype=float),
-            None if v0 is None else np.asarray(v0, dtype=float))
+            None if q0 is None else _state_vector("q0", q0),
+            None if v0 is None else _state_vector("v0", v0))
         return _daedalus._with_defaults(problem, to_args(defaults))
 
     # Records one declaration and hands its tapes to the C++ builder.
@@ -274,7 +303,12 @@ class ModelBuilder:
                 if isinstance(s, Sym):
                     syms.append(s)
                 else:
-                    if not math.isfinite(float(s)):
+                    if not isinstance(s, numbers.Real) or isinstance(s, bool):
+                        raise TypeError(
+                            f"{label} of model '{self._name}': returned "
+                            f"{s!r} ({type(s).__name__}), not a number or an "
+                            "expression of x")
+                    if not _finite(s):
                         raise ValueError(f"{label} of model '{self._name}':"
                                          f" returned the constant {s}")
                     syms.append(rec.constant(float(s)))

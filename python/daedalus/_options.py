@@ -18,7 +18,14 @@ _NOT_RUN_OPTIONS = {"help", "quiet", "emit_kernels"}
 
 
 def _number(key, value):
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:
+        # An int beyond double range (10**400) raised OverflowError, not
+        # the ValueError promised (found by tests/robustness/fuzz_edges.py).
+        raise ValueError(f"option {key}: the whole number of "
+                         f"{len(str(value))} digits is beyond the range of a "
+                         "double (about 1.8e308)") from None
     if not math.isfinite(x):
         raise ValueError(f"option {key}: {value!r} is not a finite number")
     if isinstance(value, numbers.Integral):

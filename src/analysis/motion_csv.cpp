@@ -9,6 +9,7 @@
 
 #include "analysis/text_lines.hpp"
 #include "daedalus/inverse_dynamics.hpp"
+#include "eval/eval_stop.hpp"
 
 namespace daedalus {
 
@@ -109,6 +110,7 @@ MotionSamples ReadMotionCsv(const std::string& path, const Model& model) {
   int line_no = 1;
   while (next_line(line)) {
     ++line_no;
+    if ((line_no & 0xfff) == 0) internal::ThrowIfEvalStopped();
     if (Trim(line).empty()) continue;
     const std::vector<std::string> cells = Split(line);
     if (cells.size() != header.size())

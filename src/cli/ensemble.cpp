@@ -260,7 +260,8 @@ int Prepare(const Problem& problem, int argc, char** argv, Plan* plan) {
           {"name", m.name},
           {"inputs", inputs},
           {"dir", dir},
-          {"argv", args}}.dump());
+          {"argv", args}}.dump(-1, ' ', false,
+                               nlohmann::json::error_handler_t::replace));
     }
     plan->rows.assign(members.size(), ojson());
     plan->finished.assign(members.size(), false);
@@ -409,7 +410,10 @@ class Gatherer {
     const std::string status = row.value("status", "");
     if (status != "interrupted") {
       // Finished: journaled at once, so that a rerun skips it.
-      journal_ << row.dump() << "\n" << std::flush;
+      journal_ << row.dump(-1, ' ', false,
+                           nlohmann::json::error_handler_t::replace)
+               << "\n"
+               << std::flush;
       ++done_;
     } else {
       journal_ << ojson{{"interrupted", m}}.dump() << "\n" << std::flush;

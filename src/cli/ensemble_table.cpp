@@ -125,7 +125,7 @@ std::string RunMemberTask(const Problem& problem,
   row["wall_time"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  return row.dump();
+  return row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 ojson PendingRow(const std::string& task) {
@@ -221,7 +221,9 @@ std::string WriteEnsembleTables(const Model& model,
   if (!err.empty()) return err;
   ojson j = meta;
   j["rows"] = rows;
-  return WriteFile(base + ".ensemble.json", j.dump(2) + "\n");
+  return WriteFile(
+      base + ".ensemble.json",
+      j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace daedalus::internal

@@ -457,10 +457,14 @@ RunConfig ParseCommandLine(const Problem& problem,
         internal::Refusal(cfg.options, path, internal::TraitsOf(problem.model));
     if (!why.empty())
       throw std::invalid_argument("unsupported combination: " + why);
-    // A model too large for the sparse evaluator's memory: refused with
+    // A model too large for the sparse evaluator's memory, or for the
+    // dense evaluator's time in the energy form (a 1000-link URDF chain
+    // with its joint limits ran for minutes without a word): refused with
     // the estimate before anything is built or written.
     if (path == internal::KktPath::kSparse)
       internal::CheckSparseWorkspaceMemory(problem.model);
+    else
+      internal::CheckDenseEnergyCost(problem.model);
   }
   if (!cfg.help)
     internal::ValidateCounterfactuals(cfg.counterfactuals, cfg.options);

@@ -479,7 +479,7 @@ std::string RunExtras::Decorate(const std::string& summary_json) const {
                  "t_end (its CSV is complete), the analyses not finished are "
                  "marked \"interrupted\"";
   }
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace daedalus::internal

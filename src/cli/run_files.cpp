@@ -72,7 +72,8 @@ std::string RunFiles::MarkSuperseded() const {
   const std::string mark = json() + ".superseded";
   {
     std::ofstream out(mark);
-    out << j.dump(2) << "\n";
+    out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
     if (!out) {
       fs::remove(mark, ec);
       return "cannot write '" + mark + "'";

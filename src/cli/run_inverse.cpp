@@ -13,6 +13,7 @@
 
 #include "cli/run_files.hpp"
 #include "daedalus/inverse_dynamics.hpp"
+#include "eval/eval_stop.hpp"
 
 namespace daedalus::internal {
 
@@ -225,12 +226,17 @@ int RunInverseDynamics(const Problem& problem,
   options.stop = StopOnSignals::flag();
   std::string base;
   try {
+    // The reading looks at the flag every few thousand lines: a motion of
+    // 10^5 samples or more takes seconds to read.
+    ScopedEvalStop reading(options.stop);
     motion = ReadMotionCsv(cfg.inverse_dynamics, model);
     CheckInverseDynamicsInput(model, cfg.params, motion, options);
     base = OutputBase(cfg.output_dir, model.name()) + ".inverse_dynamics";
   } catch (const std::invalid_argument& e) {
-    std::cerr << program << ": --inverse-dynamics: " << e.what() << "\n";
-    return 2;
+    if (options.stop->load() == 0) {
+      std::cerr << program << ": --inverse-dynamics: " << e.what() << "\n";
+      return 2;
+    }
   }
   if (options.stop->load() != 0) {
     std::cerr << program << ": interrupted by "
@@ -264,7 +270,8 @@ int RunInverseDynamics(const Problem& problem,
   try {
     WriteCsv(files.csv_partial(), model, result);
     std::ofstream js(files.json_partial());
-    js << SummaryJson(problem, cfg, motion, result, files.csv()).dump(2)
+    js << SummaryJson(problem, cfg, motion, result, files.csv())
+              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
        << "\n";
     if (!js)
       throw std::runtime_error("cannot write '" + files.json_partial() + "'");

@@ -51,7 +51,7 @@ std::string ListSideFiles(const std::string& summary_json,
     list.push_back(std::move(e));
   }
   j["side_files"] = std::move(list);
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace

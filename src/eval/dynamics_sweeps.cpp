@@ -190,6 +190,10 @@ void ConstraintBySweeps(BasicWorkspace<S>* ws,
                         const internal::ConstraintDecl& c,
                         int r0) {
   using M1 = Sweep1<S>;
+  // Hundreds of rows of sweeps over every velocity (the joint limits of 22
+  // MJCF humanoids at the contact start: seconds) read the stop flag per
+  // constraint (eval_stop.hpp; fuzz_edges.py --surface signals).
+  ThrowIfEvalStopped();
   const int nv = ws->model().nv();
   const bool nonholonomic = c.kind == ConstraintKind::kNonholonomic;
   const int ndir = nonholonomic ? nv : nv + 1;

@@ -41,6 +41,24 @@ std::string SparseMemoryRefusal(const Model& model,
 /// EstimateSparseWorkspace(model), AvailableMemoryBytes()) when not empty.
 void CheckSparseWorkspaceMemory(const Model& model);
 
+/// The dense evaluator's cost for a model whose M and h come from its
+/// kinetic-energy terms (the energy form, no InertialDynamics): one
+/// evaluation takes about nv second-order sweeps of the summed energy,
+/// each evaluating every term that has no constant mass once per
+/// coordinate it touches: nv * sum(k) units. Measured: about 1 us per
+/// unit (a 50-link URDF chain: 64 000 units, 60 ms per evaluation); a
+/// 1000-link chain: 5e8 units, minutes per evaluation, and a run needs
+/// thousands. Joint limits (contacts) put such a model on the dense path
+/// (issue 36), past the sparse evaluator's memory refusal.
+double DenseEnergySweepUnits(const Model& model);
+
+/// @throws std::invalid_argument with the estimate and the alternative
+/// (--dynamics recursive) when DenseEnergySweepUnits
+/// exceeds kDenseEnergyMaxUnits (about 20 s per evaluation).
+void CheckDenseEnergyCost(const Model& model);
+inline constexpr double kDenseEnergyMaxUnits = 2e7;
+inline constexpr double kDenseEnergySecondsPerUnit = 1e-6;
+
 /// A ConstantBodyMass block `m` evaluated at the parameters `p` for a term
 /// over k velocities. @throws std::invalid_argument when it is not k x k,
 /// or not finite (a parameter so large that a mass or inertia overflows:

@@ -29,8 +29,44 @@ std::string ShownName(const std::string& s) {
   return out;
 }
 
+size_t FirstNonUtf8(const std::string& s) {
+  size_t i = 0;
+  const size_t n = s.size();
+  while (i < n) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    int len = 0;
+    unsigned cp = 0, min = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) {
+      len = 2, cp = c & 0x1fu, min = 0x80;
+    } else if ((c & 0xf0) == 0xe0) {
+      len = 3, cp = c & 0x0fu, min = 0x800;
+    } else if ((c & 0xf8) == 0xf0) {
+      len = 4, cp = c & 0x07u, min = 0x10000;
+    } else {
+      return i;
+    }
+    if (i + static_cast<size_t>(len) > n) return i;
+    for (int k = 1; k < len; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
+      if ((d & 0xc0) != 0x80) return i;
+      cp = (cp << 6) | (d & 0x3fu);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += static_cast<size_t>(len);
+  }
+  return std::string::npos;
+}
+
 std::string NameFault(const std::string& name) {
   if (name.empty()) return "nothing (an empty name)";
+  // A Latin-1 file's accented name: the JSON writer threw on it and the
+  // process aborted (found by tests/robustness/fuzz_edges.py).
+  if (FirstNonUtf8(name) != std::string::npos)
+    return "bytes that are not UTF-8 text (a Latin-1 or other 8-bit "
+           "encoding: save the file as UTF-8)";
   for (unsigned char c : name) {
     if (c == ',') return "a comma (it would split a CSV column)";
     if (c == '"') return "a double quote (it would break CSV and JSON files)";

@@ -22,6 +22,11 @@ std::string ShownName(const std::string& s);
 /// character.
 std::string NameFault(const std::string& name);
 
+/// The offset of the first byte of `s` that is not well-formed UTF-8 (an
+/// overlong form, a surrogate or a code point above U+10FFFF counts),
+/// std::string::npos when there is none.
+size_t FirstNonUtf8(const std::string& s);
+
 /// @throws std::invalid_argument "<where>: the <what> name "..." holds
 /// <fault>; rename it ..." when NameFault(name) is not empty.
 void CheckName(const std::string& name,

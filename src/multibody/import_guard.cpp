@@ -94,6 +94,14 @@ void CheckXmlText(const std::string& text,
   if (text.find('\0') != std::string::npos)
     throw std::invalid_argument(file + " holds a NUL byte: it is binary, not " +
                                 kind + " text");
+  // A Latin-1 (or other 8-bit) file: urdfdom said "Error reading
+  // Attributes", and a name with such bytes aborted the JSON writer.
+  const size_t bad = daedalus::internal::FirstNonUtf8(text);
+  if (bad != std::string::npos)
+    throw std::invalid_argument(
+        file + ", line " + std::to_string(LineOf(text, bad)) +
+        ": bytes that are not UTF-8 text (a Latin-1 or other 8-bit "
+        "encoding); save the file as UTF-8 (e.g. iconv -f LATIN1 -t UTF-8)");
   if (text[first] != '<')
     throw std::invalid_argument(
         file + " is not XML: it starts with '" +

@@ -346,6 +346,14 @@ Joint ReadJoint(const Element& e, const Compiler& c, bool free_joint) {
         "false (MuJoCo refuses it too); set limited or autolimits='true'");
   j.limited = j.kind != JointKind::kFree &&
               (limited == 1 || (limited == -1 && has_range));
+  // limited='true' (often from a default class) without any range: the
+  // checks below named the range attribute through a null pointer and
+  // crashed (exit 139; found by tests/robustness/fuzz_edges.py).
+  if (j.limited && e.Get("range") == nullptr)
+    throw std::invalid_argument(
+        e.at().At() +
+        "limited='true' without a range; give range='lower upper' (or "
+        "limited='false')");
   const bool angular =
       j.kind == JointKind::kHinge || j.kind == JointKind::kBall;
   if (j.limited) {

@@ -236,8 +236,18 @@ std::vector<Node> Reader::Children(const Node& n) {
                       "' is already included (MuJoCo includes a file once); "
                       "remove the second <include>"));
     }
-    const std::string text = mb::internal::ReadModelFile(file, "MJCF", "");
-    const tinyxml2::XMLElement* root = Load(text, file, LoadedIndex(n.file), c);
+    // A file that cannot be read or parsed is named with the <include>
+    // that asked for it (the message named only the missing file).
+    const tinyxml2::XMLElement* root = nullptr;
+    try {
+      const std::string text = mb::internal::ReadModelFile(file, "MJCF", "");
+      root = Load(text, file, LoadedIndex(n.file), c);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(
+          at.At("file='" + std::string(name) + "'") + "the included " +
+          e.what() + "; a relative path is taken from the main file's folder" +
+          (dir_.empty() ? std::string() : " (" + dir_ + ")"));
+    }
     for (const Node& child : Children(Node{root, &loaded_.back()->file}))
       out.push_back(child);
   }

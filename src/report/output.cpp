@@ -545,7 +545,7 @@ std::string SummaryJson(const Model& model,
                 {"error_test_failures", sum.stats.error_test_failures},
                 {"nonlinear_conv_failures", sum.stats.nonlinear_conv_failures},
                 {"projections", sum.stats.projections}};
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace daedalus

@@ -134,6 +134,33 @@ def cases(d):
          write("unknown.xml", MJCF_OK.replace("RANGE", "").replace(
              "<worldbody>", "<worldbody><frame/>")),
          "unknown.xml:2: <frame>: not an element of <worldbody>"),
+        # Found by fuzz_edges.py: the message named only the missing file,
+        # not the <include> (file and line) that asked for it.
+        ("mjcf include of a missing file", "mjcf",
+         write("inc_missing.xml", "<mujoco>\n<include file='nosuch.xml'/>"
+               "\n</mujoco>"),
+         "inc_missing.xml:2: <include file='nosuch.xml'>: the included MJCF "
+         "file"),
+        # Found by fuzz_edges.py: limited='true' (from a default class or
+        # the joint) without a range crashed with SIGSEGV (exit 139).
+        ("mjcf limited without a range", "mjcf",
+         write("norange.xml", MJCF_OK.replace("RANGE", 'limited="true"')),
+         "norange.xml:4: <joint name='j'>: limited='true' without a range"),
+        # Found by fuzz_edges.py: a Latin-1 name aborted the process when
+        # the JSON was written (nlohmann type_error 316, exit 134).
+        ("urdf latin-1 link name", "urdf",
+         write("latin1.urdf", URDF_OK.replace("MASS", "1").replace(
+             '"l1"', '"l\xe91"').encode("latin-1"), "wb"),
+         "latin1.urdf', line 5: bytes that are not UTF-8 text"),
+        ("mjcf latin-1 body name", "mjcf",
+         write("latin1.xml", MJCF_OK.replace("RANGE", "").replace(
+             'name="b"', 'name="b\xe9"').encode("latin-1"), "wb"),
+         "latin1.xml', line 3: bytes that are not UTF-8 text"),
+        ("mjcf include of a binary file", "mjcf",
+         write("inc_binary.xml", "<mujoco>\n\n<include file='binary.xml'/>"
+               "</mujoco>"),
+         "inc_binary.xml:3: <include file='binary.xml'>: the included MJCF "
+         "file"),
     ]
     os.makedirs(os.path.join(d, "folder.urdf"))
     os.makedirs(os.path.join(d, "folder.xml"))

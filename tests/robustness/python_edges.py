@@ -110,6 +110,47 @@ class NonFiniteModels(unittest.TestCase):
             b.parameter("m", "heavy")
 
 
+class FoundByTheFuzzer(unittest.TestCase):
+    """Cases of tests/robustness/fuzz_edges.py --surface python."""
+
+    def test_an_int_beyond_double_range_is_a_value_error(self):
+        # It was OverflowError: int too large to convert to float.
+        with self.assertRaisesRegex(
+                ValueError, "option t_end: the whole number of 401 digits "
+                "is beyond the range of a double"):
+            daedalus.run("pendulum", t_end=10 ** 400)
+        with self.assertRaisesRegex(ValueError, "the default 1000.* is not "
+                                    "finite"):
+            daedalus.ModelBuilder("m").parameter("m", 10 ** 400)
+        b = daedalus.ModelBuilder("m")
+        b.coordinates(["x"])
+        b.kinetic_energy(lambda x: 0.5 * x.v[0] ** 2)
+        with self.assertRaisesRegex(ValueError, "build: v0 holds a whole "
+                                    "number beyond the range of a double"):
+            b.build(q0=[0.0], v0=[10 ** 400])
+
+    def test_an_index_past_the_coordinates_names_the_vector(self):
+        # It was IndexError: list index out of range.
+        b = daedalus.ModelBuilder("one")
+        b.coordinates(["x"])
+        b.kinetic_energy(lambda x: 0.5 * x.v[0] ** 2)
+        b.potential_energy(lambda x: x.q[1])
+        with self.assertRaisesRegex(
+                IndexError, r"x.q\[1\]: index out of range, it has 1 entry "
+                r"\(x\)"):
+            b.build(q0=[0.0])
+
+    def test_a_function_returning_a_huge_int_is_a_value_error(self):
+        b = daedalus.ModelBuilder("huge")
+        b.coordinates(["x"])
+        b.kinetic_energy(lambda x: 0.5 * x.v[0] ** 2)
+        b.potential_energy(lambda x: 10 ** 400)
+        with self.assertRaisesRegex(
+                ValueError, "potential_energy of model 'huge': returned the "
+                "constant"):
+            b.build(q0=[0.0])
+
+
 class CtrlC(unittest.TestCase):
     def test_evaluate_batch_answers_ctrl_c_within_a_member(self):
         # Members of about 20 s each: it waited for the member to end

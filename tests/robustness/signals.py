@@ -14,6 +14,9 @@ leaves what docs/output.md promises:
 - inverse-dynamics: SIGINT during --inverse-dynamics of a long motion
   gives the samples so far and a JSON marked "interrupted" in place of the
   previous results (it had no handling: the previous output stayed);
+- inverse-dynamics-reading: SIGINT while that motion is read (120 MB):
+  it was answered after the whole file was read, 9 to 20 s on a loaded
+  machine;
 - energy-ggl: chain_reduced --bodies 200 --dynamics energy --formulation
   ggl, interrupted while it records its programs, answers within a second
   and leaves a JSON (it ignored SIGINT for more than 120 s, no JSON);
@@ -213,6 +216,37 @@ def case_inverse_dynamics(c):
         c.bad.append(f"stderr: {err[-300:]}")
 
 
+def case_inverse_dynamics_reading(c):
+    # SIGINT while a long motion file is read (found by fuzz_edges.py
+    # --surface signals): the reading copied the file character by
+    # character and never looked at the flag, 9 to 20 s on a loaded
+    # machine. The file: 400000 samples, each line padded with an unused
+    # column of 300 characters (120 MB).
+    import math
+    motion = os.path.join(c.tmp, "motion.csv")
+    pad = "p" * 300
+    with open(motion, "w", encoding="utf-8") as fh:
+        fh.write("t,x,y,pad\n")
+        fh.write("".join(f"{1e-3 * i!r},{math.sin(1e-3 * i)!r},"
+                         f"{-math.cos(1e-3 * i)!r},{pad}\n"
+                         for i in range(400000)))
+    cli_checks.plant_sentinels(c.out, "pendulum.inverse_dynamics")
+    proc = c.start("pendulum", ["--inverse-dynamics", motion, "--output-dir",
+                                c.out, "--quiet"])
+    time.sleep(0.1)
+    rc, err, _ = c.signal_and_wait(proc, signal.SIGINT)
+    if rc is None:
+        return
+    if "interrupted by SIGINT" not in err:
+        c.bad.append(f"stderr: {err[-300:]}")
+    # Read or computing: nothing written, or the interrupted files.
+    path = os.path.join(c.out, "pendulum.inverse_dynamics.json")
+    if not cli_checks.is_sentinel(path) and \
+            c.json("pendulum.inverse_dynamics.json").get("status") != \
+            "interrupted":
+        c.bad.append("neither the previous JSON nor one marked interrupted")
+
+
 def case_energy_ggl(c):
     proc = c.start("chain_reduced", ["--bodies", "200", "--dynamics",
                                      "energy", "--formulation", "ggl",
@@ -272,6 +306,7 @@ def case_alpha(c):
 CASES = {"sighup": case_sighup,
          "sigkill-superseded": case_sigkill_superseded,
          "inverse-dynamics": case_inverse_dynamics,
+         "inverse-dynamics-reading": case_inverse_dynamics_reading,
          "energy-ggl": case_energy_ggl,
          "ensemble-setup": case_ensemble_setup,
          "counterfactual": case_counterfactual,

@@ -14,9 +14,11 @@ fix in its message, creating no output folder:
   (it printed std::bad_alloc and the usage text). The chain's joints have
   limits, which are contacts since issue 36 and put a run on the dense
   evaluator (--kkt auto), so the case runs with --no-joint-limits to reach
-  the sparse evaluator's refusal; with its 2000 limits the dense energy
-  path runs, slowly (O(nv^3) sweeps per right-hand side), without a
-  refusal (docs/robustness.md, "Left");
+  the sparse evaluator's refusal;
+- urdf-energy-1000-limits: the same chain with its 2000 limits, on the
+  dense evaluator: it ran for minutes without a word (O(nv) second-order
+  sweeps of an O(nv^2) energy per evaluation); refused with the cost
+  estimate and --dynamics recursive;
 - urdf-torque: urdf --param tau_joint1=1e20 on arm7 collapsed the step
   at t = 0 and hung; the URDF's effort limit (176 N m) bounds it.
 
@@ -71,6 +73,13 @@ CASES = {
         "urdf", ["--model", "{tmp}/chain1000.urdf", "--dynamics", "energy",
                  "--no-joint-limits"],
         2, ["would need about", "GB", "--dynamics recursive"]),
+    # With its 2000 joint limits (contacts: the dense evaluator) it ran
+    # for minutes without a word (docs/robustness.md, "Joint limits on
+    # very large models").
+    "urdf-energy-1000-limits": (
+        "urdf", ["--model", "{tmp}/chain1000.urdf", "--dynamics", "energy"],
+        2, ["the dense evaluator", "term evaluations per evaluation",
+            "--dynamics recursive"]),
     "urdf-torque": (
         "urdf", ["--model", os.path.join(DATA, "arm7.urdf"), "--param",
                  "tau_joint1=1e20"], 2,
