@@ -29,9 +29,10 @@
 // the hand path (GolfImpactSmashFactor below).
 //
 // The run goes on after the strike (the follow-through) to t_end; the
-// ball's speed after the strike is the terminal functional ball_speed,
-// whose gradient (--sens-params, --functional ball_speed) crosses the
-// impact (docs/contact.md, "Sensitivities").
+// ball's speed along the line of play (-x; it slides along the tee's plane
+// after the strike) is the terminal functional ball_speed, whose gradient
+// (--sens ..., --functional ball_speed) crosses the impact
+// (docs/contact.md, "Sensitivities").
 #pragma once
 
 #include "golf_swing.hpp"

@@ -114,10 +114,10 @@ Problem GolfImpactProblem() {
   b.Holonomic("tee", Touches{{4}},
               [=](const auto& x) { return x.q[4] - x.p[yb0]; });
   b.Unilateral("tee", ContactLaw{});
-  // The ball's speed [m/s] (after the strike: --functional ball_speed).
-  b.TerminalFunctional("ball_speed", [=](const auto& x) {
-    return sqrt(x.v[3] * x.v[3] + x.v[4] * x.v[4]);
-  });
+  // The ball's speed along the line of play, -x [m/s]: after the strike
+  // the ball slides along the tee's plane, so this is its speed; unlike
+  // |v_b| it is differentiable at rest, before the strike.
+  b.TerminalFunctional("ball_speed", [](const auto& x) { return -x.v[3]; });
   b.TerminalFunctional("clubhead_speed", [=](const auto& x) {
     return sqrt(point_velocity(x, 1.0, 1.0).squaredNorm());
   });
