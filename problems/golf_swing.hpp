@@ -65,9 +65,8 @@ struct Params {
 /// Prescribed arm angle psi(t) (a smooth rest-to-rest quintic).
 template <class S>
 S Psi(const S& t, const S& top, const S& impact, const S& duration) {
-  S x = t / duration;
-  if (x > 1.0) x = S(1.0);
-  if (x < 0.0) x = S(0.0);
+  // Clamp (dual.hpp) is branch-free, so the model stays compilable.
+  const S x = Clamp(S(t / duration), S(0.0), S(1.0));
   const S x3 = x * x * x;
   return top + (impact - top) * x3 * (10.0 - 15.0 * x + 6.0 * x * x);
 }

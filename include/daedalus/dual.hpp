@@ -381,6 +381,33 @@ bool isfinite(const Dual<T, G>& x) {
   return isfinite(x.v) && isfinite(x.d);
 }
 
+/// Branch-free selection for model code: `a where c > 0, else b`, for
+/// every scalar type a user function is called with (double, the duals
+/// here, and Sym, sym.hpp, where it is recorded as a graph node so the
+/// function stays compilable). Its derivatives are those of the chosen
+/// branch (a piecewise function; the condition's derivative is unused).
+/// Use it instead of `if` on a value that depends on the state, the time
+/// or the parameters. All three arguments have the same scalar type
+/// (write `S(0.0)` for a constant). Both branches are computed; the one
+/// not chosen may be infinite or NaN without harm.
+DAEDALUS_AD_INLINE double IfPositive(double c, double a, double b) {
+  return c > 0.0 ? a : b;
+}
+template <class T, class G>
+DAEDALUS_AD_INLINE Dual<T, G> IfPositive(const Dual<T, G>& c,
+                                         const Dual<T, G>& a,
+                                         const Dual<T, G>& b) {
+  return c.v > 0.0 ? a : b;
+}
+/// x limited to [lo, hi] (lo <= hi), with IfPositive: derivative that of x
+/// strictly inside, 0 outside (the bound is a constant branch). Same as
+/// `if (x > hi) x = hi; if (x < lo) x = lo;`, bit for bit.
+template <class S>
+S Clamp(const S& x, const S& lo, const S& hi) {
+  const S upper = IfPositive(x - hi, hi, x);
+  return IfPositive(lo - upper, lo, upper);
+}
+
 /// Scalar type of a user-function argument: `Scalar<decltype(x)>`.
 template <class X>
 using Scalar = typename std::decay_t<X>::Scalar;

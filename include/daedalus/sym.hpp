@@ -88,6 +88,9 @@ Sym atan2(const Sym& y, const Sym& x);
 Sym abs(const Sym& x);
 Sym fabs(const Sym& x);
 Sym abs2(const Sym& x);
+/// `a where c > 0, else b`, recorded as one branch-free selection (both
+/// branches are recorded; only the chosen one is read). See dual.hpp.
+Sym IfPositive(const Sym& c, const Sym& a, const Sym& b);
 /// True: finiteness is checked on the numbers each evaluation produces.
 bool isfinite(const Sym& x);
 /// The value of a constant; NotTraceable for anything else.

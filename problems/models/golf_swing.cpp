@@ -83,8 +83,10 @@ Problem GolfSwingProblem() {
       [=](const auto& x) {
         using S = Scalar<decltype(x)>;
         const S since = x.t - x.p[P.t_on];
-        if (since <= 0.0) return S(0.0);
-        return S(x.p[P.u_wrist] * (1.0 - exp(-since / x.p[P.t_act])));
+        // 0 before t_on, branch-free (IfPositive, dual.hpp): compilable.
+        return IfPositive(
+            since, S(x.p[P.u_wrist] * (1.0 - exp(-since / x.p[P.t_act]))),
+            S(0.0));
       });
   b.Moving("hand_path", [=](const auto& x) {
     return x.q[0] - Psi(x.t, x.p[P.psi_top], x.p[P.psi_impact], x.p[P.t_down]);

@@ -67,6 +67,10 @@ double Apply(Op op, double a, double b) {
       return std::abs(a);
     case Op::kSign:
       return Sign(a);
+    case Op::kIfPos:
+      return a > 0.0 ? b : 0.0;
+    case Op::kIfNotPos:
+      return a > 0.0 ? 0.0 : b;
     case Op::kConst:
     case Op::kInput:
       break;
@@ -126,6 +130,10 @@ const char* ToString(Op op) {
       return "abs";
     case Op::kSign:
       return "sign";
+    case Op::kIfPos:
+      return "ifpos";
+    case Op::kIfNotPos:
+      return "ifnotpos";
   }
   return "?";
 }
@@ -272,12 +280,26 @@ int ExprGraph::Binary(Op op, int a, int b) {
       if (IsConstant(a) && IsConstant(b))
         return Constant(std::atan2(nodes_[a].value, nodes_[b].value));
       break;
+    case Op::kIfPos:
+    case Op::kIfNotPos:
+      if (IsZero(b)) return 0;
+      if (IsConstant(a)) {
+        // The condition is decided now: the branch itself, or 0.
+        const bool pos = nodes_[a].value > 0.0;
+        return (op == Op::kIfPos) == pos ? b : 0;
+      }
+      break;
     default:
       throw std::logic_error(std::string("ExprGraph::Binary: ") + ToString(op) +
                              " is not binary");
   }
   if (Commutative(op) && a > b) std::swap(a, b);
   return Make(op, a, b, 0.0);
+}
+
+int ExprGraph::Select(int c, int a, int b) {
+  if (a == b) return a;
+  return Add(Binary(Op::kIfPos, c, a), Binary(Op::kIfNotPos, c, b));
 }
 
 // Derivative of node `id` from the derivatives `d` of its operands.
@@ -350,6 +372,10 @@ int ExprGraph::Rule(int id,
       return Mul(Unary(Op::kSign, a), da);
     case Op::kSign:
       return 0;
+    case Op::kIfPos:
+    case Op::kIfNotPos:
+      // The chosen branch's derivative (the condition's is not used).
+      return Binary(n.op, a, db);
     case Op::kConst:
     case Op::kInput:
       break;
@@ -486,6 +512,10 @@ std::vector<int> ExprGraph::Gradient(const std::vector<int>& outputs,
       case Op::kAbs:
         to_a(Mul(Unary(Op::kSign, a), g));
         break;
+      case Op::kIfPos:
+      case Op::kIfNotPos:
+        to_b(Binary(nd.op, a, g));  // nothing flows to the condition
+        break;
     }
   }
   std::vector<int> r;
@@ -610,6 +640,9 @@ Sym atan2(const Sym& y, const Sym& x) { return Bin(Op::kAtan2, y, x); }
 Sym abs(const Sym& x) { return Un(Op::kAbs, x); }
 Sym fabs(const Sym& x) { return Un(Op::kAbs, x); }
 Sym abs2(const Sym& x) { return x * x; }
+Sym IfPositive(const Sym& c, const Sym& a, const Sym& b) {
+  return Node(ActiveGraph().Select(c.node(), a.node(), b.node()));
+}
 bool isfinite(const Sym& /*x*/) { return true; }
 double Value(const Sym& x) { return ConstantOrThrow(x, "reads"); }
 

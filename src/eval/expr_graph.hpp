@@ -43,6 +43,11 @@ enum class Op : std::uint8_t {
   kAtan2,  // atan2(a, b)
   kAbs,
   kSign,  // -1 for a < 0, else 1 (the derivative of |a|, as dual.hpp)
+  // Branch-free selection (IfPositive): the pair of one Select() is
+  // kIfPos(c, a) + kIfNotPos(c, b). The value not chosen is never read, so
+  // an infinite or NaN branch that is not selected does not leak through.
+  kIfPos,     // b where a > 0, else 0
+  kIfNotPos,  // 0 where a > 0, else b
 };
 const char* ToString(Op op);
 
@@ -80,8 +85,11 @@ class ExprGraph {
   int Neg(int a);
   /// Elementary functions of one argument (kSin ... kSign).
   int Unary(Op op, int a);
-  /// kPow, kAtan2 (and the arithmetic operators).
+  /// kPow, kAtan2, kIfPos, kIfNotPos (and the arithmetic operators).
   int Binary(Op op, int a, int b);
+  /// The node of `a where c > 0, else b` (IfPositive in sym.hpp): its
+  /// derivatives are those of the chosen branch; c's derivative is unused.
+  int Select(int c, int a, int b);
 
   bool IsConstant(int id) const { return nodes_[id].op == Op::kConst; }
   bool IsZero(int id) const {

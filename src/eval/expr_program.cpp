@@ -249,6 +249,12 @@ void ExprProgram::Run(const double* in, double* out, double* s) const {
       case static_cast<std::uint32_t>(Op::kSign):
         r = a < 0.0 ? -1.0 : 1.0;
         break;
+      case static_cast<std::uint32_t>(Op::kIfPos):
+        r = a > 0.0 ? s[c.b] : 0.0;
+        break;
+      case static_cast<std::uint32_t>(Op::kIfNotPos):
+        r = a > 0.0 ? 0.0 : s[c.b];
+        break;
       default:
         r = std::numeric_limits<double>::quiet_NaN();
     }
@@ -358,6 +364,12 @@ std::string ExprProgram::EmitCpp(const std::string& name) const {
         break;
       case Op::kSign:
         os << "(" << a << " < 0.0 ? -1.0 : 1.0)";
+        break;
+      case Op::kIfPos:
+        os << "(" << a << " > 0.0 ? " << b << " : 0.0)";
+        break;
+      case Op::kIfNotPos:
+        os << "(" << a << " > 0.0 ? 0.0 : " << b << ")";
         break;
       case Op::kPow:
       case Op::kAtan2:

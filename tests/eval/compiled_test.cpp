@@ -184,6 +184,9 @@ std::vector<Case> Catalogue() {
   // are not unit, which the functions see normalized on both paths.
   // (golfer_3d's torque pulses branch on time: it stays on dual numbers.)
   add(problems::FreeBodyProblem());
+  // A time-clamped hand path and a wrist torque from t_on, written with
+  // Clamp and IfPositive (dual.hpp).
+  add(problems::GolfSwingProblem());
   c.push_back(
       {"pinned_body", testing::PinnedFreeBody(testing::AsymmetricInertia(),
                                               -testing::TopCentreOfMass())});
@@ -313,19 +316,26 @@ TEST(CompiledModel, ParametersAreInputsNotConstants) {
 }
 
 TEST(CompiledModel, ValueBranchesKeepTheDualNumberPath) {
-  // The golf swing's input profiles clip a ramp (`if (x > 1.0)`): not one
-  // fixed expression. The model stays on the dual-number path, says why,
-  // and evaluates as before.
-  const Model m = problems::GolfSwingProblem().model;
+  // A spring that only pulls (`if (x > 0)`): not one fixed expression. The
+  // model stays on the dual-number path, says why, and evaluates as before
+  // (IfPositive, select_test.cpp, is the recordable way to write it).
+  ModelBuilder b("one_sided");
+  b.Coordinates({"x"});
+  b.KineticEnergy([](const auto& x) { return 0.5 * x.v[0] * x.v[0]; });
+  b.PotentialEnergy([](const auto& x) {
+    using S = Scalar<decltype(x)>;
+    if (x.q[0] > 0.0) return S(0.5 * x.q[0] * x.q[0]);
+    return S(0.0);
+  });
+  const Model m = std::move(b).Build();
   std::string why;
   EXPECT_FALSE(IsCompiled(m, &why));
   EXPECT_THAT(why, HasSubstr("compares a value"));
   Workspace ws(m);
-  const State s = RandomState(m, 2);
-  ws.SetState(s.t, s.q, s.v);
+  ws.SetState(0.0, Eigen::VectorXd::Constant(1, 0.5), Eigen::VectorXd::Zero(1));
   EvaluateAll(&ws);
   EXPECT_EQ(ws.stage(), Stage::kDynamics);
-  EXPECT_TRUE(ws.M.allFinite());
+  EXPECT_NEAR(ws.M(0, 0), 1.0, 1e-15);
 }
 
 TEST(CompiledModel, ANonFiniteValueIsReportedByName) {
