@@ -3,8 +3,9 @@
 // multiple of one plain simulation of the same
 // controlled model, at 10 and 100 control coefficients, by adjoints and by
 // forward sensitivities; on a torque-driven pendulum (traceable: the
-// compiled evaluator) and on golf_swing (the dual-number evaluator: its
-// input branches on t). docs/optimal_control.md, "Cost", quotes the table.
+// compiled evaluator) and on golf_swing (compiled too since its clamp and
+// wrist onset use Clamp and IfPositive; it was on dual numbers before).
+// docs/optimal_control.md, "Cost", quotes the table.
 //
 //   build-bench/bench/optimal_control_bench [repeats] [pendulum|golf]
 //       [adjoint|forward] [dense]

@@ -11,7 +11,8 @@
 // two non-constant Sym values, or reading one with Value(), throws
 // NotTraceable; the model is then evaluated by the dual-number path, which
 // gives the same results (only slower). A run reports which evaluator it
-// used ("evaluator" in the JSON summary).
+// used ("evaluator" in the JSON summary). A piecewise function records when
+// written with IfPositive or Clamp (dual.hpp) instead of `if`.
 #pragma once
 
 #include <Eigen/Core>

@@ -580,7 +580,11 @@ double ConstantOrThrow(const Sym& x, const char* what) {
   const internal::ExprGraph& g = ActiveGraph();
   if (g.IsConstant(x.node())) return g.node(x.node()).value;
   throw NotTraceable(std::string("the function ") + what +
-                     " a value that depends on the state or the parameters");
+                     " a value that depends on the state or the parameters" +
+                     (std::string(what) == "compares"
+                          ? " (select with IfPositive or Clamp instead of "
+                            "branching to keep it compiled)"
+                          : ""));
 }
 }  // namespace
 
