@@ -80,6 +80,104 @@ inline constexpr double kGaussW[4] = {0.1739274225687269, 0.3260725774312731,
 /// Shape of the shaft mode at x = s / lc.
 inline double Phi(double x) { return 0.5 * (3.0 * x * x - x * x * x); }
 
+/// Declares golf_swing's 15 parameters on `b` (names, defaults and ranges
+/// in the header comment above); golf_impact declares the same.
+inline Params DeclareParams(ModelBuilder& b) {
+  Params P;
+  P.ma = b.Parameter("ma", 4.0, ParamRange::Positive());
+  P.la = b.Parameter("la", 0.62, ParamRange::Positive());
+  P.mc = b.Parameter("mc", 0.32, ParamRange::Positive());
+  P.lc = b.Parameter("lc", 1.1, ParamRange::Positive());
+  P.mh = b.Parameter("mh", 0.2, ParamRange::Positive());
+  P.k = b.Parameter("k_shaft", 800.0, ParamRange::NonNegative());
+  P.d = b.Parameter("d_shaft", 0.05, ParamRange::NonNegative());
+  P.g = b.Parameter("g", 9.81);
+  P.psi_top = b.Parameter("psi_top", 2.4);
+  P.psi_impact = b.Parameter("psi_impact", -0.8);
+  P.t_down = b.Parameter("T_down", 0.3, ParamRange::Positive());
+  P.cock = b.Parameter("wrist_cock", 1.6);
+  P.u_wrist = b.Parameter("u_wrist", -20.0);
+  P.t_on = b.Parameter("t_on", 0.1, ParamRange::NonNegative());
+  P.t_act = b.Parameter("T_act", 0.03, ParamRange::Positive());
+  return P;
+}
+
+/// The shaft point at x = s / lc with mode shape value f = Phi(x): its
+/// position H + s e(theta_c) + eta f n(theta_c) ...
+template <class X>
+Eigen::Matrix<Scalar<X>, 2, 1> ShaftPoint(const X& x,
+                                          const Params& P,
+                                          double xi,
+                                          double f) {
+  using S = Scalar<X>;
+  const S s = xi * x.p[P.lc];
+  Eigen::Matrix<S, 2, 1> r;
+  r[0] = x.p[P.la] * sin(x.q[0]) + s * sin(x.q[1]) + x.q[2] * f * cos(x.q[1]);
+  r[1] = -x.p[P.la] * cos(x.q[0]) - s * cos(x.q[1]) + x.q[2] * f * sin(x.q[1]);
+  return r;
+}
+
+/// ... and its velocity r' = la wa n(ta) + s wc n(tc) + etad f n(tc)
+/// - eta f wc e(tc).
+template <class X>
+Eigen::Matrix<Scalar<X>, 2, 1> ShaftPointVelocity(const X& x,
+                                                  const Params& P,
+                                                  double xi,
+                                                  double f) {
+  using S = Scalar<X>;
+  const S la = x.p[P.la], lc = x.p[P.lc];
+  const S ta = x.q[0], tc = x.q[1], eta = x.q[2];
+  const S wa = x.v[0], wc = x.v[1], etad = x.v[2];
+  const S s = xi * lc;
+  Eigen::Matrix<S, 2, 1> v;
+  v[0] = la * wa * cos(ta) + (s * wc + etad * f) * cos(tc) -
+         eta * f * wc * sin(tc);
+  v[1] = la * wa * sin(ta) + (s * wc + etad * f) * sin(tc) +
+         eta * f * wc * cos(tc);
+  return v;
+}
+
+/// The kinetic energy of the arm, the shaft (by the Gauss-Legendre rule)
+/// and the head; coordinates 0..2 are theta_a, theta_c, eta.
+template <class X>
+Scalar<X> SwingKineticEnergy(const X& x, const Params& P) {
+  using S = Scalar<X>;
+  const S arm = x.p[P.ma] * x.p[P.la] * x.p[P.la] / 6.0 * x.v[0] * x.v[0];
+  S shaft = S(0.0);
+  for (int i = 0; i < 4; ++i)
+    shaft +=
+        kGaussW[i] *
+        ShaftPointVelocity(x, P, kGaussX[i], Phi(kGaussX[i])).squaredNorm();
+  shaft *= 0.5 * x.p[P.mc];  // (mc / lc) * lc for the [0, 1] weights
+  const S head =
+      0.5 * x.p[P.mh] * ShaftPointVelocity(x, P, 1.0, 1.0).squaredNorm();
+  return arm + shaft + head;
+}
+
+/// Gravity's potential of the arm, the shaft and the head, and the shaft's
+/// spring.
+template <class X>
+Scalar<X> SwingPotentialEnergy(const X& x, const Params& P) {
+  using S = Scalar<X>;
+  const S arm = -0.5 * x.p[P.ma] * x.p[P.la] * cos(x.q[0]);
+  S shaft = S(0.0);
+  for (int i = 0; i < 4; ++i)
+    shaft += kGaussW[i] * ShaftPoint(x, P, kGaussX[i], Phi(kGaussX[i]))[1];
+  shaft *= x.p[P.mc];
+  const S head = x.p[P.mh] * ShaftPoint(x, P, 1.0, 1.0)[1];
+  return x.p[P.g] * (arm + shaft + head) + 0.5 * x.p[P.k] * x.q[2] * x.q[2];
+}
+
+/// The wrist torque a(t): 0 before t_on, then u_wrist (1 - exp(-(t - t_on)
+/// / T_act)); branch-free (IfPositive, dual.hpp), so the model compiles.
+template <class X>
+Scalar<X> WristTorque(const X& x, const Params& P) {
+  using S = Scalar<X>;
+  const S since = x.t - x.p[P.t_on];
+  return IfPositive(
+      since, S(x.p[P.u_wrist] * (1.0 - exp(-since / x.p[P.t_act]))), S(0.0));
+}
+
 }  // namespace golf_detail
 
 Problem GolfSwingProblem();

@@ -166,6 +166,12 @@ void Tape::Evaluate(const Point<S>& x, S* out) const {
       case Op::kAbs:
         val[i] = abs(val[n.a]);
         break;
+      case Op::kIfPos:  // b where a > 0, else 0 (expr_graph.hpp)
+        val[i] = IfPositive(val[n.a], val[n.b], S(0.0));
+        break;
+      case Op::kIfNotPos:  // 0 where a > 0, else b
+        val[i] = IfPositive(val[n.a], S(0.0), val[n.b]);
+        break;
       case Op::kSign:
         // Made only by differentiation, never by a recording.
         throw std::logic_error("Tape: a recorded sign node");

@@ -22,7 +22,7 @@ __all__ = ["BatchResult", "ModelBuilder", "NotTraceableError",
            "evaluate_batch", "optimize", "problem", "problem_options",
            "problems", "run", "usage", "sin", "cos", "tan", "exp", "log",
            "sqrt", "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2",
-           "pow"]
+           "pow", "if_positive", "clamp"]
 
 
 def _unary(name, method, fallback):
@@ -64,3 +64,24 @@ def pow(x, y):  # noqa: A001 (as math.pow)
     if isinstance(x, Sym) or isinstance(y, Sym):
         return x ** y
     return _math.pow(x, y)
+
+
+def if_positive(c, a, b):
+    """a where c > 0, else b. Recorded as a selection when any of the three
+    is a daedalus.Sym (the comparison `c > 0` of a Sym raises
+    NotTraceableError): the value and every derivative are those of the
+    chosen branch, so a model with a kink keeps its compiled programs."""
+    syms = [x for x in (c, a, b) if isinstance(x, Sym)]
+    if not syms:
+        return a if c > 0 else b
+    s = syms[0]
+    c, a, b = (x if isinstance(x, Sym) else s._lift(float(x))
+               for x in (c, a, b))
+    return Sym._if_positive(c, a, b)
+
+
+def clamp(x, lo, hi):
+    """x limited to [lo, hi] (lo <= hi) with if_positive: the derivative is
+    that of x inside the range and 0 outside."""
+    upper = if_positive(x - hi, hi, x)
+    return if_positive(lo - upper, lo, upper)

@@ -145,6 +145,13 @@ class RecordedFunctions(unittest.TestCase):
          math.sqrt(b)),
         (lambda a, b: daedalus.pow(a, b) + daedalus.pow(a, 3),
          lambda a, b: math.pow(a, b) + math.pow(a, 3)),
+        # Selections (if_positive, clamp), both branches taken (a = 0.7,
+        # b = 0.3).
+        (lambda a, b: daedalus.if_positive(a - b, a * a, b) +
+         daedalus.if_positive(b - a, 5.0, 2.0 * b) +
+         daedalus.clamp(a, 0.0, 0.5) + daedalus.clamp(b, 0.0, 0.5) +
+         daedalus.clamp(-b, 0.0, 1.0) + daedalus.if_positive(1.0, b, 9.0),
+         lambda a, b: a * a + 2.0 * b + 0.5 + b + 0.0 + b),
     ]
 
     def test_each_function(self):
@@ -162,6 +169,21 @@ class RecordedFunctions(unittest.TestCase):
                 self.assertAlmostEqual(r.energy[0], want,
                                        delta=1e-14 * max(1.0, abs(want)),
                                        msg=f"term {i}, {evaluator}")
+
+    def test_selection_derivative_is_the_chosen_branch(self):
+        # V = 3 q while q < 10 (the other branch, q^3, is never chosen):
+        # a constant force -3 on a unit mass, q(t) = q0 - 1.5 t^2.
+        b = daedalus.ModelBuilder("selection")
+        b.coordinates(["q"])
+        b.kinetic_energy(lambda x: 0.5 * x.v[0] * x.v[0])
+        b.potential_energy(
+            lambda x: daedalus.if_positive(x.q[0] - 10.0, x.q[0] ** 3,
+                                           3.0 * x.q[0]))
+        p = b.build(q0=[2.0])
+        for evaluator in ("interpreted", "ad"):
+            r = daedalus.run(p, t_end=0.5, evaluator=evaluator)
+            self.assertAlmostEqual(r.q[-1, 0], 2.0 - 1.5 * 0.25, delta=1e-9,
+                                   msg=evaluator)
 
 
 if __name__ == "__main__":
