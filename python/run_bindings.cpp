@@ -19,12 +19,14 @@
 #include <utility>
 #include <vector>
 
+#include "andrews_squeezer.hpp"
 #include "atwood.hpp"
 #include "bead_parabola.hpp"
 #include "bindings.hpp"
 #include "block_on_incline.hpp"
 #include "bouncing_ball.hpp"
 #include "bouncing_ball_contact.hpp"
+#include "car_axis.hpp"
 #include "chain.hpp"
 #include "chain_reduced.hpp"
 #include "chaplygin_sleigh.hpp"
@@ -147,6 +149,8 @@ const std::vector<Entry>& Catalogue() {
     plain("sliding_sphere", SlidingSphereProblem);
     plain("block_on_incline", BlockOnInclineProblem);
     plain("painleve_rod", PainleveRodProblem);
+    plain("andrews_squeezer", AndrewsSqueezerProblem);
+    plain("car_axis", CarAxisProblem);
     sized("newtons_cradle", {"balls", 3, 2, 20, "number of balls"},
           NewtonsCradleProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).
