@@ -54,6 +54,7 @@
 #include "particle_sphere.hpp"
 #include "pendulum.hpp"
 #include "planet.hpp"
+#include "rocking_block.hpp"
 #include "rod_pair.hpp"
 #include "rolling_disk.hpp"
 #include "rotating_particle.hpp"
@@ -147,6 +148,7 @@ const std::vector<Entry>& Catalogue() {
     plain("sliding_sphere", SlidingSphereProblem);
     plain("block_on_incline", BlockOnInclineProblem);
     plain("painleve_rod", PainleveRodProblem);
+    plain("rocking_block", RockingBlockProblem);
     sized("newtons_cradle", {"balls", 3, 2, 20, "number of balls"},
           NewtonsCradleProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "contact/contact_problems.hpp"
+#include "contact/switch_counter.hpp"
 
 namespace daedalus::internal {
 
@@ -27,7 +28,6 @@ constexpr double kStickSlack = 1e-12;
 // An effective normal inverse inertia below this fraction of the
 // frictionless one counts as nonpositive (Painleve).
 constexpr double kPainleve = 1e-12;
-constexpr int kMaxFrictionSwitches = 50;
 
 enum class Mode { kOpen, kStick, kSlip };
 
@@ -62,31 +62,12 @@ class FrictionStage final : public ModeSwitcher {
       k.name = c.name;
       k.tname = c.law->friction;
       k.normal = m.constraint_row(ci);
-      const Eigen::VectorXd& p = mech->parameters();
-      const ContactLaw& law = *c.law;
-      k.mus = law.mu_static_parameter.empty()
-                  ? law.mu_static
-                  : p[m.ParameterIndex(law.mu_static_parameter)];
-      k.muk = law.mu_kinetic_parameter.empty()
-                  ? law.mu_kinetic
-                  : p[m.ParameterIndex(law.mu_kinetic_parameter)];
-      if (k.muk < 0.0 && law.mu_kinetic_parameter.empty()) k.muk = k.mus;
-      if (!(k.mus >= 0.0) || !(k.muk >= 0.0)) {
-        std::ostringstream os;
-        os << "contact '" << k.name
-           << "': friction coefficient mu_static = " << k.mus
-           << ", mu_kinetic = " << k.muk << " (parameters '"
-           << law.mu_static_parameter << "', '" << law.mu_kinetic_parameter
-           << "') is negative or NaN; Coulomb's mu is >= 0";
-        throw std::invalid_argument(os.str());
-      }
-      for (int cj = 0; cj < m.num_constraints(); ++cj) {
-        const ConstraintDecl& t = d.constraints[static_cast<size_t>(cj)];
-        if (t.name != k.tname) continue;
-        k.constraint_t = cj;
-        for (int r = 0; r < t.rows; ++r)
-          k.t.push_back(m.constraint_row(cj) + r);
-      }
+      const FrictionLaw f =
+          ResolveFriction(m, k.name, *c.law, mech->parameters());
+      k.mus = f.mu_static;
+      k.muk = f.mu_kinetic;
+      k.constraint_t = f.constraint;
+      k.t = f.rows;
       FrictionContactReport rep;
       rep.contact = k.name;
       rep.tangential = k.tname;
@@ -463,17 +444,12 @@ class FrictionStage final : public ModeSwitcher {
   }
 
   void CountAtInstant(double t) {
-    if (t != last_t_) {
-      last_t_ = t;
-      at_t_ = 0;
-      return;
-    }
-    if (++at_t_ <= kMaxFrictionSwitches) return;
+    if (!switches_.Exceeded(t)) return;
     std::ostringstream os;
     os << "friction switches do not settle at t = " << t << ": the contacts";
     for (const Contact& c : c_)
       os << " '" << c.name << "' (" << Name(c.mode) << ")";
-    os << " switched " << at_t_ << " times at this instant";
+    os << " switched " << switches_.count() << " times at this instant";
     throw std::runtime_error(os.str());
   }
 
@@ -531,12 +507,43 @@ class FrictionStage final : public ModeSwitcher {
   std::vector<Contact> c_;
   std::vector<Mode> last_modes_;
   bool friction_switched_ = false;
-  double last_t_ = std::numeric_limits<double>::quiet_NaN();
-  int at_t_ = 0;
+  SwitchCounter switches_;
   mutable VecX<double> scratch_;
 };
 
 }  // namespace
+
+FrictionLaw ResolveFriction(const Model& m,
+                            const std::string& contact,
+                            const ContactLaw& law,
+                            const Eigen::VectorXd& p) {
+  FrictionLaw f;
+  f.mu_static = law.mu_static_parameter.empty()
+                    ? law.mu_static
+                    : p[m.ParameterIndex(law.mu_static_parameter)];
+  f.mu_kinetic = law.mu_kinetic_parameter.empty()
+                     ? law.mu_kinetic
+                     : p[m.ParameterIndex(law.mu_kinetic_parameter)];
+  if (f.mu_kinetic < 0.0 && law.mu_kinetic_parameter.empty())
+    f.mu_kinetic = f.mu_static;
+  if (!(f.mu_static >= 0.0) || !(f.mu_kinetic >= 0.0)) {
+    std::ostringstream os;
+    os << "contact '" << contact
+       << "': friction coefficient mu_static = " << f.mu_static
+       << ", mu_kinetic = " << f.mu_kinetic << " (parameters '"
+       << law.mu_static_parameter << "', '" << law.mu_kinetic_parameter
+       << "') is negative or NaN; Coulomb's mu is >= 0";
+    throw std::invalid_argument(os.str());
+  }
+  const ModelData& d = m.data();
+  for (int cj = 0; cj < m.num_constraints(); ++cj) {
+    const ConstraintDecl& t = d.constraints[static_cast<size_t>(cj)];
+    if (t.name != law.friction) continue;
+    f.constraint = cj;
+    for (int r = 0; r < t.rows; ++r) f.rows.push_back(m.constraint_row(cj) + r);
+  }
+  return f;
+}
 
 bool IsFrictionRows(const ModelData& d, const std::string& name) {
   for (const ConstraintDecl& c : d.constraints)
