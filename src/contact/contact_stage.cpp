@@ -512,7 +512,27 @@ class ContactStage final : public ModeSwitcher {
          << pp.residual << " after " << pp.iterations << " iterations)";
       throw std::runtime_error(os.str());
     }
+    // A closed contact with planar friction whose slip the impact left at
+    // zero (it sticks, docs/friction.md) keeps it through the velocity
+    // projection: projecting a kicked-off contact back onto its normal
+    // alone would leave a slip of the order of zeno_velocity at the
+    // others (a rocking block coming to rest on both corners).
+    // Only those independent of the closed rows (IndependentRows).
+    std::vector<int> closed_rows = bilateral_, sticking;
+    for (size_t k = 0; k < rows_.size(); ++k) {
+      if (!closed_[k]) continue;
+      closed_rows.push_back(rows_[k]);
+      if (!trows_[k].empty() && std::abs(after.u[trows_[k][0]]) <= utol)
+        sticking.push_back(trows_[k][0]);
+    }
+    sticking = IndependentRows(after.J, closed_rows, sticking);
+    std::vector<int> vopen = open;
+    for (int r : friction_)
+      if (std::find(sticking.begin(), sticking.end(), r) == sticking.end())
+        vopen.push_back(r);
+    mech_->SetOpenRows(vopen);
     const ProjectionResult pv = mech_->ProjectVelocities(t, *q, v);
+    SetOpen(open);
     ev->correction_position = pp.correction;
     ev->correction_velocity = pv.correction;
     return impact;

@@ -310,7 +310,7 @@ class FrictionStage final : public ModeSwitcher {
     // The stick test, and the direction of a slip that starts from rest:
     // against the force that sticking needs.
     for (size_t k : test) c_[k].mode = Mode::kStick;
-    Apply(inner_open);
+    Apply(inner_open, t, *q, *v);
     for (int round = 0; round <= static_cast<int>(c_.size()); ++round) {
       mech_->Evaluate(t, *q, *v);
       KktResult r;
@@ -332,7 +332,7 @@ class FrictionStage final : public ModeSwitcher {
       }
       onset.clear();
       if (!changed) break;
-      Apply(inner_open);
+      Apply(inner_open, t, *q, *v);
     }
     for (const Contact& c : c_)
       if (c.mode == Mode::kSlip) CheckPainleve(t, *q, *v, c);
@@ -369,10 +369,21 @@ class FrictionStage final : public ModeSwitcher {
 
   // The mode into the Mechanics: sticking rows closed; slipping rows open
   // with their J kept and lambda_t = -mu_k sigma lambda_n (Workspace::slip).
-  void Apply(std::vector<int> open) {
+  // A sticking contact's rows that depend on the other closed rows (a
+  // body on two sticking planar contacts: 4 rows on 3 velocities) stay
+  // open (IndependentRows): the others hold its velocity, and the split
+  // of the friction force between them is statically indeterminate.
+  void Apply(std::vector<int> open,
+             double t,
+             const Eigen::VectorXd& q,
+             const Eigen::VectorXd& v) {
     std::vector<SlipRow> slip;
+    std::vector<int> stick;
     for (const Contact& c : c_) {
-      if (c.mode == Mode::kStick) continue;
+      if (c.mode == Mode::kStick) {
+        stick.insert(stick.end(), c.t.begin(), c.t.end());
+        continue;
+      }
       open.insert(open.end(), c.t.begin(), c.t.end());
       if (c.mode != Mode::kSlip) continue;
       for (size_t i = 0; i < c.t.size(); ++i) {
@@ -386,6 +397,21 @@ class FrictionStage final : public ModeSwitcher {
         s.d_partner = c.dir[static_cast<Eigen::Index>(1 - i)];
         slip.push_back(s);
       }
+    }
+    if (!stick.empty()) {
+      mech_->SetOpenRows({});
+      mech_->SetSlipRows({});
+      mech_->Evaluate(t, q, v);
+      std::vector<int> closed;
+      for (int r = 0; r < mech_->nc(); ++r)
+        if (std::find(open.begin(), open.end(), r) == open.end() &&
+            std::find(stick.begin(), stick.end(), r) == stick.end())
+          closed.push_back(r);
+      const std::vector<int> kept =
+          IndependentRows(mech_->DenseJacobian(), closed, stick);
+      for (int r : stick)
+        if (std::find(kept.begin(), kept.end(), r) == kept.end())
+          open.push_back(r);
     }
     mech_->SetOpenRows(open);
     mech_->SetSlipRows(slip);

@@ -223,8 +223,10 @@ TEST(RockingBlock, AngularVelocityRatioIsHousnersAtEveryImpact) {
   const double h = prm[p.model.ParameterIndex("h")];
   const double ratio = problems::HousnerRatio(b, h);
   ASSERT_NEAR(ratio, 0.85, 1e-15);
-  const SimulationSummary s =
-      Simulate(p.model, p.initial(prm), prm, p.defaults);
+  // To rest: the impacts accumulate near 2.01 s.
+  SimulationOptions o = p.defaults;
+  o.t_end = 2.5;
+  const SimulationSummary s = Simulate(p.model, p.initial(prm), prm, o);
   ASSERT_TRUE(s.ok) << s.error;
   // Rows: left 0, right 1 (normals), then left_slip 2, right_slip 3.
   int impacts = 0;
@@ -256,6 +258,17 @@ TEST(RockingBlock, AngularVelocityRatioIsHousnersAtEveryImpact) {
       impacts, worst, work, s.final.energy_residual, s.contact.t_rest);
   EXPECT_NEAR(s.final.energy_residual, 0.0, 1e-9);
   EXPECT_LT(s.contact.impact_work, 0.0);
+  // At rest on both corners, sticking (one tangential row is redundant:
+  // 4 rows on 3 velocities), the weight shared equally by the normals.
+  const double mg = prm[p.model.ParameterIndex("m")] * 9.81;
+  ASSERT_GT(s.contact.t_rest, 0.0);
+  EXPECT_NEAR(s.final.lambda[0], 0.5 * mg, 1e-9 * mg);
+  EXPECT_NEAR(s.final.lambda[1], 0.5 * mg, 1e-9 * mg);
+  EXPECT_LT(s.final.v.norm(), 1e-12);
+  for (const FrictionContactReport& f : s.contact.friction) {
+    EXPECT_EQ(f.stick_to_slip, 0) << f.contact;
+    EXPECT_GE(f.min_stick_margin, 0.0) << f.contact;
+  }
 }
 
 TEST(ImpactInput, AnImpactLawThatIsNeitherIsRefused) {
