@@ -62,6 +62,7 @@
 #include "slider_crank_mb.hpp"
 #include "sliding_sphere.hpp"
 #include "stiff_linkage.hpp"
+#include "woodpecker_toy.hpp"
 
 namespace py = pybind11;
 
@@ -149,6 +150,7 @@ const std::vector<Entry>& Catalogue() {
     plain("block_on_incline", BlockOnInclineProblem);
     plain("painleve_rod", PainleveRodProblem);
     plain("rocking_block", RockingBlockProblem);
+    plain("woodpecker_toy", WoodpeckerToyProblem);
     sized("newtons_cradle", {"balls", 3, 2, 20, "number of balls"},
           NewtonsCradleProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).

@@ -13,6 +13,9 @@
 //     problem, and its energy never increasing;
 //   Housner's rocking block (rocking_block): w+ / w- = 1 - 1.5 sin^2
 //     alpha at every impact to 1e-10, the impact losses as work;
+//   the woodpecker toy (woodpecker_toy): the limit cycle's period, the
+//     interval between beak strikes, about 0.146 s (Glocker 1995), each
+//     strike Newton's e = 0.5 with the sliding impulse on the cone's edge;
 //   bad input: an impact law that is neither Newton's nor Poisson's, a
 //     3D cone at an impact, an impact that would gain energy.
 #include <gmock/gmock.h>
@@ -28,6 +31,7 @@
 #include "contact/impulse.hpp"
 #include "daedalus/simulate.hpp"
 #include "rocking_block.hpp"
+#include "woodpecker_toy.hpp"
 
 namespace daedalus {
 namespace {
@@ -269,6 +273,44 @@ TEST(RockingBlock, AngularVelocityRatioIsHousnersAtEveryImpact) {
     EXPECT_EQ(f.stick_to_slip, 0) << f.contact;
     EXPECT_GE(f.min_stick_margin, 0.0) << f.contact;
   }
+}
+
+TEST(WoodpeckerToy, LimitCyclePeriodIsGlockers) {
+  const Problem p = problems::WoodpeckerToyProblem();
+  const Eigen::VectorXd prm = p.model.default_parameters();
+  SimulationOptions o = p.defaults;
+  o.t_end = 1.0;
+  const SimulationSummary s = Simulate(p.model, p.initial(prm), prm, o);
+  ASSERT_TRUE(s.ok) << s.error;
+  // Rows: beak 0, sleeve_lower 1, sleeve_upper 2, beak_slip 3.
+  std::vector<double> strikes;
+  for (const ContactEvent& ev : s.contact.events) {
+    if (ev.kind != "impact") continue;
+    EXPECT_LE(ev.energy_change, 0.0) << ev.t;
+    if (std::find(ev.rows.begin(), ev.rows.end(), "beak") == ev.rows.end())
+      continue;
+    strikes.push_back(ev.t);
+    const double un = -ev.u_minus[0];
+    ASSERT_GT(un, 0.0);
+    EXPECT_NEAR(ev.u_plus[0], 0.5 * un, 1e-10 * un);
+    // The beak slides through its strike: the impulse on the cone's edge.
+    EXPECT_NEAR(std::abs(ev.impulse[3]), 0.3 * ev.impulse[0],
+                1e-10 * ev.impulse[0]);
+    EXPECT_GT(std::abs(ev.u_plus[3]), 1e-6);
+  }
+  ASSERT_GE(strikes.size(), 6u);
+  // From the start near the cycle the intervals settle (alternating,
+  // 0.145853, 0.146080, ... within 2e-4 s of each other after the first).
+  for (size_t i = 1; i < strikes.size(); ++i)
+    EXPECT_NEAR(strikes[i] - strikes[i - 1], 0.146, 5e-4) << i;
+  const double period = (strikes.back() - strikes.front()) /
+                        static_cast<double>(strikes.size() - 1);
+  std::printf(
+      "woodpecker_toy: %zu beak strikes, mean period %.6f s, "
+      "energy residual %.2e J\n",
+      strikes.size(), period, s.final.energy_residual);
+  EXPECT_NEAR(period, 0.146, 5e-4);
+  EXPECT_NEAR(s.final.energy_residual, 0.0, 1e-8);
 }
 
 TEST(ImpactInput, AnImpactLawThatIsNeitherIsRefused) {
