@@ -56,6 +56,7 @@
 #include "particle_sphere.hpp"
 #include "pendulum.hpp"
 #include "planet.hpp"
+#include "rocking_block.hpp"
 #include "rod_pair.hpp"
 #include "rolling_disk.hpp"
 #include "rotating_particle.hpp"
@@ -63,6 +64,7 @@
 #include "slider_crank_mb.hpp"
 #include "sliding_sphere.hpp"
 #include "stiff_linkage.hpp"
+#include "woodpecker_toy.hpp"
 
 namespace py = pybind11;
 
@@ -151,6 +153,8 @@ const std::vector<Entry>& Catalogue() {
     plain("painleve_rod", PainleveRodProblem);
     plain("andrews_squeezer", AndrewsSqueezerProblem);
     plain("car_axis", CarAxisProblem);
+    plain("rocking_block", RockingBlockProblem);
+    plain("woodpecker_toy", WoodpeckerToyProblem);
     sized("newtons_cradle", {"balls", 3, 2, 20, "number of balls"},
           NewtonsCradleProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).

@@ -19,6 +19,18 @@
 
 namespace daedalus {
 
+/// How a contact restitutes at an impact (docs/contact.md, "Impacts"):
+/// kNewton, on the velocity, u_N+ = -e u_N- (the impulse LCP's xi_N =
+/// u_N+ + e u_N- >= 0); kPoisson, on the impulse, in two phases:
+/// compression (the impulse LCP with e = 0, impulse P_c) then expansion,
+/// at least e P_c more. For one frictionless contact both give u+ = -e u-;
+/// for several, or with friction, they differ, and Poisson's law is not
+/// energetically consistent in general (it can gain energy with several
+/// coupled contacts; a frictional impact that would gain energy ends the
+/// run).
+enum class ImpactLaw { kNewton, kPoisson };
+const char* ToString(ImpactLaw law);
+
 /// The impact law of one unilateral constraint (each of its rows is one
 /// contact): Newton's restitution u+ = -e u- on the normal velocity
 /// u = J v + Phi_t of a contact that strikes, simultaneous impacts
@@ -53,6 +65,9 @@ struct ContactLaw {
   /// value (so that --param can set it), checked >= 0 at the start.
   std::string mu_static_parameter = {};
   std::string mu_kinetic_parameter = {};
+  /// Newton's law (the default) or Poisson's for `restitution`; Build()
+  /// refuses any other value.
+  ImpactLaw impact_law = ImpactLaw::kNewton;
 };
 
 /// How a run treats its unilateral constraints.

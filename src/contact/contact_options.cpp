@@ -1,4 +1,4 @@
-// ContactMode's names (include/daedalus/contact.hpp).
+// ContactMode's and ImpactLaw's names (include/daedalus/contact.hpp).
 #include <stdexcept>
 #include <string>
 
@@ -14,6 +14,16 @@ const char* ToString(ContactMode m) {
       return "monitor";
     case ContactMode::kEventDriven:
       return "event-driven";
+  }
+  return "?";
+}
+
+const char* ToString(ImpactLaw law) {
+  switch (law) {
+    case ImpactLaw::kNewton:
+      return "newton";
+    case ImpactLaw::kPoisson:
+      return "poisson";
   }
   return "?";
 }

@@ -52,4 +52,28 @@ Eigen::VectorXd ContactOperator::FreeAcceleration(const AllRows& x) const {
   return out;
 }
 
+std::vector<int> IndependentRows(const Eigen::MatrixXd& J,
+                                 const std::vector<int>& base,
+                                 const std::vector<int>& extra) {
+  std::vector<int> rows = base, kept;
+  auto rank = [&](const std::vector<int>& r) {
+    if (r.empty()) return Eigen::Index{0};
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Rows(J, r).transpose());
+    qr.setThreshold(1e-10);
+    return qr.rank();
+  };
+  Eigen::Index have = rank(rows);
+  for (int r : extra) {
+    rows.push_back(r);
+    const Eigen::Index now = rank(rows);
+    if (now > have) {
+      kept.push_back(r);
+      have = now;
+    } else {
+      rows.pop_back();
+    }
+  }
+  return kept;
+}
+
 }  // namespace daedalus::internal

@@ -50,4 +50,15 @@ class ContactOperator {
   Eigen::MatrixXd SBinv_;  // (J_B M^-1 J_B')^+
 };
 
+/// The rows of `extra` (model rows of J, in order) that are independent of
+/// the rows `base` and of the extras kept before them: a body resting on
+/// two sticking planar contacts has one tangential row too many (4 rows
+/// on 3 velocities, its friction forces statically indeterminate), and
+/// the dependent ones need no row (their velocity is held by the
+/// others). Rank by column-pivoting QR, threshold 1e-10 of the largest
+/// pivot (round-off of J is ~1e-16 of its scale).
+std::vector<int> IndependentRows(const Eigen::MatrixXd& J,
+                                 const std::vector<int>& base,
+                                 const std::vector<int>& extra);
+
 }  // namespace daedalus::internal

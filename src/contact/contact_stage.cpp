@@ -11,7 +11,10 @@
 
 #include "contact/contact_problems.hpp"
 #include "contact/friction_stage.hpp"
+#include "contact/impact_map.hpp"
+#include "contact/impulse.hpp"
 #include "contact/lcp.hpp"
+#include "contact/switch_counter.hpp"
 #include "formulation/support.hpp"
 
 namespace daedalus::internal {
@@ -25,24 +28,6 @@ namespace {
 // zero to round-off.
 constexpr double kVelocityFraction = 1e-3;
 constexpr double kRoundOff = 64 * std::numeric_limits<double>::epsilon();
-// Switches at one instant beyond which the mode is declared not to settle.
-constexpr int kMaxSwitchesAtOneInstant = 50;
-// Impact times kept per contact for the accumulation point's estimate.
-constexpr size_t kAccumulationHistory = 8;
-
-// An impact's map on its active set (the contacts with P_a > 0): with
-// the bilateral rows B closed,
-//   M dv - J_a' P_a - J_B' mu = 0,  J_a dv = -(1 + e_a) u_a-,  J_B dv = 0,
-// smooth in (t, q, v-, p) for a fixed active set (docs/contact.md,
-// "Sensitivities").
-struct ImpactLinearization {
-  bool happened = false;
-  Eigen::VectorXd dv;           // nv: v+ - v- (before the restart's projection)
-  std::vector<int> rows;        // the active contacts' model rows
-  std::vector<double> impulse;  // P_a
-  std::vector<double> e;        // e_a as applied (0: resting or Zeno)
-  std::vector<int> e_param;     // e_a's model parameter, or -1
-};
 
 // The last switch that restarted the run, for its linearization.
 struct SwitchLinearization {
@@ -99,6 +84,22 @@ class ContactStage final : public ModeSwitcher {
         e_.push_back(e);
         e_param_.push_back(e_param);
         names_.push_back(m.RowName(row));
+        // Friction at impacts: planar contacts with mu_kinetic > 0.
+        std::vector<int> tr;
+        double mu = 0.0;
+        bool cone = false;
+        if (c.law && !c.law->friction.empty()) {
+          const FrictionLaw f = ResolveFriction(m, c.name, *c.law, p);
+          cone = f.mu_kinetic > 0.0 && f.rows.size() == 2;
+          if (f.mu_kinetic > 0.0 && f.rows.size() == 1) {
+            tr = f.rows;
+            mu = f.mu_kinetic;
+          }
+        }
+        trows_.push_back(tr);
+        mu_.push_back(mu);
+        cone3d_.push_back(cone);
+        poisson_.push_back(c.law && c.law->impact_law == ImpactLaw::kPoisson);
       }
     }
     const int n = static_cast<int>(rows_.size());
@@ -251,6 +252,7 @@ class ContactStage final : public ModeSwitcher {
   std::unique_ptr<EventJump> Jump(const FlowPoint& minus,
                                   const FlowPoint& plus) override {
     if (!last_.valid) return nullptr;  // nothing switched
+    if (!last_.impact.refused.empty()) Refuse(last_.impact.refused);
     auto j = std::make_unique<EventJump>(Linearize(minus));
     if (j->grazing())
       Refuse("its witness crosses zero grazing (rate " +
@@ -321,16 +323,11 @@ class ContactStage final : public ModeSwitcher {
   // contacts switching back and forth, or their witnesses re-armed again
   // and again, at the same time) ends the run.
   void CountAtInstant(double t, const std::vector<std::string>& rows) {
-    if (t != last_switch_t_) {
-      last_switch_t_ = t;
-      switches_at_t_ = 0;
-      return;
-    }
-    if (++switches_at_t_ <= kMaxSwitchesAtOneInstant) return;
+    if (!switches_.Exceeded(t)) return;
     std::ostringstream os;
     os << "contact switches do not settle at t = " << t << ": the contacts";
     for (const std::string& r : rows) os << " '" << r << "'";
-    os << " switched " << switches_at_t_
+    os << " switched " << switches_.count()
        << " times at this instant (chattering between modes); loosen "
           "--gap-tolerance or raise --zeno-velocity";
     throw std::runtime_error(os.str());
@@ -420,7 +417,6 @@ class ContactStage final : public ModeSwitcher {
               Eigen::VectorXd* q,
               Eigen::VectorXd* v,
               ContactEvent* ev) {
-    const int nc = mech_->nc();
     ev->t = t;
     // 1. The contacts that touch.
     std::vector<int> touch;
@@ -434,7 +430,6 @@ class ContactStage final : public ModeSwitcher {
     }
     std::vector<int> trows;
     for (int k : touch) trows.push_back(rows_[static_cast<size_t>(k)]);
-    const ContactOperator op(x, trows, bilateral_);
     const Eigen::Index m = static_cast<Eigen::Index>(touch.size());
     Eigen::VectorXd u(m);
     for (Eigen::Index i = 0; i < m; ++i)
@@ -446,65 +441,7 @@ class ContactStage final : public ModeSwitcher {
     bool impact = false;
     for (Eigen::Index i = 0; i < m; ++i) impact |= u[i] < -utol;
     if (impact) {
-      ev->kind = "impact";
-      Eigen::VectorXd qn = u;  // Newton: w = A P + (1 + e) u- for approaching
-      for (Eigen::Index i = 0; i < m; ++i) {
-        const size_t k = static_cast<size_t>(touch[static_cast<size_t>(i)]);
-        double e = 0.0;
-        if (u[i] < -co_.zeno_velocity) {
-          e = e_[k];
-        } else if (u[i] < -utol) {
-          ev->zeno.push_back(names_[k]);
-        }
-        qn[i] = (1.0 + e) * u[i];
-      }
-      const LcpSolution s = SolveLcp(op.A(), qn);
-      if (!s.solved) NoSolution("impulse", t, touch, s);
-      for (Eigen::Index i = 0; i < m; ++i) {
-        if (!(u[i] < -utol)) continue;
-        const size_t k = static_cast<size_t>(touch[static_cast<size_t>(i)]);
-        std::vector<double>& h = impact_times_[k];
-        h.push_back(t);
-        if (h.size() > kAccumulationHistory) h.erase(h.begin());
-        if (u[i] < -co_.zeno_velocity || h.size() < 3) continue;
-        // Accumulation: the geometric tail of the impact intervals, with
-        // the ratio r averaged over the intervals kept (each interval's
-        // time carries the root location's error, relatively largest on
-        // the short last ones).
-        const size_t last = h.size() - 1;
-        const double first = h[1] - h[0], d = h[last] - h[last - 1];
-        const double r =
-            first > 0.0 && d > 0.0
-                ? std::pow(d / first, 1.0 / static_cast<double>(last - 1))
-                : -1.0;
-        if (r > 0.0 && r < 1.0)
-          sum_->contact.t_accumulation = h[last] + d * r / (1.0 - r);
-      }
-      ev->lcp_size = static_cast<int>(m);
-      ev->lcp_residual = s.residual;
-      // The impact map on its active set (SensitivitiesAfter).
-      impact_.happened = true;
-      impact_.dv = op.WJt() * s.z;
-      for (Eigen::Index i = 0; i < m; ++i) {
-        if (!(s.z[i] > s.tolerance)) continue;
-        const size_t k = static_cast<size_t>(touch[static_cast<size_t>(i)]);
-        const bool restitutes = u[i] < -co_.zeno_velocity;
-        impact_.rows.push_back(rows_[k]);
-        impact_.impulse.push_back(s.z[i]);
-        impact_.e.push_back(restitutes ? e_[k] : 0.0);
-        impact_.e_param.push_back(restitutes ? e_param_[k] : -1);
-      }
-      *v += impact_.dv;
-      u_plus = u + op.A() * s.z;
-      ev->impulse = Eigen::VectorXd::Zero(nc);
-      ev->u_minus = Eigen::VectorXd::Zero(nc);
-      ev->u_plus = Eigen::VectorXd::Zero(nc);
-      for (Eigen::Index i = 0; i < m; ++i) {
-        const int row = trows[static_cast<size_t>(i)];
-        ev->impulse[row] = s.z[i];
-        ev->u_minus[row] = u[i];
-        ev->u_plus[row] = u_plus[i];
-      }
+      u_plus = Strike(t, x, touch, utol, v, ev);
       after = Evaluate(t, *q, *v);
     }
     // 3. Which of the touching contacts that do not separate close.
@@ -575,10 +512,124 @@ class ContactStage final : public ModeSwitcher {
          << pp.residual << " after " << pp.iterations << " iterations)";
       throw std::runtime_error(os.str());
     }
+    // A closed contact with planar friction whose slip the impact left at
+    // zero (it sticks, docs/friction.md) keeps it through the velocity
+    // projection: projecting a kicked-off contact back onto its normal
+    // alone would leave a slip of the order of zeno_velocity at the
+    // others (a rocking block coming to rest on both corners).
+    // Only those independent of the closed rows (IndependentRows).
+    std::vector<int> closed_rows = bilateral_, sticking;
+    for (size_t k = 0; k < rows_.size(); ++k) {
+      if (!closed_[k]) continue;
+      closed_rows.push_back(rows_[k]);
+      if (!trows_[k].empty() && std::abs(after.u[trows_[k][0]]) <= utol)
+        sticking.push_back(trows_[k][0]);
+    }
+    sticking = IndependentRows(after.J, closed_rows, sticking);
+    std::vector<int> vopen = open;
+    for (int r : friction_)
+      if (std::find(sticking.begin(), sticking.end(), r) == sticking.end())
+        vopen.push_back(r);
+    mech_->SetOpenRows(vopen);
     const ProjectionResult pv = mech_->ProjectVelocities(t, *q, v);
+    SetOpen(open);
     ev->correction_position = pp.correction;
     ev->correction_velocity = pv.correction;
     return impact;
+  }
+
+  // Step 2 of Decide: the impulse problem (impulse.hpp) over the
+  // touching contacts `touch`, with the tangential rows of those with
+  // planar friction; v += the impact's velocity change, the impact's map
+  // into impact_. Returns the contacts' normal velocities after it.
+  Eigen::VectorXd Strike(double t,
+                         const AllRows& x,
+                         const std::vector<int>& touch,
+                         double utol,
+                         Eigen::VectorXd* v,
+                         ContactEvent* ev) {
+    ev->kind = "impact";
+    const Eigen::Index m = static_cast<Eigen::Index>(touch.size());
+    std::vector<int> rows;  // the normals, then the tangential rows
+    for (int k : touch) rows.push_back(rows_[static_cast<size_t>(k)]);
+    ImpulseProblem ip;
+    ip.tangent.assign(static_cast<size_t>(m), -1);
+    Eigen::VectorXd u(m);
+    for (Eigen::Index i = 0; i < m; ++i) {
+      const size_t k = static_cast<size_t>(touch[static_cast<size_t>(i)]);
+      u[i] = x.u[rows_[k]];
+      double e = 0.0;
+      if (u[i] < -co_.zeno_velocity) {
+        e = e_[k];
+      } else if (u[i] < -utol) {
+        ev->zeno.push_back(names_[k]);
+      }
+      if (cone3d_[k]) RefuseCone(t, names_[k]);
+      ip.e.push_back(e);
+      ip.poisson.push_back(poisson_[k]);
+      ip.mu.push_back(mu_[k]);
+      if (trows_[k].empty()) continue;
+      ip.tangent[static_cast<size_t>(i)] = static_cast<int>(rows.size());
+      rows.push_back(trows_[k][0]);
+    }
+    const ContactOperator op(x, rows, bilateral_);
+    ip.A = op.A();
+    ip.u.resize(static_cast<Eigen::Index>(rows.size()));
+    for (size_t j = 0; j < rows.size(); ++j)
+      ip.u[static_cast<Eigen::Index>(j)] = x.u[rows[j]];
+    const ImpulseSolution s = SolveImpulse(ip);
+    if (!s.solved) NoSolution("impulse", t, touch, s.last);
+    for (Eigen::Index i = 0; i < m; ++i) {
+      if (!(u[i] < -utol)) continue;
+      const size_t k = static_cast<size_t>(touch[static_cast<size_t>(i)]);
+      const double ta =
+          AccumulationPoint(&impact_times_[k], t, u[i] >= -co_.zeno_velocity);
+      if (ta >= 0.0) sum_->contact.t_accumulation = ta;
+    }
+    ev->lcp_size = s.lcp_size;
+    ev->lcp_residual = s.residual;
+    // The impact map on its active set (SensitivitiesAfter).
+    impact_.happened = true;
+    impact_.dv = op.WJt() * s.P;
+    const double tol = s.last.tolerance;
+    int active = 0;
+    std::string frictional;
+    for (Eigen::Index i = 0; i < m; ++i) {
+      if (!(s.P[i] > tol)) continue;
+      const size_t k = static_cast<size_t>(touch[static_cast<size_t>(i)]);
+      const bool restitutes = u[i] < -co_.zeno_velocity;
+      impact_.rows.push_back(rows_[k]);
+      impact_.impulse.push_back(s.P[i]);
+      impact_.e.push_back(restitutes ? e_[k] : 0.0);
+      impact_.e_param.push_back(restitutes ? e_param_[k] : -1);
+      ++active;
+      if (ip.tangent[static_cast<size_t>(i)] >= 0)
+        frictional += " '" + names_[k] + "'";
+    }
+    if (!frictional.empty())
+      impact_.refused = "the impact with Coulomb friction on" + frictional +
+                        " is not linearized (sensitivities across "
+                        "frictional impacts are not implemented)";
+    else if (s.law == "poisson" && active > 1)
+      impact_.refused =
+          "the Poisson impact of several contacts is not linearized";
+    // A frictional impact only dissipates (docs/friction.md).
+    const double t_minus = 0.5 * v->dot(x.M * *v);
+    const double gain = impact_.dv.dot(x.M * (*v + 0.5 * impact_.dv));
+    if (!frictional.empty())
+      CheckDissipation(t, frictional, gain, t_minus, s.law);
+    *v += impact_.dv;
+    const int nc = mech_->nc();
+    ev->impulse = Eigen::VectorXd::Zero(nc);
+    ev->u_minus = Eigen::VectorXd::Zero(nc);
+    ev->u_plus = Eigen::VectorXd::Zero(nc);
+    for (size_t j = 0; j < rows.size(); ++j) {
+      const Eigen::Index i = static_cast<Eigen::Index>(j);
+      ev->impulse[rows[j]] = s.P[i];
+      ev->u_minus[rows[j]] = ip.u[i];
+      ev->u_plus[rows[j]] = s.u_plus[i];
+    }
+    return s.u_plus.head(m);
   }
 
   [[noreturn]] void Refuse(const std::string& why) const {
@@ -648,72 +699,7 @@ class ContactStage final : public ModeSwitcher {
     d.dt = Eigen::VectorXd::Zero(n);
     const ImpactLinearization& im = last_.impact;
     if (im.happened) {
-      mech_->SetOpenRows({});
-      mech_->Evaluate(last_.t, last_.q, last_.v);
-      const Eigen::MatrixXd M = mech_->DenseMass();
-      const Eigen::MatrixXd J = mech_->DenseJacobian();
-      const Eigen::VectorXd u = mech_->vel_residual();
-      const Eigen::Index na = static_cast<Eigen::Index>(im.rows.size());
-      const Eigen::Index nb = static_cast<Eigen::Index>(bilateral_.size());
-      Eigen::MatrixXd Ja(na, nv), Jb(nb, nv);
-      for (Eigen::Index a = 0; a < na; ++a)
-        Ja.row(a) = J.row(im.rows[static_cast<size_t>(a)]);
-      for (Eigen::Index b = 0; b < nb; ++b)
-        Jb.row(b) = J.row(bilateral_[static_cast<size_t>(b)]);
-      const Eigen::VectorXd P =
-          Eigen::Map<const Eigen::VectorXd>(im.impulse.data(), na);
-      // The bilateral impulses mu: J_B' mu = M dv - J_a' P.
-      Eigen::VectorXd mu = Eigen::VectorXd::Zero(nb);
-      if (nb > 0)
-        mu = Jb.transpose().completeOrthogonalDecomposition().solve(
-            M * im.dv - Ja.transpose() * P);
-      const Eigen::Index nk = nv + na + nb;
-      Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nk, nk);
-      K.topLeftCorner(nv, nv) = M;
-      K.block(0, nv, nv, na) = -Ja.transpose();
-      K.block(0, nv + na, nv, nb) = -Jb.transpose();
-      K.block(nv, 0, na, nv) = Ja;
-      K.block(nv + na, 0, nb, nv) = Jb;
-      const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> kf(K);
-      // The tangent of dv along (dq, dv-, dp, dt): the active-set
-      // equations differentiated, the unknowns' tangents solved for.
-      auto ddv = [&](const Eigen::VectorXd& dq, const Eigen::VectorXd& dvm,
-                     const Eigen::VectorXd& dp, double dt) {
-        const TangentWorkspace& tws = mech_->Tangent(dq, dvm, dp, {}, dt);
-        Eigen::VectorXd rhs(nk);
-        for (int i = 0; i < nv; ++i) {
-          double acc = 0.0;
-          for (int j = 0; j < nv; ++j) acc += tws.M(i, j).d * im.dv[j];
-          for (Eigen::Index a = 0; a < na; ++a)
-            acc -= tws.J(im.rows[static_cast<size_t>(a)], i).d * P[a];
-          for (Eigen::Index b = 0; b < nb; ++b)
-            acc -= tws.J(bilateral_[static_cast<size_t>(b)], i).d * mu[b];
-          rhs[i] = -acc;
-        }
-        for (Eigen::Index a = 0; a < na; ++a) {
-          const size_t ia = static_cast<size_t>(a);
-          const int ra = im.rows[ia];
-          double acc = (1.0 + im.e[ia]) * tws.vel_residual[ra].d;
-          for (int j = 0; j < nv; ++j) acc += tws.J(ra, j).d * im.dv[j];
-          if (im.e_param[ia] >= 0) acc += dp[im.e_param[ia]] * u[ra];
-          rhs[nv + a] = -acc;
-        }
-        for (Eigen::Index b = 0; b < nb; ++b) {
-          const int rb = bilateral_[static_cast<size_t>(b)];
-          double acc = 0.0;
-          for (int j = 0; j < nv; ++j) acc += tws.J(rb, j).d * im.dv[j];
-          rhs[nv + na + b] = -acc;
-        }
-        return Eigen::VectorXd(kf.solve(rhs).head(nv));
-      };
-      d.value.tail(nv) += im.dv;
-      for (int j = 0; j < nq; ++j)
-        d.dq.col(j).tail(nv) += ddv(Unit(nq, j), zv, zp, 0.0);
-      for (int j = 0; j < nv; ++j)
-        d.dv.col(j).tail(nv) += ddv(zq, Unit(nv, j), zp, 0.0);
-      for (int j = 0; j < np; ++j)
-        d.dp.col(j).tail(nv) = ddv(zq, zv, Unit(np, j), 0.0);
-      d.dt.tail(nv) = ddv(zq, zv, zp, 1.0);
+      AddImpactMap(mech_, last_.t, last_.q, last_.v, im, bilateral_, &d);
     }
     mech_->SetOpenRows(open_after);
     return EventJump(minus, gy, gp, gt, std::move(d));
@@ -761,8 +747,13 @@ class ContactStage final : public ModeSwitcher {
   std::vector<bool> closed_;
   std::vector<double> offset_;  // re-armed witnesses (per contact)
   std::vector<int> forced_;     // penetrating at a projected start
-  double last_switch_t_ = std::numeric_limits<double>::quiet_NaN();
-  int switches_at_t_ = 0;
+  SwitchCounter switches_;
+  // Per contact: the tangential rows of its planar friction (empty when
+  // frictionless or mu_kinetic = 0), mu_kinetic, a 3D cone's rows, and
+  // whether it restitutes by Poisson's law.
+  std::vector<std::vector<int>> trows_;
+  std::vector<double> mu_;
+  std::vector<bool> cone3d_, poisson_;
   // Per contact: its last impact times (accumulation).
   std::vector<std::vector<double>> impact_times_;
   // The last impact's map on its active set, and the last switch, for

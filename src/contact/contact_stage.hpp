@@ -8,8 +8,9 @@
 //   1. gathers the contacts that touch (closed, or gap within
 //      ContactOptions::gap_tolerance),
 //   2. when one approaches, solves the impact as an impulse LCP over all
-//      of them (Newton's law u+ + e u- >= 0, P >= 0, complementary;
-//      contact_problems.hpp),
+//      of them (Newton's law u+ + e u- >= 0, P >= 0, complementary, or
+//      Poisson's in two phases; with the Coulomb cone of the planar
+//      contacts with friction: impulse.hpp, contact_problems.hpp),
 //   3. decides which of those that do not separate stay closed by the
 //      acceleration LCP (Phi'' >= 0, lambda >= 0, complementary),
 //   4. sets the Mechanics' open rows, projects the restart onto the new

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "contact/contact_problems.hpp"
+#include "contact/switch_counter.hpp"
 
 namespace daedalus::internal {
 
@@ -27,7 +28,6 @@ constexpr double kStickSlack = 1e-12;
 // An effective normal inverse inertia below this fraction of the
 // frictionless one counts as nonpositive (Painleve).
 constexpr double kPainleve = 1e-12;
-constexpr int kMaxFrictionSwitches = 50;
 
 enum class Mode { kOpen, kStick, kSlip };
 
@@ -62,31 +62,12 @@ class FrictionStage final : public ModeSwitcher {
       k.name = c.name;
       k.tname = c.law->friction;
       k.normal = m.constraint_row(ci);
-      const Eigen::VectorXd& p = mech->parameters();
-      const ContactLaw& law = *c.law;
-      k.mus = law.mu_static_parameter.empty()
-                  ? law.mu_static
-                  : p[m.ParameterIndex(law.mu_static_parameter)];
-      k.muk = law.mu_kinetic_parameter.empty()
-                  ? law.mu_kinetic
-                  : p[m.ParameterIndex(law.mu_kinetic_parameter)];
-      if (k.muk < 0.0 && law.mu_kinetic_parameter.empty()) k.muk = k.mus;
-      if (!(k.mus >= 0.0) || !(k.muk >= 0.0)) {
-        std::ostringstream os;
-        os << "contact '" << k.name
-           << "': friction coefficient mu_static = " << k.mus
-           << ", mu_kinetic = " << k.muk << " (parameters '"
-           << law.mu_static_parameter << "', '" << law.mu_kinetic_parameter
-           << "') is negative or NaN; Coulomb's mu is >= 0";
-        throw std::invalid_argument(os.str());
-      }
-      for (int cj = 0; cj < m.num_constraints(); ++cj) {
-        const ConstraintDecl& t = d.constraints[static_cast<size_t>(cj)];
-        if (t.name != k.tname) continue;
-        k.constraint_t = cj;
-        for (int r = 0; r < t.rows; ++r)
-          k.t.push_back(m.constraint_row(cj) + r);
-      }
+      const FrictionLaw f =
+          ResolveFriction(m, k.name, *c.law, mech->parameters());
+      k.mus = f.mu_static;
+      k.muk = f.mu_kinetic;
+      k.constraint_t = f.constraint;
+      k.t = f.rows;
       FrictionContactReport rep;
       rep.contact = k.name;
       rep.tangential = k.tname;
@@ -329,7 +310,7 @@ class FrictionStage final : public ModeSwitcher {
     // The stick test, and the direction of a slip that starts from rest:
     // against the force that sticking needs.
     for (size_t k : test) c_[k].mode = Mode::kStick;
-    Apply(inner_open);
+    Apply(inner_open, t, *q, *v);
     for (int round = 0; round <= static_cast<int>(c_.size()); ++round) {
       mech_->Evaluate(t, *q, *v);
       KktResult r;
@@ -351,7 +332,7 @@ class FrictionStage final : public ModeSwitcher {
       }
       onset.clear();
       if (!changed) break;
-      Apply(inner_open);
+      Apply(inner_open, t, *q, *v);
     }
     for (const Contact& c : c_)
       if (c.mode == Mode::kSlip) CheckPainleve(t, *q, *v, c);
@@ -388,10 +369,21 @@ class FrictionStage final : public ModeSwitcher {
 
   // The mode into the Mechanics: sticking rows closed; slipping rows open
   // with their J kept and lambda_t = -mu_k sigma lambda_n (Workspace::slip).
-  void Apply(std::vector<int> open) {
+  // A sticking contact's rows that depend on the other closed rows (a
+  // body on two sticking planar contacts: 4 rows on 3 velocities) stay
+  // open (IndependentRows): the others hold its velocity, and the split
+  // of the friction force between them is statically indeterminate.
+  void Apply(std::vector<int> open,
+             double t,
+             const Eigen::VectorXd& q,
+             const Eigen::VectorXd& v) {
     std::vector<SlipRow> slip;
+    std::vector<int> stick;
     for (const Contact& c : c_) {
-      if (c.mode == Mode::kStick) continue;
+      if (c.mode == Mode::kStick) {
+        stick.insert(stick.end(), c.t.begin(), c.t.end());
+        continue;
+      }
       open.insert(open.end(), c.t.begin(), c.t.end());
       if (c.mode != Mode::kSlip) continue;
       for (size_t i = 0; i < c.t.size(); ++i) {
@@ -405,6 +397,21 @@ class FrictionStage final : public ModeSwitcher {
         s.d_partner = c.dir[static_cast<Eigen::Index>(1 - i)];
         slip.push_back(s);
       }
+    }
+    if (!stick.empty()) {
+      mech_->SetOpenRows({});
+      mech_->SetSlipRows({});
+      mech_->Evaluate(t, q, v);
+      std::vector<int> closed;
+      for (int r = 0; r < mech_->nc(); ++r)
+        if (std::find(open.begin(), open.end(), r) == open.end() &&
+            std::find(stick.begin(), stick.end(), r) == stick.end())
+          closed.push_back(r);
+      const std::vector<int> kept =
+          IndependentRows(mech_->DenseJacobian(), closed, stick);
+      for (int r : stick)
+        if (std::find(kept.begin(), kept.end(), r) == kept.end())
+          open.push_back(r);
     }
     mech_->SetOpenRows(open);
     mech_->SetSlipRows(slip);
@@ -463,17 +470,12 @@ class FrictionStage final : public ModeSwitcher {
   }
 
   void CountAtInstant(double t) {
-    if (t != last_t_) {
-      last_t_ = t;
-      at_t_ = 0;
-      return;
-    }
-    if (++at_t_ <= kMaxFrictionSwitches) return;
+    if (!switches_.Exceeded(t)) return;
     std::ostringstream os;
     os << "friction switches do not settle at t = " << t << ": the contacts";
     for (const Contact& c : c_)
       os << " '" << c.name << "' (" << Name(c.mode) << ")";
-    os << " switched " << at_t_ << " times at this instant";
+    os << " switched " << switches_.count() << " times at this instant";
     throw std::runtime_error(os.str());
   }
 
@@ -531,12 +533,43 @@ class FrictionStage final : public ModeSwitcher {
   std::vector<Contact> c_;
   std::vector<Mode> last_modes_;
   bool friction_switched_ = false;
-  double last_t_ = std::numeric_limits<double>::quiet_NaN();
-  int at_t_ = 0;
+  SwitchCounter switches_;
   mutable VecX<double> scratch_;
 };
 
 }  // namespace
+
+FrictionLaw ResolveFriction(const Model& m,
+                            const std::string& contact,
+                            const ContactLaw& law,
+                            const Eigen::VectorXd& p) {
+  FrictionLaw f;
+  f.mu_static = law.mu_static_parameter.empty()
+                    ? law.mu_static
+                    : p[m.ParameterIndex(law.mu_static_parameter)];
+  f.mu_kinetic = law.mu_kinetic_parameter.empty()
+                     ? law.mu_kinetic
+                     : p[m.ParameterIndex(law.mu_kinetic_parameter)];
+  if (f.mu_kinetic < 0.0 && law.mu_kinetic_parameter.empty())
+    f.mu_kinetic = f.mu_static;
+  if (!(f.mu_static >= 0.0) || !(f.mu_kinetic >= 0.0)) {
+    std::ostringstream os;
+    os << "contact '" << contact
+       << "': friction coefficient mu_static = " << f.mu_static
+       << ", mu_kinetic = " << f.mu_kinetic << " (parameters '"
+       << law.mu_static_parameter << "', '" << law.mu_kinetic_parameter
+       << "') is negative or NaN; Coulomb's mu is >= 0";
+    throw std::invalid_argument(os.str());
+  }
+  const ModelData& d = m.data();
+  for (int cj = 0; cj < m.num_constraints(); ++cj) {
+    const ConstraintDecl& t = d.constraints[static_cast<size_t>(cj)];
+    if (t.name != law.friction) continue;
+    f.constraint = cj;
+    for (int r = 0; r < t.rows; ++r) f.rows.push_back(m.constraint_row(cj) + r);
+  }
+  return f;
+}
 
 bool IsFrictionRows(const ModelData& d, const std::string& name) {
   for (const ConstraintDecl& c : d.constraints)

@@ -23,6 +23,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "daedalus/simulate.hpp"
 #include "events/mode_switch.hpp"
@@ -33,6 +34,21 @@ namespace daedalus::internal {
 /// Whether the constraint `name` is the tangential constraint of a
 /// contact with friction (ContactLaw::friction).
 bool IsFrictionRows(const ModelData& d, const std::string& name);
+
+/// A contact's Coulomb friction as a run applies it: its tangential
+/// constraint and rows, mu_static and mu_kinetic (a negative mu_kinetic
+/// takes mu_static; parameters read from p).
+struct FrictionLaw {
+  int constraint = -1;
+  std::vector<int> rows;
+  double mu_static = 0.0, mu_kinetic = 0.0;
+};
+/// @throws std::invalid_argument naming the contact for a negative or NaN
+/// coefficient.
+FrictionLaw ResolveFriction(const Model& m,
+                            const std::string& contact,
+                            const ContactLaw& law,
+                            const Eigen::VectorXd& p);
 
 /// The friction stage around the run's contact stage `contact`.
 std::unique_ptr<ModeSwitcher> MakeFrictionStage(

@@ -605,6 +605,13 @@ void ResolveFeasibility(internal::ModelData& d) {
                                   law->restitution_parameter +
                                   "' is not a parameter of the model");
     }
+    if (law->impact_law != ImpactLaw::kNewton &&
+        law->impact_law != ImpactLaw::kPoisson) {
+      throw std::invalid_argument(
+          where + who + ": impact law " +
+          std::to_string(static_cast<int>(law->impact_law)) +
+          " is neither ImpactLaw::kNewton nor ImpactLaw::kPoisson");
+    }
     CheckFriction(d, n, *law);
     c.law = law;
   }

@@ -324,8 +324,12 @@ TEST(FrictionSwitch, AConeSlidesStraightAndSticksAtTheClosedFormPoint) {
 }
 
 // A block dropped from h with a horizontal speed vx: the plastic impact
-// (frictionless impulse) closes the contact at sqrt(2 h / g), it slips,
-// and sticks vx / (mu_k g) later, vx^2 / (2 mu_k g) further.
+// at sqrt(2 h / g), normal speed vn = sqrt(2 g h), takes the normal
+// impulse m vn and, sliding through it (vx > mu_k vn), the friction
+// impulse -mu_k m vn (docs/friction.md, "Impacts with friction"): it
+// leaves the impact slipping at vx+ = vx - mu_k vn, and sticks vx+ /
+// (mu_k g) later, vx+^2 / (2 mu_k g) further, the slip's work -m vx+^2 /
+// 2 and the impact's -m (vn^2 + vx^2 - vx+^2) / 2.
 TEST(FrictionSwitch, AContactClosedByAnImpactSlipsThenSticks) {
   PlaneBlock pb;
   const Model model = pb.Build();
@@ -337,15 +341,24 @@ TEST(FrictionSwitch, AContactClosedByAnImpactSlipsThenSticks) {
       Simulate(model, x0, model.default_parameters(), Tight(1.0));
   ASSERT_TRUE(s.ok) << s.error;
   const double t_imp = std::sqrt(2.0 * h / pb.g);
+  const double vn = std::sqrt(2.0 * pb.g * h);
+  const double vx_plus = vx - pb.mu_k * vn;
+  ASSERT_GT(vx_plus, 0.0);
   const std::vector<ContactEvent> impact = Kind(s, "impact");
   const std::vector<ContactEvent> stick = Kind(s, "stick");
   ASSERT_EQ(impact.size(), 1u);
   ASSERT_EQ(stick.size(), 1u);
   EXPECT_NEAR(impact[0].t, t_imp, kClosedForm);
-  EXPECT_NEAR(stick[0].t, t_imp + vx / (pb.mu_k * pb.g), kClosedForm);
-  const double dist = vx * vx / (2.0 * pb.mu_k * pb.g);
+  EXPECT_NEAR(impact[0].u_plus[1], vx_plus, kClosedForm);
+  EXPECT_NEAR(impact[0].impulse[1], -pb.mu_k * pb.m * vn, kClosedForm);
+  EXPECT_NEAR(impact[0].energy_change,
+              -0.5 * pb.m * (vn * vn + vx * vx - vx_plus * vx_plus),
+              kClosedForm);
+  EXPECT_NEAR(stick[0].t, t_imp + vx_plus / (pb.mu_k * pb.g), kClosedForm);
+  const double dist = vx_plus * vx_plus / (2.0 * pb.mu_k * pb.g);
   EXPECT_NEAR(s.final.q[0], vx * t_imp + dist, kClosedForm);
-  EXPECT_NEAR(s.final.friction_work, -0.5 * pb.m * vx * vx, kClosedForm);
+  EXPECT_NEAR(s.final.friction_work, -0.5 * pb.m * vx_plus * vx_plus,
+              kClosedForm);
   EXPECT_EQ(s.contact.friction[0].slip_to_stick, 1);
   EXPECT_EQ(s.contact.friction[0].stick_to_slip, 0);
 }
