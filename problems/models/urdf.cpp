@@ -73,6 +73,9 @@ Problem UrdfProblem(const std::string& path,
   // accumulation point and passed through the plane; docs/contact.md,
   // "Accumulation (Zeno)").
   if (!robot.contacts.empty()) p.defaults.contact.zeno_velocity = 1e-3;
+  // A box resting flat closes 4 corners of rank 3 (docs/contact.md,
+  // "Contact geometry"): minimum-norm multipliers, as --allow-redundant.
+  if (!robot.contacts.empty()) p.defaults.kkt.allow_redundant = true;
   return p;
 }
 

@@ -108,6 +108,79 @@ TEST(GeometryContact, ASphereOnTheGroundBouncesAtTheClosedFormTimes) {
   EXPECT_NEAR(sum.final.energy_residual, 0.0, 1e-9);
 }
 
+// The same ball with e and h0 as model parameters (the restitution a
+// ContactLaw::restitution_parameter): forward sensitivities of the impact
+// times through the geometry's gap, dt_k/de and dt_k/dh0 against
+// bouncing_ball's closed forms (issue 36's bound, 1e-8), on CVODES BDF.
+TEST(GeometryContact, ImpactTimeSensitivitiesMatchTheClosedForms) {
+  const double m = 1.0, g = 9.81, r = 0.1;
+  ModelBuilder b("geometry_ball_sens");
+  const Param e = b.Parameter("e", 0.9, ParamRange::Between(0.0, 1.0));
+  const Param h0 = b.Parameter("h0", 1.0, ParamRange::Positive());
+  mb::Multibody s(mb::Dimension::kSpatial);
+  const double i = 0.4 * m * r * r;
+  const mb::BodyIndex ball =
+      s.AddBody("ball", mb::SpatialBody(m, {0.0, 0.0, 0.0}, i, i, i));
+  s.AddJoint("drop", mb::Joint::Prismatic(Eigen::Vector3d::UnitZ()), s.world(),
+             s.BodyFrame(ball));
+  s.SetGravity({0.0, 0.0, -g});
+  s.AddContact("ball_ground", s.AddGeometry(ball, Sphere("ball", r)),
+               s.AddGroundPlane(), {.restitution_parameter = "e"});
+  std::move(s).AddTo(&b);
+  const Model model = std::move(b).Build();
+  const Eigen::VectorXd prm = model.default_parameters();
+  InitialState x0;
+  x0.q = Eigen::VectorXd::Constant(1, prm[h0] + r);
+  x0.v = Eigen::VectorXd::Zero(1);
+  SimulationOptions o = Tight(6.0);  // 11 impacts
+  o.sensitivity.method = SensMethod::kForward;
+  o.sensitivity.parameters = {"e", "h0"};
+  o.sensitivity.initial_tangent = Eigen::MatrixXd::Zero(2, 2);
+  o.sensitivity.initial_tangent(0, h0.index) = 1.0;  // q0 = h0 + r
+  const SimulationSummary sum = Simulate(model, x0, prm, o);
+  ASSERT_TRUE(sum.ok) << sum.error;
+  std::vector<EventRecord> impacts;
+  for (const EventRecord& ev : sum.events)
+    if (ev.name == "contact_impact") impacts.push_back(ev);
+  ASSERT_GE(impacts.size(), 10u);
+  for (int k = 1; k <= 10; ++k) {
+    const auto exact = problems::BouncingBallImpactTime(k, prm[h0], prm[e], g);
+    const EventRecord& ev = impacts[static_cast<size_t>(k - 1)];
+    ASSERT_EQ(ev.dt_dp.size(), 2);
+    EXPECT_NEAR(ev.dt_dp[0], exact.dt_de, 1e-8) << "impact " << k;
+    EXPECT_NEAR(ev.dt_dp[1], exact.dt_dh0, 1e-8) << "impact " << k;
+  }
+}
+
+// A point contact in a planar system: the origin of a frame 0.1 below a
+// body on a vertical prismatic joint, against the ground line y = 0
+// (normal +y): the bouncing ball's first impacts.
+TEST(GeometryContact, AFramesOriginOnThePlanarGroundLineBounces) {
+  const double g = 9.81, h0 = 1.0, e = 0.9;
+  ModelBuilder b("geometry_point");
+  mb::Multibody s(mb::Dimension::kPlanar);
+  const mb::BodyIndex body =
+      s.AddBody("body", mb::PlanarBody(1.0, {0.0, 0.0}, 0.1));
+  s.AddJoint("drop", mb::Joint::Prismatic(Eigen::Vector3d::UnitY()), s.world(),
+             s.BodyFrame(body));
+  s.SetGravity({0.0, -g});
+  const mb::FrameIndex tip = s.AddFrame("tip", body, {0.0, -0.1});
+  s.AddContact("tip_ground", tip, s.AddGroundPlane(), {.restitution = e});
+  std::move(s).AddTo(&b);
+  const Model model = std::move(b).Build();
+  InitialState x0;
+  x0.q = Eigen::VectorXd::Constant(1, h0 + 0.1);
+  x0.v = Eigen::VectorXd::Zero(1);
+  const SimulationSummary sum =
+      Simulate(model, x0, model.default_parameters(), Tight(3.0));
+  ASSERT_TRUE(sum.ok) << sum.error;
+  const std::vector<ContactEvent> impacts = Kind(sum, "impact");
+  ASSERT_GE(impacts.size(), 3u);
+  for (int k = 1; k <= 3; ++k)
+    EXPECT_NEAR(impacts[static_cast<size_t>(k - 1)].t,
+                problems::BouncingBallImpactTime(k, h0, e, g).t, kImpactTol);
+}
+
 // sliding_sphere through the geometry route: a planar disk (the sphere's
 // section, inertia 2/5 m r^2) on a planar joint against the ground line
 // (normal +y), or a sphere on a free joint against the ground plane (two
