@@ -16,7 +16,9 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -96,11 +98,18 @@ TEST(GeometryContact, ASphereOnTheGroundBouncesAtTheClosedFormTimes) {
   ASSERT_TRUE(sum.ok) << sum.error;
   const std::vector<ContactEvent> impacts = Kind(sum, "impact");
   ASSERT_GE(impacts.size(), 44u);
+  double worst = 0.0;
   for (int k = 1; k <= 44; ++k) {
     const double exact = problems::BouncingBallImpactTime(k, h0, e, g).t;
     EXPECT_NEAR(impacts[static_cast<size_t>(k - 1)].t, exact, kImpactTol)
         << "impact " << k;
+    worst = std::max(worst,
+                     std::abs(impacts[static_cast<size_t>(k - 1)].t - exact));
   }
+  std::cout << "ball: " << impacts.size() << " impacts, the 44 first within "
+            << worst << " s of the closed form, rest from "
+            << sum.contact.t_rest << " s, energy residual "
+            << sum.final.energy_residual << " J\n";
   EXPECT_NEAR(impacts[43].t, 8.49137402564769, kImpactTol);
   // At rest on the ground: the gap 0, the normal force m g.
   EXPECT_NEAR(sum.final.q[0], r, 1e-9);
@@ -143,13 +152,17 @@ TEST(GeometryContact, ImpactTimeSensitivitiesMatchTheClosedForms) {
   for (const EventRecord& ev : sum.events)
     if (ev.name == "contact_impact") impacts.push_back(ev);
   ASSERT_GE(impacts.size(), 10u);
+  double worst = 0.0;
   for (int k = 1; k <= 10; ++k) {
     const auto exact = problems::BouncingBallImpactTime(k, prm[h0], prm[e], g);
     const EventRecord& ev = impacts[static_cast<size_t>(k - 1)];
     ASSERT_EQ(ev.dt_dp.size(), 2);
     EXPECT_NEAR(ev.dt_dp[0], exact.dt_de, 1e-8) << "impact " << k;
     EXPECT_NEAR(ev.dt_dp[1], exact.dt_dh0, 1e-8) << "impact " << k;
+    worst = std::max({worst, std::abs(ev.dt_dp[0] - exact.dt_de),
+                      std::abs(ev.dt_dp[1] - exact.dt_dh0)});
   }
+  std::cout << "dt_k/de, dt_k/dh0 (k <= 10): within " << worst << "\n";
 }
 
 // A point contact in a planar system: the origin of a frame 0.1 below a
@@ -232,6 +245,10 @@ TEST_P(SlidingSphere, RollsAtTheClosedFormTimeAndSpeedLosingTwoSevenths) {
   EXPECT_NEAR(sum.final.friction_work, -2.0 * e0 / 7.0, kClosedForm * e0);
   EXPECT_NEAR(sum.final.energy_residual, 0.0, kClosedForm * e0);
   EXPECT_LT(sum.contact.friction[0].max_slip_cone_error, 1e-12 * m * g);
+  std::cout << (planar ? "planar" : "spatial") << " sliding sphere: t* "
+            << (stick[0].t - t_star) / t_star << " relative, speed "
+            << (sum.final.v[0] - 5.0 * v0 / 7.0) / v0 << ", friction work "
+            << (sum.final.friction_work + 2.0 * e0 / 7.0) / e0 << "\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Dimensions,
