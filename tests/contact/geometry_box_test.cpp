@@ -26,6 +26,9 @@
 #if defined(DAEDALUS_GEOMETRY_URDF)
 #include "daedalus/urdf.hpp"
 #endif
+#if defined(DAEDALUS_GEOMETRY_MJCF)
+#include "daedalus/mjcf.hpp"
+#endif
 
 namespace daedalus {
 namespace {
@@ -241,6 +244,44 @@ TEST(GeometryUrdf, GroundWithoutACollisionSphereOrBoxIsRefused) {
       ::testing::ThrowsMessage<std::invalid_argument>(AllOf(
           HasSubstr("rod.urdf"), HasSubstr("no link that moves has a "
                                            "<collision> sphere or box"))));
+}
+#endif
+
+#if defined(DAEDALUS_GEOMETRY_MJCF)
+// MJCF with ImportOptions::ground: a ball (a sphere geom of radius 0.1 on
+// a free joint at z = 0.5) strikes the plane at sqrt(2 (0.5 - 0.1) / g);
+// the capsule makes no contact.
+TEST(GeometryMjcf, ASphereGeomStrikesTheGroundAtTheFreeFallTime) {
+  DAEDALUS_RELEASE_BUILD_ONLY("a quaternion model on dual numbers");
+  const char* xml = R"(<mujoco model="drop">
+  <worldbody>
+    <body name="ball" pos="0 0 0.5">
+      <freejoint/>
+      <geom type="sphere" size="0.1" mass="1"/>
+      <geom type="capsule" size="0.02 0.05" pos="0 0 0.2" mass="0.01"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+  ModelBuilder b("drop");
+  mjcf::ImportOptions o;
+  o.ground = true;
+  o.ground_restitution = 0.5;
+  const mjcf::Model m = mjcf::ImportString(xml, "drop.xml", &b, o);
+  ASSERT_EQ(m.contacts.size(), 1u);
+  EXPECT_THAT(m.Describe(), HasSubstr("1 ground contact points"));
+  const Model model = std::move(b).Build();
+  InitialState x0{m.qpos0, Eigen::VectorXd::Zero(model.nv())};
+  SimulationOptions opt = Options(0.35);
+  opt.rtol = 1e-12;
+  opt.atol = 1e-14;
+  const SimulationSummary s =
+      Simulate(model, x0, model.default_parameters(), opt);
+  ASSERT_TRUE(s.ok) << s.error;
+  const std::vector<ContactEvent> impacts = Kind(s, "impact");
+  ASSERT_EQ(impacts.size(), 1u);
+  EXPECT_NEAR(impacts[0].t, std::sqrt(2.0 * 0.4 / kG), 1e-9);
+  ASSERT_EQ(impacts[0].u_plus.size(), 1);
+  EXPECT_NEAR(impacts[0].u_plus[0], -0.5 * impacts[0].u_minus[0], 1e-9);
 }
 #endif
 
