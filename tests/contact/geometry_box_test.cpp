@@ -323,17 +323,20 @@ TEST(GeometryInput, UnsupportedPairsAreRefusedNamingBothShapes) {
       sc.Add(mb::GeometryType::kMesh, "hull", Eigen::Vector3d::Ones(), sc.body);
   const mb::GeometryIndex ell =
       sc.Add(mb::GeometryType::kEllipsoid, "egg", one, sc.body);
-  for (const auto& [g, what] :
+  // (Not structured bindings: clang 14 cannot capture them in a lambda.)
+  for (const std::pair<mb::GeometryIndex, std::string>& shape :
        std::vector<std::pair<mb::GeometryIndex, std::string>>{
            {wall, "plane 'wall'"},
            {cap, "capsule 'cap'"},
            {mesh, "mesh 'hull'"},
-           {ell, "ellipsoid 'egg'"}})
+           {ell, "ellipsoid 'egg'"}}) {
+    const mb::GeometryIndex g = shape.first;
     EXPECT_THAT([&] { sc.s.AddContact("c", g, ground); },
                 ::testing::ThrowsMessage<Thrown>(
-                    AllOf(HasSubstr("contact 'c'"), HasSubstr(what),
+                    AllOf(HasSubstr("contact 'c'"), HasSubstr(shape.second),
                           HasSubstr("plane 'ground'"),
                           HasSubstr("supported pairs: sphere-plane"))));
+  }
 }
 
 TEST(GeometryInput, BadLawsAndPlacesAreRefusedNamingTheContact) {
