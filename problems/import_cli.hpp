@@ -6,6 +6,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
@@ -63,6 +64,16 @@ inline Eigen::Vector3d ParseGravity(const std::string& text) {
   if (v.size() == 3) return Eigen::Vector3d(v[0], v[1], v[2]);
   throw std::invalid_argument("--gravity '" + text + "': give G or gx,gy,gz (" +
                               std::to_string(v.size()) + " numbers given)");
+}
+
+/// A finite number given to `flag`. @throws std::invalid_argument naming
+/// the flag and the text.
+inline double ParseNumber(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const double x = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == text.c_str() || *end != '\0' || !std::isfinite(x))
+    throw std::invalid_argument(flag + " '" + text + "': give a finite number");
+  return x;
 }
 
 /// main() of an importer executable: takes `flags` out of the command line

@@ -1,5 +1,6 @@
 // build/problems/mjcf --model FILE.xml [--dynamics auto|energy|recursive]
-//     [--gravity G|gx,gy,gz] [--skip-actuators] and the common command
+//     [--gravity G|gx,gy,gz] [--skip-actuators] [--ground [--ground-height Z]
+//     [--ground-restitution E] [--ground-mu MU]] and the common command
 //     line (run.hpp; the flags: problems/import_cli.hpp).
 #include "mjcf.hpp"
 
@@ -20,15 +21,32 @@ int main(int argc, char** argv) {
        "import without the actuators that cannot be honoured (position, "
        "velocity, muscle, tendon or site transmissions), each named on "
        "stderr, instead of refusing the file"},
+      {"ground", "",
+       "contacts between the colliding sphere and box geoms (box corners) "
+       "and a ground plane"},
+      {"ground-height", "Z", "the ground plane z = Z [m] (with --ground)", "0"},
+      {"ground-restitution", "E",
+       "Newton's restitution of the ground contacts, in [0, 1]", "0"},
+      {"ground-mu", "MU",
+       "Coulomb friction of the ground contacts, >= 0 (0: frictionless)", "0"},
   };
   return daedalus::problems::RunImporter(
       argc, argv, "mjcf", flags, [](const auto& v) {
         std::optional<Eigen::Vector3d> g;
         if (v.count("gravity"))
           g = daedalus::problems::ParseGravity(v.at("gravity"));
-        return daedalus::problems::MjcfProblem(
-            v.at("model"),
-            daedalus::mb::DynamicsFormFromString(v.at("dynamics")), g,
-            v.count("skip-actuators") != 0, &std::cerr);
+        daedalus::mjcf::ImportOptions o;
+        o.dynamics = daedalus::mb::DynamicsFormFromString(v.at("dynamics"));
+        o.gravity = g;
+        o.skip_unsupported_actuators = v.count("skip-actuators") != 0;
+        o.notes = &std::cerr;
+        o.ground = v.count("ground") != 0;
+        o.ground_height = daedalus::problems::ParseNumber(
+            "--ground-height", v.at("ground-height"));
+        o.ground_restitution = daedalus::problems::ParseNumber(
+            "--ground-restitution", v.at("ground-restitution"));
+        o.ground_mu =
+            daedalus::problems::ParseNumber("--ground-mu", v.at("ground-mu"));
+        return daedalus::problems::MjcfProblem(v.at("model"), o);
       });
 }

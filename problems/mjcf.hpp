@@ -30,5 +30,9 @@ Problem MjcfProblem(const std::string& path,
                     std::optional<Eigen::Vector3d> gravity = std::nullopt,
                     bool skip_actuators = false,
                     std::ostream* notes = nullptr);
+/// The same with every import option (mjcf::ImportOptions: the ground
+/// contacts of --ground among them).
+Problem MjcfProblem(const std::string& path,
+                    const mjcf::ImportOptions& options);
 
 }  // namespace daedalus::problems

@@ -1,5 +1,6 @@
 // build/problems/urdf --model FILE.urdf [--dynamics auto|energy|recursive]
-//     [--base fixed|floating] [--gravity G] and the common command line
+//     [--base fixed|floating] [--gravity G] [--ground [--ground-height Z]
+//     [--ground-restitution E] [--ground-mu MU]] and the common command line
 //     (run.hpp; the flags: problems/import_cli.hpp).
 #include "urdf.hpp"
 
@@ -17,6 +18,14 @@ int main(int argc, char** argv) {
        "fixed (the root link is the ground) | floating (on a free joint)",
        "fixed"},
       {"gravity", "G", "gravity -G along z [m/s^2] (0: none)", "9.81"},
+      {"ground", "",
+       "contacts between the links' <collision> spheres and box corners and "
+       "a ground plane"},
+      {"ground-height", "Z", "the ground plane z = Z [m] (with --ground)", "0"},
+      {"ground-restitution", "E",
+       "Newton's restitution of the ground contacts, in [0, 1]", "0"},
+      {"ground-mu", "MU",
+       "Coulomb friction of the ground contacts, >= 0 (0: frictionless)", "0"},
   };
   return daedalus::problems::RunImporter(
       argc, argv, "urdf", flags, [](const auto& v) {
@@ -30,9 +39,18 @@ int main(int argc, char** argv) {
           throw std::invalid_argument(
               "--gravity: a URDF world has gravity along -z; give its "
               "magnitude G");
-        return daedalus::problems::UrdfProblem(
-            v.at("model"),
-            daedalus::mb::DynamicsFormFromString(v.at("dynamics")),
-            base == "floating", -g[2], &std::cerr);
+        daedalus::urdf::ImportOptions o;
+        o.dynamics = daedalus::mb::DynamicsFormFromString(v.at("dynamics"));
+        o.floating_base = base == "floating";
+        o.gravity = -g[2];
+        o.notes = &std::cerr;
+        o.ground = v.count("ground") != 0;
+        o.ground_height = daedalus::problems::ParseNumber(
+            "--ground-height", v.at("ground-height"));
+        o.ground_restitution = daedalus::problems::ParseNumber(
+            "--ground-restitution", v.at("ground-restitution"));
+        o.ground_mu =
+            daedalus::problems::ParseNumber("--ground-mu", v.at("ground-mu"));
+        return daedalus::problems::UrdfProblem(v.at("model"), o);
       });
 }

@@ -6,7 +6,10 @@
 // <dynamics damping> becomes joint damping; the start is q = 0, v = 0
 // (clamped into the joint limits) unless --q0/--v0 say otherwise. The
 // joint limits are listed by --help and are contacts (docs/contact.md,
-// "Joint limits"; --no-joint-limits frees the joints).
+// "Joint limits"; --no-joint-limits frees the joints). With --ground the
+// links' <collision> spheres and boxes are contacts against the plane z =
+// --ground-height (--ground-restitution, --ground-mu; docs/contact.md,
+// "Contact geometry").
 // problems/data/arm7.urdf is the
 // project's 7-joint arm (docs/problems.md).
 #pragma once
@@ -28,5 +31,9 @@ Problem UrdfProblem(const std::string& path,
                     bool floating_base = false,
                     double gravity = 9.81,
                     std::ostream* notes = nullptr);
+/// The same with every import option (urdf::ImportOptions: the ground
+/// contacts of --ground among them).
+Problem UrdfProblem(const std::string& path,
+                    const urdf::ImportOptions& options);
 
 }  // namespace daedalus::problems

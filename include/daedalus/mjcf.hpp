@@ -81,6 +81,16 @@ struct ImportOptions {
   /// <velocity>, <general>, non-joint transmissions, ...) instead of
   /// refusing the file; each is named in the notes.
   bool skip_unsupported_actuators = false;
+  /// Ground contacts (docs/contact.md, "Contact geometry"), as the URDF
+  /// importer's: a ground plane z = ground_height and a contact between it
+  /// and every colliding sphere and box geom of a moving body (a box by its
+  /// 8 corners), Newton's ground_restitution, Coulomb's ground_mu (0:
+  /// frictionless). Other geoms make no contact (noted). @throws
+  /// std::invalid_argument (from Import) when no sphere or box moves.
+  bool ground = false;
+  double ground_height = 0.0;
+  double ground_restitution = 0.0;
+  double ground_mu = 0.0;
   /// Where the notes are printed as they are found (one line each);
   /// nullptr: only kept in Model::notes.
   std::ostream* notes = nullptr;
@@ -94,6 +104,8 @@ struct Model {
   std::vector<MjcfActuator> actuators;
   /// The equality constraints as the model's constraint names.
   std::vector<std::string> equalities;
+  /// The ground contacts (ImportOptions::ground), one per contact point.
+  std::vector<std::string> contacts;
   Eigen::Vector3d gravity = Eigen::Vector3d(0.0, 0.0, -9.81);
   /// <option timestep>: reported, not used (the integrators choose their
   /// steps from the tolerances).

@@ -241,7 +241,8 @@ const char* ToString(GeometryType type);
 int GeometrySizeCount(GeometryType type);
 
 /// A shape G fixed on a body B, for drawing and for collision (the
-/// description records it; it changes no dynamics). `size` in MuJoCo's
+/// description records it; it changes no dynamics until a contact names it,
+/// Multibody::AddContact). `size` in MuJoCo's
 /// conventions, in metres: sphere [r]; capsule and cylinder [r,
 /// half-length] along G's z axis; box [hx, hy, hz] (half sizes);
 /// ellipsoid [rx, ry, rz]; plane [half x, half y, grid spacing] (0: infinite
@@ -267,6 +268,9 @@ struct FrameIndex {
   int value = -1;
 };
 struct JointIndex {
+  int value = -1;
+};
+struct GeometryIndex {
   int value = -1;
 };
 
@@ -358,6 +362,24 @@ struct MbGeometry {  // a shape on a body
   int body;
   Geometry geometry;
 };
+// One contact point between two shapes (Multibody::AddContact): side A is
+// a point of frame `frame_a` (its origin moved by `offset_a`, in the
+// frame) with a radius (a sphere's centre, a box corner, a frame's
+// origin); side B a plane (origin `offset_b`, unit normal and tangents in
+// frame_b) or a sphere (centre `offset_b`, `radius_b`).
+struct MbContact {
+  std::string name;      // the gap constraint
+  std::string friction;  // the tangential-velocity constraint, or empty
+  int frame_a = 0, frame_b = 0;
+  Eigen::Vector3d offset_a = Eigen::Vector3d::Zero();
+  Eigen::Vector3d offset_b = Eigen::Vector3d::Zero();
+  double radius_a = 0.0, radius_b = 0.0;
+  bool plane = true;
+  Eigen::Vector3d normal_b = Eigen::Vector3d::UnitZ();
+  Eigen::Vector3d tangent1_b = Eigen::Vector3d::UnitX();
+  Eigen::Vector3d tangent2_b = Eigen::Vector3d::UnitY();
+  ContactLaw law;
+};
 struct MbArmature {  // a rotor inertia on one velocity, T += a v_k^2 / 2
   int joint;
   int vel;  // v index
@@ -381,6 +403,7 @@ struct MbTree {
   std::vector<MbArmature> armatures;
   std::vector<MbLimits> limits;
   std::vector<MbGeometry> geometries;
+  std::vector<MbContact> contacts;
   std::vector<std::string> coordinate_names;  // nq
   std::vector<std::string> velocity_names;    // nv
   // The quaternions: index in q of each one's "w" and its name.
@@ -485,7 +508,52 @@ class Multibody {
   /// @throws std::invalid_argument for a size that is not positive and
   /// finite where the shape uses it, or a quaternion that is not of unit
   /// norm.
-  void AddGeometry(BodyIndex body, Geometry geometry);
+  GeometryIndex AddGeometry(BodyIndex body, Geometry geometry);
+  /// The geometry named `name`. @throws std::invalid_argument when there
+  /// is none or several (listing the names).
+  GeometryIndex FindGeometry(const std::string& name) const;
+
+  /// Contact between shapes (docs/contact.md, "Contact geometry"): each
+  /// contact point is a unilateral gap constraint (its exact signed
+  /// distance, a function of q) with the ContactLaw `law` (Newton's
+  /// restitution, or restitution_parameter), event-driven by the contact
+  /// stage; with mu_static > 0 (or mu_static_parameter) also Coulomb
+  /// friction: the tangential-velocity constraint `<contact>:slip` (2 rows
+  /// along the plane's x and y axes in space, 1 row in a planar system)
+  /// named by law.friction. Supported pairs, either order: sphere-plane
+  /// (`name`), box-plane (one contact per box corner, `name:+x+y-z` with
+  /// the corner's signs in the box's frame; 8 corners in space, 4 in a
+  /// planar system), sphere-sphere (`name`). A plane's normal is its z
+  /// axis in space and its y axis in a planar system (a line of the
+  /// plane); a sphere in a planar system is a disk of the plane.
+  /// @throws std::invalid_argument naming the contact and both shapes for
+  /// another pair (listing the supported ones), two shapes on one body, a
+  /// law whose restitution lies outside [0, 1] or whose mu is negative,
+  /// law.friction or law.joint set (AddContact fills them), a planar
+  /// geometry rotated out of the plane. Returns the contacts' names.
+  std::vector<std::string> AddContact(const std::string& name,
+                                      GeometryIndex a,
+                                      GeometryIndex b,
+                                      const ContactLaw& law = {});
+  /// A point contact: the origin of `point` against the plane `plane`.
+  std::vector<std::string> AddContact(const std::string& name,
+                                      FrameIndex point,
+                                      GeometryIndex plane,
+                                      const ContactLaw& law = {});
+  /// The ground plane: a plane geometry `name` on the ground at `height`
+  /// [m] whose normal points up, +z in space (the plane z = height), +y in
+  /// a planar system (the line y = height).
+  GeometryIndex AddGroundPlane(const std::string& name = "ground",
+                               double height = 0.0);
+  /// Contacts between `plane` and every collision sphere and box
+  /// (Geometry::collision) on a body that moves, each named
+  /// `<geometry>:<plane>` (AddContact). The collision shapes of other
+  /// kinds are left out and listed in `*skipped` (when not null). Returns
+  /// the contacts' names.
+  std::vector<std::string> AddGroundContacts(
+      GeometryIndex plane,
+      const ContactLaw& law,
+      std::vector<std::string>* skipped = nullptr);
   /// A spring-damper between the origins of frames a and b, length l =
   /// |p_WB - p_WA|: V = k (l - rest)^2 / 2, and a dashpot force -c l' along
   /// the line (damping D += c (dl/dq)(dl/dq)').
@@ -586,6 +654,15 @@ class Multibody {
                        int k,
                        daedalus::internal::ScalarFn motion);
   int CheckFrame(FrameIndex f, const char* what) const;
+  std::vector<std::string> AddContactPoints(
+      const std::string& name,
+      internal::MbContact c,
+      const std::vector<std::pair<std::string, Eigen::Vector3d>>& points,
+      const ContactLaw& law,
+      const std::string& shape_a,
+      const std::string& shape_b,
+      int body_a,
+      int body_b);
   int ScalarCoordinate(JointIndex joint, int k, const char* what) const;
   void CheckName(const std::string& name, const char* what) const;
   std::shared_ptr<internal::MbTree> tree_;

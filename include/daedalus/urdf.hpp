@@ -32,7 +32,9 @@
 //    "mimic_<joint>": q_joint - multiplier q_leader - offset = 0 (the mimic
 //    joint is then not an input channel);
 //  - <visual> and <collision> shapes (box, cylinder, sphere, mesh) are the
-//    links' geometry (multibody.hpp, Geometry), visual or collision;
+//    links' geometry (multibody.hpp, Geometry), visual or collision; with
+//    ImportOptions::ground the collision spheres and boxes are contacts
+//    against a ground plane;
 //  - the file is first read by tinyxml2 (element depth, names, numbers,
 //    the tree), and the elements URDF does not define (<gazebo>,
 //    <transmission>, unknown ones) are listed once per kind in
@@ -81,6 +83,19 @@ struct ImportOptions {
   bool floating_base = false;
   /// How M and h are evaluated (multibody.hpp).
   mb::DynamicsForm dynamics = mb::DynamicsForm::kEnergy;
+  /// Ground contacts (docs/contact.md, "Contact geometry"): a ground plane
+  /// z = ground_height (normal +z) and a contact between it and every
+  /// <collision> sphere and box of a moving link (Multibody::
+  /// AddGroundContacts: a box by its 8 corners), event-driven, with
+  /// Newton's ground_restitution in [0, 1] and Coulomb's ground_mu >= 0
+  /// (0: frictionless; else the tangential rows <contact>:slip, static =
+  /// kinetic). Other collision shapes (cylinders, meshes) are listed in
+  /// Robot::notes. @throws std::invalid_argument (from Import) when no
+  /// collision sphere or box moves.
+  bool ground = false;
+  double ground_height = 0.0;
+  double ground_restitution = 0.0;
+  double ground_mu = 0.0;
   /// Where the elements the import does not read are listed as they are
   /// found (once per kind); nullptr: only in Robot::notes.
   std::ostream* notes = nullptr;
@@ -96,6 +111,8 @@ struct Robot {
   bool floating_base = false;         ///< the root link is on a free joint
   /// The mimic constraints' names ("mimic_<joint>").
   std::vector<std::string> mimics;
+  /// The ground contacts (ImportOptions::ground), one per contact point.
+  std::vector<std::string> contacts;
   /// The elements the import did not read, one line per kind:
   /// "URDF file 'x', line 12: <gazebo> in <robot>: ... (and 3 more)".
   std::vector<std::string> notes;

@@ -12,12 +12,18 @@ Problem MjcfProblem(const std::string& path,
                     std::optional<Eigen::Vector3d> gravity,
                     bool skip_actuators,
                     std::ostream* notes) {
-  ModelBuilder b("mjcf");
   mjcf::ImportOptions options;
   options.dynamics = dynamics;
   options.gravity = gravity;
   options.skip_unsupported_actuators = skip_actuators;
   options.notes = notes;
+  return MjcfProblem(path, options);
+}
+
+Problem MjcfProblem(const std::string& path,
+                    const mjcf::ImportOptions& options) {
+  ModelBuilder b("mjcf");
+  const mb::DynamicsForm dynamics = options.dynamics;
   const mjcf::Model m = mjcf::Import(path, &b, options);
   Problem p;
   p.model = std::move(b).Build();
@@ -45,6 +51,13 @@ Problem MjcfProblem(const std::string& path,
   p.defaults.rtol = 1e-8;
   p.defaults.atol = 1e-10;
   p.defaults.integrator = Integrator::kCvodesAdams;
+  // Ground contacts: as the urdf problem's (docs/contact.md, "Contact
+  // geometry"): the accumulation threshold above atol's resolution, and
+  // minimum-norm multipliers for a box resting on four corners.
+  if (!m.contacts.empty()) {
+    p.defaults.contact.zeno_velocity = 1e-3;
+    p.defaults.kkt.allow_redundant = true;
+  }
   return p;
 }
 

@@ -73,6 +73,7 @@ const char* const kBoolFlags[] = {"--quiet",
                                   "--sens-staggered",
                                   "--sens-no-error-control",
                                   "--project-penetration",
+                                  "--allow-redundant",
                                   "--no-joint-limits",
                                   "--error-estimate"};
 
@@ -237,6 +238,7 @@ RunConfig ParseCommandLine(const Problem& problem,
         cfg.options.sensitivity.error_control = false;
       if (arg == "--project-penetration")
         cfg.options.contact.project_penetration = true;
+      if (arg == "--allow-redundant") cfg.options.kkt.allow_redundant = true;
       if (arg == "--error-estimate") cfg.error_estimate = true;
       if (arg == "--no-joint-limits") cfg.joint_limits = false;
       continue;

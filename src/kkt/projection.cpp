@@ -1,7 +1,9 @@
 #include "daedalus/projection.hpp"
 
 #include <Eigen/Cholesky>
+#include <Eigen/QR>
 #include <algorithm>
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -61,8 +63,28 @@ Eigen::VectorXd MetricCorrection(const Workspace& ws,
                    internal::SingularMassDetail(ws.model(), ws.M, 1e-15));
   }
   const Eigen::MatrixXd Y = llt_m.solve(G.transpose());
-  Eigen::LLT<Eigen::MatrixXd> llt_s(G * Y);
+  const Eigen::MatrixXd S = G * Y;
+  Eigen::LLT<Eigen::MatrixXd> llt_s(S);
   if (llt_s.info() != Eigen::Success || llt_s.rcond() < 1e-12) {
+    // Dependent rows that agree (a box resting on four corners of a face:
+    // 4 gap rows of rank 3; a redundant closure): the minimum-norm
+    // correction, as the sparse path's projections and the KKT solver with
+    // KktOptions::allow_redundant give (whether dependent rows may run at
+    // all is the KKT solve's decision). S = G M^-1 G' squares G's singular
+    // values: the threshold 1e-12 is KktOptions::rank_tolerance (1e-6)
+    // squared; the rows agree when the residual of S z = r is within
+    // KktOptions::consistency_tolerance (1.5e-8) of the terms' size.
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+    cod.setThreshold(1e-12);
+    cod.compute(S);
+    const Eigen::VectorXd z = cod.solve(r);
+    const double res = (S * z - r).cwiseAbs().maxCoeff();
+    const double terms =
+        (S.cwiseAbs() * z.cwiseAbs() + r.cwiseAbs()).maxCoeff();
+    if (cod.rank() > 0 && z.allFinite() &&
+        res <= 1.5e-8 * terms + 64 * std::numeric_limits<double>::epsilon() *
+                                    std::max(terms, 1.0))
+      return Y * z;
     // Name the dependent rows (indices into G map to model rows via `rows`).
     // 1e-10: DependentRows' default relative threshold.
     throw KktError("model '" + ws.model().name() +

@@ -12,6 +12,7 @@
 #include "daedalus/multibody.hpp"
 #include "daedalus/multibody_dynamics.hpp"
 #include "model/invoke.hpp"
+#include "multibody/contact_geometry.hpp"
 
 namespace daedalus::mb {
 
@@ -495,6 +496,7 @@ Kinematics Multibody::AddTo(ModelBuilder* builder, DynamicsForm form) && {
   DeclareForces(tree, builder);
   DeclareConstraints(tree, builder);
   DeclareJointLimits(*tree, builder);
+  internal::DeclareGeometryContacts(tree, builder);
   return kin;
 }
 

@@ -99,7 +99,7 @@ void Multibody::SetJointLimits(JointIndex joint, JointLimits limits) {
   tree_->limits.push_back({joint.value, std::move(limits)});
 }
 
-void Multibody::AddGeometry(BodyIndex body, Geometry geometry) {
+GeometryIndex Multibody::AddGeometry(BodyIndex body, Geometry geometry) {
   if (body.value < 0 || body.value >= static_cast<int>(tree_->bodies.size()))
     throw std::invalid_argument("multibody: geometry '" + geometry.name +
                                 "' is on a body that is not in this system");
@@ -130,6 +130,7 @@ void Multibody::AddGeometry(BodyIndex body, Geometry geometry) {
     if (!(geometry.rgba[k] >= 0.0 && geometry.rgba[k] <= 1.0))
       throw std::invalid_argument(where + "rgba entries lie in [0, 1]");
   tree_->geometries.push_back({body.value, std::move(geometry)});
+  return {static_cast<int>(tree_->geometries.size()) - 1};
 }
 
 }  // namespace daedalus::mb

@@ -137,6 +137,8 @@ std::string Model::Describe() const {
      << " joints";
   if (!actuators.empty()) os << ", " << actuators.size() << " motors";
   if (!equalities.empty()) os << ", " << equalities.size() << " equalities";
+  if (!contacts.empty())
+    os << ", " << contacts.size() << " ground contact points";
   os << "; gravity (" << gravity[0] << ", " << gravity[1] << ", " << gravity[2]
      << ") m/s^2; <option timestep> " << timestep
      << " s (not used: the integrator's tolerances set the steps):\n";
@@ -387,12 +389,33 @@ Model Build(Document doc,
       At(g.at, [&] { s.AddGeometry(handle[i], geo); });
     }
   }
-  if (colliding > 1)
+  if (options.ground) {
+    ContactLaw law;
+    law.restitution = options.ground_restitution;
+    law.mu_static = options.ground_mu;
+    std::vector<std::string> skipped;
+    out.contacts = s.AddGroundContacts(
+        s.AddGroundPlane("ground", options.ground_height), law, &skipped);
+    if (!skipped.empty())
+      notes->Add("ground", bodies[0].at,
+                 std::to_string(skipped.size()) +
+                     " colliding geoms are not spheres or boxes and make no "
+                     "ground contact (the first: " +
+                     skipped.front() + ")");
+    if (out.contacts.empty())
+      throw std::invalid_argument(
+          doc.file +
+          ": ground contacts asked for, but no moving body has a colliding "
+          "sphere or box geom (the contact pairs supported: sphere and box "
+          "corners against the ground plane)");
+  } else if (colliding > 1) {
     notes->Add("contacts", bodies[0].at,
                std::to_string(colliding) +
                    " geoms can collide (contype/conaffinity): contacts are "
                    "not simulated, bodies pass through each other and the "
-                   "floor; the geoms are recorded as geometry");
+                   "floor; the geoms are recorded as geometry (--ground "
+                   "makes spheres and boxes contacts with a ground plane)");
+  }
   for (const MjcfJoint& j : out.joints)
     if (j.limited) {
       notes->Add("limits", bodies[0].at,

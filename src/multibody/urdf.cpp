@@ -315,6 +315,8 @@ std::string Robot::Describe() const {
              : std::string("fixed to the world"))
      << "; " << joints.size() << " joint coordinates";
   if (!fixed.empty()) os << ", " << fixed.size() << " fixed joints";
+  if (!contacts.empty())
+    os << ", " << contacts.size() << " ground contact points";
   if (!floating.empty()) os << ", " << floating.size() << " floating joints";
   os << ":\n";
   for (const UrdfJoint& j : joints) {
@@ -328,6 +330,11 @@ std::string Robot::Describe() const {
     if (!j.mimic.empty())
       os << " mimics " << j.mimic << " (x " << j.multiplier << " + " << j.offset
          << ", constraint mimic_" << j.name << ")";
+    os << "\n";
+  }
+  if (!contacts.empty()) {
+    os << "  ground contacts:";
+    for (const std::string& c : contacts) os << " " << c;
     os << "\n";
   }
   return os.str();
@@ -411,6 +418,34 @@ Robot ImportString(const std::string& xml,
                                   "' mimics itself");
     mimic_coords.emplace_back(system.Coordinate(m.joint),
                               system.Coordinate(leader->second));
+  }
+  if (options.ground) {
+    const mb::GeometryIndex plane =
+        system.AddGroundPlane("ground", options.ground_height);
+    ContactLaw law;
+    law.restitution = options.ground_restitution;
+    law.mu_static = options.ground_mu;
+    std::vector<std::string> skipped;
+    try {
+      robot.contacts = system.AddGroundContacts(plane, law, &skipped);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(where + "ground contacts: " + e.what());
+    }
+    if (!skipped.empty()) {
+      std::string note = where +
+                         "ground contacts: " + std::to_string(skipped.size()) +
+                         " collision shapes are not spheres or boxes and "
+                         "make no contact:";
+      for (const std::string& k : skipped) note += " " + k + ";";
+      robot.notes.push_back(note);
+      if (options.notes) *options.notes << "urdf: " << note << "\n";
+    }
+    if (robot.contacts.empty())
+      throw std::invalid_argument(
+          where +
+          "ground contacts asked for, but no link that moves has a "
+          "<collision> sphere or box (the contact pairs supported: sphere "
+          "and box corners against the ground plane)");
   }
   robot.kinematics = std::move(system).AddTo(builder, options.dynamics);
   for (size_t k = 0; k < imp.mimics.size(); ++k) {
