@@ -308,6 +308,11 @@ class ContactStage final : public ModeSwitcher {
         }
         rep.any_closed = true;
       } else {
+        // An open contact this deep has passed through an impact that no
+        // witness saw (a rebound below the integrator's resolution):
+        // never reported as a plausible run.
+        const double depth = 1e3 * std::max(co_.gap_tolerance, opt_.atol);
+        if (gk < -depth) MissedImpact(mech.t(), k, gk, depth);
         if (!rep.any_open || gk < rep.min_open_gap) {
           rep.min_open_gap = gk;
           rep.t_min_open_gap = mech.t();
@@ -319,6 +324,20 @@ class ContactStage final : public ModeSwitcher {
   }
 
  private:
+  [[noreturn]] void MissedImpact(double t,
+                                 size_t k,
+                                 double gap,
+                                 double depth) const {
+    std::ostringstream os;
+    os << "contact '" << names_[k] << "' is open with gap " << gap
+       << " at t = " << t << ", deeper than " << depth
+       << " (1000 x max(gap tolerance, atol)): an impact was missed, "
+          "its rebound too small for the integrator to resolve; raise "
+          "--zeno-velocity (a rebound at speed v rises v^2 / (2 a)) or "
+          "tighten --atol";
+    throw std::runtime_error(os.str());
+  }
+
   // Never a hang: a mode that does not settle at one instant (the
   // contacts switching back and forth, or their witnesses re-armed again
   // and again, at the same time) ends the run.

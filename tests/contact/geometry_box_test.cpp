@@ -222,6 +222,58 @@ TEST(GeometryUrdf, CollisionBoxesAreGroundContactsWithTheOption) {
   EXPECT_EQ(s.contact.rows.size(), 8u);
 }
 
+// A 1 m arm on a hinge 1.2 m up, a 0.1 m collision sphere at its tip,
+// dropped from 1.2 rad onto the ground 0.15 m up (e = 0.5): it rests where
+// cos(theta) = 0.95, pressing with m g / 2 (moments about the hinge). With
+// the Zeno threshold at 1e-5 m/s and atol 1e-10 a last rebound (rising
+// v^2 / (2 a), below the integrator's resolution) used to let the sphere
+// through the ground in a run reported ok; the contact stage now ends
+// such a run naming the contact.
+TEST(GeometryUrdf, AMissedImpactEndsTheRunInsteadOfPassingThroughTheGround) {
+  const char* xml = R"(<robot name="ballarm">
+  <link name="world"/>
+  <link name="arm">
+    <inertial><origin xyz="0 0 -0.5"/><mass value="1"/>
+      <inertia ixx="0.01" iyy="0.01" izz="0.001" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+    <collision><origin xyz="0 0 -1"/><geometry><sphere radius="0.1"/></geometry></collision>
+  </link>
+  <joint name="hinge" type="continuous">
+    <parent link="world"/><child link="arm"/><origin xyz="0 0 1.2"/><axis xyz="1 0 0"/>
+  </joint>
+</robot>)";
+  ModelBuilder b("ballarm");
+  urdf::ImportOptions io;
+  io.ground = true;
+  io.ground_height = 0.15;
+  io.ground_restitution = 0.5;
+  urdf::ImportString(xml, "ballarm.urdf", &b, io);
+  const Model model = std::move(b).Build();
+  InitialState x0;
+  x0.q = Eigen::VectorXd::Constant(1, 1.2);
+  x0.v = Eigen::VectorXd::Zero(1);
+  SimulationOptions o;
+  o.t_end = 3.0;
+  o.rtol = 1e-8;
+  o.atol = 1e-10;
+  for (const double zeno : {1e-5, 1e-3}) {
+    o.contact.zeno_velocity = zeno;
+    const SimulationSummary s =
+        Simulate(model, x0, model.default_parameters(), o);
+    if (zeno == 1e-3) ASSERT_TRUE(s.ok) << s.error;
+    if (!s.ok) {
+      EXPECT_THAT(s.error, AllOf(HasSubstr("an impact was missed"),
+                                 HasSubstr("--zeno-velocity")))
+          << "zeno " << zeno;
+      continue;
+    }
+    // A run that ends ok rests on the ground, never below it.
+    EXPECT_GE(s.contact.min_open_gap, -1e-6) << "zeno " << zeno;
+    EXPECT_NEAR(std::cos(s.final.q[0]), 0.95, 1e-8) << "zeno " << zeno;
+    EXPECT_NEAR(s.final.lambda[0], 0.5 * kG, 1e-8 * kG) << "zeno " << zeno;
+  }
+}
+
 TEST(GeometryUrdf, GroundWithoutACollisionSphereOrBoxIsRefused) {
   const char* xml = R"(<robot name="rod">
   <link name="base"/>
