@@ -1,0 +1,28 @@
+// N spheres dropped in a box (docs/problems.md, "spheres_in_box";
+// docs/moreau_jean.md): a scene of many contacts for Moreau-Jean time
+// stepping beside the event-driven default. Each sphere (radius r, mass m,
+// translations only: frictionless contacts exert no torque on a sphere)
+// has coordinates (x_i, y_i, z_i); the box is [0, L] x [0, L] with its
+// floor at z = 0 and no lid. Every gap is a unilateral constraint of the
+// model with Newton's restitution e (parameter e):
+//
+//   wall_i (5 rows):   z_i - r, x_i - r, L - r - x_i, y_i - r, L - r - y_i
+//   pair_i_j:          |p_i - p_j| - 2 r         (every pair, i < j)
+//
+// so N spheres declare 5 N + N (N - 1) / 2 contact rows (100 spheres: 500
+// wall rows and 4950 pair rows). The spheres start at rest on a jittered
+// grid of layers of up to 25 (5 x 5, centres 2.2 r apart) and fall under
+// gravity for t_end = 1 s.
+//
+//   T = m sum |v_i|^2 / 2,  V = m g sum z_i.
+#pragma once
+
+#include "daedalus/model.hpp"
+#include "daedalus/run.hpp"
+
+namespace daedalus::problems {
+
+/// `spheres` >= 1.
+Problem SpheresInBoxProblem(int spheres);
+
+}  // namespace daedalus::problems
