@@ -24,7 +24,7 @@ Problem SpheresInBoxProblem(int spheres) {
   b.Coordinates(names);
   const Param m = b.Parameter("m", 0.1, ParamRange::Positive());
   const Param r = b.Parameter("r", 0.05, ParamRange::Positive());
-  const Param L = b.Parameter("L", 0.6, ParamRange::Positive());
+  const Param L = b.Parameter("L", 0.4, ParamRange::Positive());
   const Param g = b.Parameter("g", 9.81, ParamRange::NonNegative());
   b.Parameter("e", 0.5, ParamRange::Between(0.0, 1.0));
   b.KineticEnergy(
@@ -72,23 +72,23 @@ Problem SpheresInBoxProblem(int spheres) {
   Problem p;
   p.model = std::move(b).Build();
   p.description =
-      "N spheres (default 100) dropped at rest in a box [0, L]^2 without a "
+      "N spheres (default 27) dropped at rest in a box [0, L]^2 without a "
       "lid, every wall and sphere-sphere gap a unilateral contact with "
       "restitution e: a scene of many contacts for --integrator moreau-jean "
       "(docs/moreau_jean.md), beside the event-driven default.";
   p.initial = [=](const Eigen::VectorXd& prm) {
-    // Layers of up to 5 x 5 sphere centres 2.2 r apart, the first 0.5 r
+    // Layers of up to 3 x 3 sphere centres 2.2 r apart, the first 0.5 r
     // above the floor, each sphere jittered sideways by up to 0.08 r (a
     // fixed pattern) so that the impacts are not all simultaneous.
     const double rr = prm[r], d = 2.2 * rr;
-    const double x0 = 0.5 * prm[L] - 2.0 * d;
+    const double x0 = 0.5 * prm[L] - d;
     InitialState s;
     s.q.resize(3 * n);
     s.v = Eigen::VectorXd::Zero(3 * n);
     for (int i = 0; i < n; ++i) {
-      const int layer = i / 25, k = i % 25;
-      s.q[3 * i] = x0 + (k % 5) * d + 0.08 * rr * std::sin(1.7 * i + 0.3);
-      s.q[3 * i + 1] = x0 + (k / 5) * d + 0.08 * rr * std::cos(2.3 * i);
+      const int layer = i / 9, k = i % 9;
+      s.q[3 * i] = x0 + (k % 3) * d + 0.08 * rr * std::sin(1.7 * i + 0.3);
+      s.q[3 * i + 1] = x0 + (k / 3) * d + 0.08 * rr * std::cos(2.3 * i);
       s.q[3 * i + 2] = 1.5 * rr + layer * d + 0.05 * rr * (k % 3);
     }
     return s;

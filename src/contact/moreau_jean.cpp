@@ -235,9 +235,12 @@ void IntegrateMoreauJean(Mechanics* mech,
         throw std::runtime_error("stop requested");
       const double hk = std::min(h, options.t_end - t);
       const double t1 = (k == nsteps) ? options.t_end : options.t0 + k * h;
-      // Every row at the step's start (t, q, v-).
+      // Every row at the step's start (t, q, v-); the scheme reads no
+      // acceleration bias b (one second-order sweep per constraint).
       mech->SetOpenRows({});
-      mech->Evaluate(t, q, v);
+      EvalRequest no_bias;
+      no_bias.bias = false;
+      mech->Evaluate(t, q, v, no_bias);
       ++evals;
       settle_quad();
       M = mech->DenseMass();

@@ -83,7 +83,8 @@ TEST(MoreauJean, BouncingBallFirstImpactConvergesAtFirstOrder) {
     // The impulse stops and reverses the ball: P = m (v+ - v-) - m g h.
     // theta = 1/2 under gravity: the energy balance with the impulse work
     // is exact (docs/moreau_jean.md, "Energy"): round-off only.
-    EXPECT_LE(s.energy_residual_max, 1e-12) << "h = " << h;
+    // (Round-off of up to 5000 steps of energies ~10 J: 1e-11.)
+    EXPECT_LE(s.energy_residual_max, 1e-11) << "h = " << h;
     EXPECT_LT(s.final.impact_work, 0.0);
     EXPECT_TRUE(s.contact.time_stepping.used);
     EXPECT_LE(s.contact.time_stepping.residual_max, 1e-10);
@@ -161,8 +162,10 @@ TEST(MoreauJean, LocalConeSolveSatisfiesCoulombOnTheCone) {
   Eigen::MatrixXd W(3, 3);
   W << 2.0, 0.3, -0.2, 0.3, 1.5, 0.1, -0.2, 0.1, 1.2;
   const double mu = 0.5;
-  const Eigen::Vector3d take_off(0.1, -1.0, 2.0), stick(-1.0, 0.2, -0.1),
-      slip(-1.0, 3.0, -2.0);
+  // stick: the free velocity of an impulse inside the cone, q = -W P*.
+  const Eigen::Vector3d inside(1.0, 0.1, -0.1);
+  const Eigen::Vector3d take_off(0.1, -1.0, 2.0), slip(-1.0, 3.0, -2.0);
+  const Eigen::Vector3d stick = -W * inside;
   for (const Eigen::Vector3d& q : {take_off, stick, slip}) {
     const Eigen::VectorXd P = internal::LocalConeSolve(W, q, mu, mu);
     ExpectCoulomb(W, q, P, mu, mu);
@@ -170,6 +173,7 @@ TEST(MoreauJean, LocalConeSolveSatisfiesCoulombOnTheCone) {
   EXPECT_EQ(internal::LocalConeSolve(W, take_off, mu, mu).norm(), 0.0);
   const Eigen::VectorXd Ps = internal::LocalConeSolve(W, stick, mu, mu);
   EXPECT_LE((W * Ps + stick).norm(), 1e-15);
+  EXPECT_LE((Ps - inside).norm(), 1e-15);
   // Planar (one tangential row), static above kinetic: a free velocity
   // the static cone holds sticks; one it does not slips on mu_k.
   Eigen::MatrixXd W2(2, 2);
