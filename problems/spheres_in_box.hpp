@@ -6,7 +6,8 @@
 // floor at z = 0 and no lid. Every gap is a unilateral constraint of the
 // model with Newton's restitution e (parameter e):
 //
-//   wall_i (5 rows):   z_i - r, x_i - r, L - r - x_i, y_i - r, L - r - y_i
+//   floor_i, wall_x0_i, wall_xL_i, wall_y0_i, wall_yL_i (one row each):
+//                      z_i - r, x_i - r, L - r - x_i, y_i - r, L - r - y_i
 //   pair_i_j:          |p_i - p_j| - 2 r         (every pair, i < j)
 //
 // so N spheres declare 5 N + N (N - 1) / 2 contact rows (100 spheres: 500
