@@ -13,10 +13,12 @@
 // so N spheres declare 5 N + N (N - 1) / 2 contact rows (100 spheres: 500
 // wall rows and 4950 pair rows). The spheres start at rest on a jittered
 // grid of layers of up to 9 (3 x 3, centres 2.2 r apart) and fall under
-// gravity for t_end = 1 s. The default is 27 spheres (3 layers, 135 wall
-// rows and 351 pair rows): the run's cost is the dense evaluation of every
-// contact row's Jacobian at every step (O(rows x coordinates); 100 spheres
-// are 5450 rows x 300 coordinates), docs/moreau_jean.md.
+// gravity for t_end = 1 s. The default is 18 spheres (2 layers, 90 wall
+// rows and 153 pair rows, 54 coordinates: within the compiled evaluator's
+// 60): the run's cost is the dense evaluation of every contact row's
+// Jacobian at every step, O(rows x coordinates), on dual numbers above 60
+// coordinates (100 spheres: 5450 rows x 300 coordinates, about 2 s a
+// step), docs/moreau_jean.md.
 //
 //   T = m sum |v_i|^2 / 2,  V = m g sum z_i.
 #pragma once

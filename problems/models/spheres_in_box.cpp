@@ -78,7 +78,7 @@ Problem SpheresInBoxProblem(int spheres) {
   Problem p;
   p.model = std::move(b).Build();
   p.description =
-      "N spheres (default 27) dropped at rest in a box [0, L]^2 without a "
+      "N spheres (default 18) dropped at rest in a box [0, L]^2 without a "
       "lid, every wall and sphere-sphere gap a unilateral contact with "
       "restitution e: a scene of many contacts for --integrator moreau-jean "
       "(docs/moreau_jean.md), beside the event-driven default.";
