@@ -210,7 +210,8 @@ RunConfig ParseCommandLine(const Problem& problem,
   cfg.params = problem.model.default_parameters();
   bool integrator_given = false, formulation_given = false, sens_given = false,
        method_given = false, rho_inf_given = false;
-  std::string id_flags;  // --id-* options given
+  std::string moreau_jean_flag;  // the last --theta, --pgs-tol, --pgs-max-iter
+  std::string id_flags;          // --id-* options given
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
@@ -314,9 +315,12 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.step = internal::ParseNumber(arg, value);
     } else if (arg == "--theta") {
       o.moreau_jean.theta = internal::ParseNumber(arg, value);
+      moreau_jean_flag = arg;
     } else if (arg == "--pgs-tol") {
       o.moreau_jean.tolerance = internal::ParseNumber(arg, value);
+      moreau_jean_flag = arg;
     } else if (arg == "--pgs-max-iter") {
+      moreau_jean_flag = arg;
       const long n = internal::ParseCount(arg, value);
       if (n > 100000000L)
         throw std::invalid_argument(
@@ -452,6 +456,12 @@ RunConfig ParseCommandLine(const Problem& problem,
   // (formulation/support.cpp).
   if (!formulation_given && cfg.options.integrator == Integrator::kMoreauJean)
     cfg.options.formulation = Formulation::kUnstabilized;
+  if (!moreau_jean_flag.empty() &&
+      cfg.options.integrator != Integrator::kMoreauJean)
+    throw std::invalid_argument(
+        moreau_jean_flag + " is an option of --integrator moreau-jean; " +
+        ToString(cfg.options.integrator) +
+        " would ignore it: leave it out, or use --integrator moreau-jean");
   if (rho_inf_given && !internal::IsAlpha(cfg.options.integrator))
     throw std::invalid_argument(
         std::string("--rho-inf is the numerical damping of generalized-alpha "
