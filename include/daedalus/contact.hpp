@@ -105,6 +105,52 @@ struct ContactOptions {
   bool project_penetration = false;
 };
 
+/// The Moreau-Jean time-stepping scheme (--integrator moreau-jean;
+/// docs/moreau_jean.md): the theta-method at velocity level with the
+/// contact impulses of each fixed step solved as a frictional contact
+/// problem on the second-order cone by projected Gauss-Seidel.
+struct MoreauJeanOptions {
+  /// Positions q+ = q + h (theta v+ + (1 - theta) v-), theta in [1/2, 1]:
+  /// 1/2 conserves the energy of a free flight under constant forces
+  /// exactly, 1 is the fully implicit (dissipative) velocity update.
+  double theta = 0.5;
+  /// The projected Gauss-Seidel solver stops when one sweep moves no
+  /// contact's local velocity W_ii dP_i by more than this, relative to
+  /// the step's velocity scale max(|u_free|, |u-|, 1e-300 m/s) (--pgs-tol).
+  double tolerance = 1e-10;
+  /// Sweeps allowed per step (--pgs-max-iter); a solve that has not
+  /// reached the tolerance then ends the run with its residual.
+  int max_iterations = 5000;
+};
+
+/// What a Moreau-Jean run reports about its contacts (ContactReport::
+/// time_stepping, JSON contact.time_stepping).
+struct TimeSteppingReport {
+  bool used = false;
+  double theta = 0.0, step = 0.0, tolerance = 0.0;
+  int max_iterations = 0;
+  /// Steps with at least one active contact (a cone problem solved), the
+  /// Gauss-Seidel sweeps over all of them, the most at one step, the
+  /// largest final residual of a converged solve and the most contacts
+  /// active at one step.
+  long solves = 0, iterations = 0;
+  int iterations_max = 0, active_max = 0;
+  double residual_max = 0.0;
+  /// The deepest penetration of a contact at the end of a step (>= 0:
+  /// -min(gap, 0)), where and when: the scheme works at velocity level,
+  /// so positions drift by O(h) at impacts.
+  double penetration_max = 0.0, t_penetration_max = 0.0;
+  std::string row_penetration_max;
+  /// The work of the normal impulses (sum over steps of P_n (u_n- +
+  /// u_n+) / 2, in the energy balance as impact work) and of the
+  /// tangential ones (in the friction rows' constraint work).
+  double impulse_work = 0.0, friction_impulse_work = 0.0;
+  /// A solve that did not reach the tolerance ended the run here.
+  bool stalled = false;
+  double t_stalled = 0.0, stalled_residual = 0.0;
+  int stalled_iterations = 0;
+};
+
 /// One contact switch of a run: an impact (impulse LCP), a release
 /// (multiplier through zero), a closure at rest, or the start's mode.
 struct ContactEvent {
@@ -186,6 +232,8 @@ struct ContactReport {
   int spurious_roots = 0;
   double impact_work = 0.0;  ///< sum of the impacts' E+ - E- [J]
   std::vector<FrictionContactReport> friction;
+  /// --integrator moreau-jean: the contact solves and the penetration.
+  TimeSteppingReport time_stepping;
 };
 
 }  // namespace daedalus

@@ -57,7 +57,10 @@ enum class Integrator {
   kSymplecticEuler,
   kRattle,
   kGeneralizedAlpha,
-  kHht
+  kHht,
+  /// Moreau-Jean time stepping with contact impulses (contact.hpp,
+  /// docs/moreau_jean.md): fixed step SimulationOptions::step, first order.
+  kMoreauJean
 };
 const char* ToString(Integrator i);
 Integrator IntegratorFromString(const std::string& s);
@@ -154,6 +157,8 @@ struct SimulationOptions {
   /// Unilateral constraints: monitored equalities or event-driven contacts
   /// (contact.hpp, docs/contact.md).
   ContactOptions contact;
+  /// --integrator moreau-jean: theta and the cone solver's tolerance.
+  MoreauJeanOptions moreau_jean;
   /// Fixed step [s] of the structure-preserving integrators (required for
   /// them, unused otherwise); output_step must be a multiple of it.
   double step = 0.0;

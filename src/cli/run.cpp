@@ -66,7 +66,10 @@ const char* const kValueFlags[] = {"--t-end",
                                    "--optimize",
                                    "--contact",
                                    "--zeno-velocity",
-                                   "--gap-tolerance"};
+                                   "--gap-tolerance",
+                                   "--theta",
+                                   "--pgs-tol",
+                                   "--pgs-max-iter"};
 const char* const kBoolFlags[] = {"--quiet",
                                   "--help",
                                   "--sens-dq",
@@ -208,7 +211,8 @@ RunConfig ParseCommandLine(const Problem& problem,
   cfg.params = problem.model.default_parameters();
   bool integrator_given = false, formulation_given = false, sens_given = false,
        method_given = false, rho_inf_given = false;
-  std::string id_flags;  // --id-* options given
+  std::string moreau_jean_flag;  // the last --theta, --pgs-tol, --pgs-max-iter
+  std::string id_flags;          // --id-* options given
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
@@ -311,6 +315,21 @@ RunConfig ParseCommandLine(const Problem& problem,
       o.sensitivity.functional = value;
     } else if (arg == "--step") {
       o.step = internal::ParseNumber(arg, value);
+    } else if (arg == "--theta") {
+      o.moreau_jean.theta = internal::ParseNumber(arg, value);
+      moreau_jean_flag = arg;
+    } else if (arg == "--pgs-tol") {
+      o.moreau_jean.tolerance = internal::ParseNumber(arg, value);
+      moreau_jean_flag = arg;
+    } else if (arg == "--pgs-max-iter") {
+      moreau_jean_flag = arg;
+      const long n = internal::ParseCount(arg, value);
+      if (n > 100000000L)
+        throw std::invalid_argument(
+            "--pgs-max-iter " + value +
+            " is more sweeps than a step can take in reasonable time; give "
+            "at most 100000000");
+      o.moreau_jean.max_iterations = static_cast<int>(n);
     } else if (arg == "--rho-inf") {
       o.rho_inf = internal::ParseNumber(arg, value);
       rho_inf_given = true;
@@ -435,6 +454,16 @@ RunConfig ParseCommandLine(const Problem& problem,
   if (!formulation_given && (cfg.options.integrator == Integrator::kRattle ||
                              internal::IsAlpha(cfg.options.integrator)))
     cfg.options.formulation = Formulation::kIndex3;
+  // Moreau-Jean states its constraints at velocity level only
+  // (formulation/support.cpp).
+  if (!formulation_given && cfg.options.integrator == Integrator::kMoreauJean)
+    cfg.options.formulation = Formulation::kUnstabilized;
+  if (!moreau_jean_flag.empty() &&
+      cfg.options.integrator != Integrator::kMoreauJean)
+    throw std::invalid_argument(
+        moreau_jean_flag + " is an option of --integrator moreau-jean; " +
+        ToString(cfg.options.integrator) +
+        " would ignore it: leave it out, or use --integrator moreau-jean");
   if (rho_inf_given && !internal::IsAlpha(cfg.options.integrator))
     throw std::invalid_argument(
         std::string("--rho-inf is the numerical damping of generalized-alpha "

@@ -60,6 +60,8 @@ const char* ToString(Integrator i) {
       return "generalized-alpha";
     case Integrator::kHht:
       return "hht";
+    case Integrator::kMoreauJean:
+      return "moreau-jean";
   }
   return "?";
 }
@@ -68,15 +70,15 @@ Integrator IntegratorFromString(const std::string& s) {
   if (s == "cvodes-bdf" || s == "cvodes") return Integrator::kCvodesBdf;
   if (s == "cvodes-adams") return Integrator::kCvodesAdams;
   if (s == "idas") return Integrator::kIdas;
-  for (Integrator i :
-       {Integrator::kStormerVerlet, Integrator::kSymplecticEuler,
-        Integrator::kRattle, Integrator::kGeneralizedAlpha, Integrator::kHht})
+  for (Integrator i : {Integrator::kStormerVerlet, Integrator::kSymplecticEuler,
+                       Integrator::kRattle, Integrator::kGeneralizedAlpha,
+                       Integrator::kHht, Integrator::kMoreauJean})
     if (s == ToString(i)) return i;
   throw std::invalid_argument("unknown integrator '" + s +
                               "'; valid: cvodes-bdf (alias cvodes), "
                               "cvodes-adams, idas, stormer-verlet, "
                               "symplectic-euler, rattle, generalized-alpha, "
-                              "hht");
+                              "hht, moreau-jean");
 }
 
 const char* ToString(DriftAction a) {
@@ -210,9 +212,36 @@ std::string OptionsRangeError(const SimulationOptions& o) {
       return os.str();
     }
   }
+  if (o.integrator == Integrator::kMoreauJean) {
+    // Moreau-Jean (docs/moreau_jean.md): the options of its scheme and of
+    // its cone solver; the step as for the fixed-step schemes below.
+    const MoreauJeanOptions& mj = o.moreau_jean;
+    if (!(o.step > 0.0) || !std::isfinite(o.step))
+      return "--integrator moreau-jean is a time-stepping scheme with a fixed "
+             "step and needs --step H > 0 (e.g. --step 1e-3; the scheme is "
+             "first order: its error at impacts is O(H))";
+    if (!(mj.theta >= 0.5 && mj.theta <= 1.0)) {
+      std::ostringstream os;
+      os << "--theta " << mj.theta
+         << " is outside [0.5, 1]: Moreau-Jean's theta-method is unstable "
+            "below 1/2; use 0.5 (energy-conserving free flight) to 1 (fully "
+            "implicit)";
+      return os.str();
+    }
+    if (!(mj.tolerance > 0.0) || !(mj.tolerance < 1.0)) {
+      std::ostringstream os;
+      os << "--pgs-tol " << mj.tolerance
+         << " is not a relative tolerance in (0, 1) for the contact solver "
+            "(projected Gauss-Seidel); the default is 1e-10";
+      return os.str();
+    }
+    if (mj.max_iterations < 1)
+      return "--pgs-max-iter must be a positive number of Gauss-Seidel sweeps";
+  }
   if (o.integrator == Integrator::kStormerVerlet ||
       o.integrator == Integrator::kSymplecticEuler ||
-      o.integrator == Integrator::kRattle) {
+      o.integrator == Integrator::kRattle ||
+      o.integrator == Integrator::kMoreauJean) {
     if (!(o.step > 0.0) || !std::isfinite(o.step))
       return std::string("--integrator ") + ToString(o.integrator) +
              " is a fixed-step scheme and needs --step H > 0";
@@ -231,10 +260,12 @@ std::string OptionsRangeError(const SimulationOptions& o) {
   }
   if (!IsAlpha(o.integrator) && o.integrator != Integrator::kStormerVerlet &&
       o.integrator != Integrator::kSymplecticEuler &&
-      o.integrator != Integrator::kRattle && o.step != 0.0)
+      o.integrator != Integrator::kRattle &&
+      o.integrator != Integrator::kMoreauJean && o.step != 0.0)
     return std::string(
                "--step is the fixed step of stormer-verlet, "
-               "symplectic-euler, rattle, generalized-alpha and hht; "
+               "symplectic-euler, rattle, generalized-alpha, hht and "
+               "moreau-jean; "
                "--integrator ") +
            ToString(o.integrator) +
            " chooses its own steps from --rtol and --atol: leave --step out";

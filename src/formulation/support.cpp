@@ -179,6 +179,46 @@ std::string PairRefusal(Formulation f,
   return "";
 }
 
+// Moreau-Jean time stepping (docs/moreau_jean.md): the whole decision for
+// --integrator moreau-jean. Its contacts are its own stage
+// (contact/moreau_jean.cpp), at velocity level with impulses.
+std::string MoreauJeanRefusal(const SimulationOptions& o,
+                              KktPath path,
+                              const ModelTraits& traits) {
+  if (path == KktPath::kSparse)
+    return "moreau-jean runs on the dense evaluator (its Delassus operator "
+           "J M^-1 J' is built from the dense M and J of the active rows); "
+           "use --kkt dense";
+  if (traits.constraints && o.formulation != Formulation::kUnstabilized)
+    return "moreau-jean states every constraint at velocity level (the "
+           "bilateral rows J v+ + Phi_t = 0 and the contacts' impulse law "
+           "at the end of each step) and no position-level form; use "
+           "--formulation unstabilized (the default with --integrator "
+           "moreau-jean)";
+  if (traits.unilateral && o.contact.mode == ContactMode::kMonitor)
+    return "moreau-jean treats every unilateral row as a contact (impulses "
+           "P >= 0 at velocity level); --contact monitor would hold them as "
+           "equalities: use --contact auto";
+  if (traits.quaternions)
+    return "moreau-jean updates positions as q+ = q + h (theta v+ + (1 - "
+           "theta) v-), which needs nq = nv: the model has quaternion "
+           "coordinates (the Lie-group update is not implemented for it); use "
+           "--integrator cvodes-bdf";
+  if (traits.events)
+    return "moreau-jean does not locate the model's events (its steps are "
+           "fixed and its contacts are impulses within them); use "
+           "--integrator cvodes-bdf, cvodes-adams or idas";
+  if (o.sensitivity.method != SensMethod::kNone)
+    return "moreau-jean has no sensitivities (the step map through the "
+           "cone solver is not differentiated); use --integrator cvodes-bdf "
+           "with event-driven contact";
+  if (o.drift_tol > 0.0)
+    return "moreau-jean lets positions drift by O(h) at impacts (it "
+           "reports the drift and the deepest penetration) and does not "
+           "hold a --drift-tol; leave --drift-tol out";
+  return "";
+}
+
 }  // namespace
 
 Formulation EscalationTarget(const SimulationOptions& o, std::string* why) {
@@ -241,6 +281,8 @@ std::string QuaternionRefusal(const SimulationOptions& o, KktPath /*path*/) {
 std::string Refusal(const SimulationOptions& o,
                     KktPath path,
                     const ModelTraits& traits) {
+  if (o.integrator == Integrator::kMoreauJean)
+    return MoreauJeanRefusal(o, path, traits);
   // Both KKT paths run every formulation, integrator and feature: the
   // formulations are stated on the Mechanics interface (mechanics.hpp).
   std::string why = PairRefusal(o.formulation, o.integrator, traits);
@@ -350,7 +392,7 @@ std::string CellRefusal(Formulation f,
   SimulationOptions o;
   o.formulation = f;
   o.integrator = i;
-  if (IsFixedStep(i)) o.step = o.output_step;
+  if (IsFixedStep(i) || i == Integrator::kMoreauJean) o.step = o.output_step;
   ModelTraits traits;
   traits.constraints = true;
   switch (feature) {
@@ -393,7 +435,7 @@ std::string EventSensitivityCell(Formulation f, Integrator i, KktPath path) {
   SimulationOptions o;
   o.formulation = f;
   o.integrator = i;
-  if (IsFixedStep(i)) o.step = o.output_step;
+  if (IsFixedStep(i) || i == Integrator::kMoreauJean) o.step = o.output_step;
   ModelTraits traits;
   traits.constraints = traits.events = traits.resets = true;
   o.sensitivity.method = SensMethod::kForward;
@@ -413,7 +455,7 @@ std::string QuaternionCellRefusal(Formulation f,
   SimulationOptions o;
   o.formulation = f;
   o.integrator = i;
-  if (IsFixedStep(i)) o.step = o.output_step;
+  if (IsFixedStep(i) || i == Integrator::kMoreauJean) o.step = o.output_step;
   if (feature == Feature::kForward) o.sensitivity.method = SensMethod::kForward;
   if (feature == Feature::kAdjoint) o.sensitivity.method = SensMethod::kAdjoint;
   return QuaternionRefusal(o, path);
@@ -426,7 +468,8 @@ KktPath ResolveKktPath(const Model& model, const SimulationOptions& o) {
   // IDAS, generalized-alpha and HHT evaluate the residual Jacobian by
   // dense tangents (or compiled programs): auto keeps them on the dense
   // evaluator.
-  if (o.integrator == Integrator::kIdas || IsAlpha(o.integrator))
+  if (o.integrator == Integrator::kIdas || IsAlpha(o.integrator) ||
+      o.integrator == Integrator::kMoreauJean)
     return KktPath::kDense;
   // Event-driven contact (joint limits included) runs on the dense
   // evaluator only (ContactRefusal): auto takes it.
@@ -529,6 +572,28 @@ std::string SupportTableMarkdown() {
     os << "Sparse path:\n\n";
     table(KktPath::kSparse);
   }
+  // Moreau-Jean (docs/moreau_jean.md): its own rows, the same columns.
+  os << "Time stepping with contact impulses (`--integrator moreau-jean`, "
+        "docs/moreau_jean.md; a first-order scheme, so the test above does "
+        "not compare it with the reference: tests/contact/"
+        "moreau_jean_test.cpp checks it against closed forms). Dense "
+        "path; the sparse path refuses it:\n\n";
+  os << "| formulation | integrator |";
+  for (Feature x : features) os << " " << ToString(x) << " |";
+  os << "\n|---|---|";
+  for (size_t k = 0; k < std::size(features); ++k) os << "---|";
+  os << "\n";
+  for (Formulation f : forms) {
+    os << "| " << ToString(f) << " | moreau-jean |";
+    for (Feature x : features) {
+      std::string c =
+          cell(CellRefusal(f, Integrator::kMoreauJean, KktPath::kDense, x));
+      if (x == Feature::kEventSensitivities && c == "yes") c = "no";
+      os << " " << c << " |";
+    }
+    os << "\n";
+  }
+  os << "\n";
   os << "Drift escalation: \"to F\" switches to formulation F at the first "
         "sample whose drift exceeds `--drift-tol`; \"fails at a violation\" "
         "stops the run there with the drift, the row and the time, because ";

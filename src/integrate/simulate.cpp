@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "contact/moreau_jean.hpp"
 #include "eval/eval_stop.hpp"
 #include "events/functional_target.hpp"
 #include "formulation/mechanics.hpp"
@@ -146,6 +147,12 @@ SimulationSummary Simulate(const Model& model,
         case Integrator::kGeneralizedAlpha:
         case Integrator::kHht:
           internal::IntegrateAlpha(mech.get(), x0, options, observer, &sum);
+          break;
+        case Integrator::kMoreauJean:
+          // Time stepping with contact impulses: the contact stage of its
+          // own (contact/moreau_jean.hpp, docs/moreau_jean.md).
+          internal::IntegrateMoreauJean(mech.get(), x0, options, observer,
+                                        &sum);
           break;
       }
     } catch (const std::exception& e) {

@@ -90,6 +90,32 @@ nlohmann::json ContactJson(const ContactReport& c) {
     fr.push_back(x);
   }
   if (!c.friction.empty()) j["friction"] = fr;
+  const TimeSteppingReport& ts = c.time_stepping;
+  if (ts.used) {
+    // Moreau-Jean (docs/moreau_jean.md): its cone solves and penetration.
+    json x = {{"scheme", "moreau-jean"},
+              {"theta", Num(ts.theta)},
+              {"step", Num(ts.step)},
+              {"pgs_tolerance", Num(ts.tolerance)},
+              {"pgs_max_iterations", ts.max_iterations},
+              {"solves", ts.solves},
+              {"iterations", ts.iterations},
+              {"iterations_max", ts.iterations_max},
+              {"residual_max", Num(ts.residual_max)},
+              {"active_max", ts.active_max},
+              {"penetration_max",
+               {{"value", Num(ts.penetration_max)},
+                {"t", Num(ts.t_penetration_max)},
+                {"row", ts.row_penetration_max}}},
+              {"impulse_work", Num(ts.impulse_work)},
+              {"friction_impulse_work", Num(ts.friction_impulse_work)},
+              {"stalled", ts.stalled}};
+    if (ts.stalled)
+      x["stall"] = {{"t", Num(ts.t_stalled)},
+                    {"residual", Num(ts.stalled_residual)},
+                    {"iterations", ts.stalled_iterations}};
+    j["time_stepping"] = x;
+  }
   return j;
 }
 
@@ -505,7 +531,8 @@ std::string SummaryJson(const Model& model,
                {"reset", Num(f.reset_work)},
                {"impact", Num(f.impact_work)},
                {"friction", Num(f.friction_work)}};
-  if (sum.contact.event_driven) j["contact"] = ContactJson(sum.contact);
+  if (sum.contact.event_driven || sum.contact.time_stepping.used)
+    j["contact"] = ContactJson(sum.contact);
   j["stabilization_work"] = Num(f.stabilization_work);
   json qj = json::object();
   for (int k = 0; k < model.num_quadratures() && k < f.quadratures.size(); ++k)

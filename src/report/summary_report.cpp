@@ -204,6 +204,25 @@ std::string SimulationSummary::FullReport(const Model& model) const {
       os << "\n";
     }
   }
+  if (contact.time_stepping.used) {
+    // Moreau-Jean (docs/moreau_jean.md).
+    const TimeSteppingReport& ts = contact.time_stepping;
+    os << "  moreau-jean            h " << ts.step << ", theta " << ts.theta
+       << "; " << ts.solves << " cone solves, " << ts.iterations
+       << " Gauss-Seidel sweeps (at most " << ts.iterations_max
+       << "), residual <= " << ts.residual_max << " (tol " << ts.tolerance
+       << "), up to " << ts.active_max << " active contacts\n";
+    os << "  moreau-jean            penetration max " << ts.penetration_max;
+    if (!ts.row_penetration_max.empty())
+      os << " ('" << ts.row_penetration_max << "', t = " << ts.t_penetration_max
+         << ")";
+    os << "; impulse work " << ts.impulse_work << " J (normal), "
+       << ts.friction_impulse_work << " J (friction)\n";
+    if (ts.stalled)
+      os << "  moreau-jean            STALLED at t = " << ts.t_stalled
+         << ": residual " << ts.stalled_residual << " after "
+         << ts.stalled_iterations << " sweeps\n";
+  }
   os << "  evaluator              " << evaluator << "\n";
   os << "  solver                 " << stats.steps << " steps, "
      << stats.rhs_evals
