@@ -343,6 +343,11 @@ void KktSolver::Solve(const Workspace& ws,
     im.rhs.tail(nc) = -bias;
     for (int r : ws.open_rows) im.rhs[nv + r] = 0.0;
     im.sol = im.lu.solve(im.rhs);
+    // LU's condition estimate can miss rows dependent to working precision
+    // (the M block keeps it up): from finite data, a solution that is not
+    // finite is that case, named as such rather than returned.
+    if (!im.sol.allFinite() && im.K.allFinite() && im.rhs.allFinite())
+      ThrowRankDeficient(ws, options_.rank_tolerance);
     out->vdot = im.sol.head(nv);
     out->lambda = im.sol.tail(nc);
   }
