@@ -80,6 +80,17 @@ inline double ParseNumber(const std::string& flag, const std::string& text) {
 /// (the first must be "model"), builds the problem with `make(values)`
 /// (values by flag name, defaults filled in) and runs it with the rest;
 /// --help lists the own flags first. Exit status as run().
+/// The ground-contact flags both importers take (--ground, --ground-height,
+/// --ground-restitution, --ground-mu) into their ImportOptions.
+template <class Options>
+void SetGroundOptions(const std::map<std::string, std::string>& v, Options* o) {
+  o->ground = v.count("ground") != 0;
+  o->ground_height = ParseNumber("--ground-height", v.at("ground-height"));
+  o->ground_restitution =
+      ParseNumber("--ground-restitution", v.at("ground-restitution"));
+  o->ground_mu = ParseNumber("--ground-mu", v.at("ground-mu"));
+}
+
 inline int RunImporter(
     int argc,
     char** argv,

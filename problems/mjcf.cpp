@@ -40,13 +40,7 @@ int main(int argc, char** argv) {
         o.gravity = g;
         o.skip_unsupported_actuators = v.count("skip-actuators") != 0;
         o.notes = &std::cerr;
-        o.ground = v.count("ground") != 0;
-        o.ground_height = daedalus::problems::ParseNumber(
-            "--ground-height", v.at("ground-height"));
-        o.ground_restitution = daedalus::problems::ParseNumber(
-            "--ground-restitution", v.at("ground-restitution"));
-        o.ground_mu =
-            daedalus::problems::ParseNumber("--ground-mu", v.at("ground-mu"));
+        daedalus::problems::SetGroundOptions(v, &o);
         return daedalus::problems::MjcfProblem(v.at("model"), o);
       });
 }

@@ -44,13 +44,7 @@ int main(int argc, char** argv) {
         o.floating_base = base == "floating";
         o.gravity = -g[2];
         o.notes = &std::cerr;
-        o.ground = v.count("ground") != 0;
-        o.ground_height = daedalus::problems::ParseNumber(
-            "--ground-height", v.at("ground-height"));
-        o.ground_restitution = daedalus::problems::ParseNumber(
-            "--ground-restitution", v.at("ground-restitution"));
-        o.ground_mu =
-            daedalus::problems::ParseNumber("--ground-mu", v.at("ground-mu"));
+        daedalus::problems::SetGroundOptions(v, &o);
         return daedalus::problems::UrdfProblem(v.at("model"), o);
       });
 }

@@ -249,20 +249,19 @@ to float, raises NotTraceableError.)");
   });
   // a where c > 0, else b (IfPositive, dual.hpp): daedalus.if_positive.
   sym.def("_lift", &Lift);
-  sym.def_static(
-      "_if_positive",
-      [](const SymValue& c, const SymValue& a, const SymValue& b) {
-        if (a.rec != c.rec || b.rec != c.rec)
-          throw std::invalid_argument(
-              "daedalus.if_positive: the operands belong to different model "
-              "recordings; a symbol can only be combined with symbols of "
-              "the model it was given by");
-        TraceScope scope(&c.rec->graph());
-        return SymValue{
-            c.rec, IfPositive(Sym::FromNode(c.node), Sym::FromNode(a.node),
-                              Sym::FromNode(b.node))
-                       .node()};
-      });
+  sym.def_static("_if_positive", [](const SymValue& c, const SymValue& a,
+                                    const SymValue& b) {
+    if (a.rec != c.rec || b.rec != c.rec)
+      throw std::invalid_argument(
+          "daedalus.if_positive: the operands belong to different model "
+          "recordings; a symbol can only be combined with symbols of "
+          "the model it was given by");
+    TraceScope scope(&c.rec->graph());
+    return SymValue{c.rec,
+                    IfPositive(Sym::FromNode(c.node), Sym::FromNode(a.node),
+                               Sym::FromNode(b.node))
+                        .node()};
+  });
   sym.def("_rarctan2", [](const SymValue& x, double y) {
     return Binary(Lift(x, y), x,
                   [](const Sym& a, const Sym& b) { return atan2(a, b); });
