@@ -269,6 +269,18 @@ int RunInverseDynamics(const Problem& problem,
   }
   try {
     WriteCsv(files.csv_partial(), model, result);
+    // A signal after the last sample (while the rows were written) is
+    // answered as one during the computation: the samples are complete,
+    // the JSON says "interrupted", the exit status is 128 + N.
+    if (result.stop_code == 0 && options.stop->load() != 0) {
+      result.stop_code = options.stop->load();
+      if (result.ok)
+        result.error = "interrupted (signal " +
+                       std::to_string(result.stop_code) +
+                       ") after the last of " +
+                       std::to_string(result.samples.size()) + " samples";
+      result.ok = false;
+    }
     std::ofstream js(files.json_partial());
     js << SummaryJson(problem, cfg, motion, result, files.csv())
               .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)

@@ -55,6 +55,14 @@ struct CallbackGuard {
     }
   }
 
+  /// SimulationOptions::stop, read between outputs: a solver that steps
+  /// far past the output times (a free fall, a system at rest) fills many
+  /// samples by interpolation without calling the model, so the callbacks
+  /// alone answered a signal only seconds later.
+  bool StopRequested() const {
+    return stop != nullptr && stop->load(std::memory_order_relaxed) != 0;
+  }
+
   /// Called before each solver call that produces an output.
   void Reset() {
     last_error.clear();

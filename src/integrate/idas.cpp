@@ -425,6 +425,10 @@ void IntegrateIdas(Mechanics* mech,
       double tret = 0.0;
       run.Reset();
       collect_stats();  // --max-steps: what is left of the run's budget
+      if (run.StopRequested()) {
+        sum.error = "stop requested";  // Simulate reports it interrupted
+        return;
+      }
       if (StepsLeft(options.max_steps, sum.stats.steps) == 0) {
         sum.error =
             StepBudgetSpent(options.max_steps, OutputTime(options, k - 1));

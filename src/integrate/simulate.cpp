@@ -21,11 +21,15 @@ namespace daedalus {
 namespace {
 
 // A run that ended on SimulationOptions::stop: whatever the solver made of
-// the refused callback, the report says it was interrupted, and where.
+// the refused callback, the report says it was interrupted, and where. A
+// stop requested after the last sample (while the run was finishing) is
+// answered too: the samples are complete, but the caller asked to stop
+// and must not be told the run ended normally.
 void MarkInterrupted(const SimulationOptions& options, SimulationSummary* sum) {
-  if (sum->ok || options.stop == nullptr) return;
+  if (options.stop == nullptr) return;
   const int code = options.stop->load();
   if (code == 0) return;
+  sum->ok = false;
   sum->interrupted = true;
   sum->stop_code = code;
   // The time of the last row written: the solver may have stepped beyond

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -19,7 +20,9 @@
 #include <thread>
 #include <vector>
 
+#include "daedalus/model.hpp"
 #include "daedalus/run.hpp"
+#include "daedalus/simulate.hpp"
 #include "pendulum.hpp"
 
 namespace daedalus {
@@ -176,6 +179,83 @@ TEST(Interrupt, AnOutputPathThatIsADirectoryIsRefusedBeforeTheRun) {
   EXPECT_EQ(Slurp(dir / "pendulum.csv"), "stale csv\n");
   EXPECT_FALSE(fs::exists(dir / "pendulum.csv.partial"));
   EXPECT_FALSE(fs::exists(dir / "pendulum.json.partial"));
+}
+
+// Sets a stop flag, as a signal handler would, when the sample at time
+// `at` arrives, and counts the samples.
+class StopAt : public Observer {
+ public:
+  StopAt(double at, std::atomic<int>* flag) : at_(at), flag_(flag) {}
+  void OnSample(const Sample& s) override {
+    ++samples_;
+    if (s.t >= at_) flag_->store(SIGTERM);
+  }
+  long samples() const { return samples_; }
+
+ private:
+  double at_;
+  std::atomic<int>* flag_;
+  long samples_ = 0;
+};
+
+// A body in free fall: CVODES integrates the parabola exactly, so its
+// steps grow until one spans thousands of output times, which are then
+// filled by interpolation without a call to the model.
+Model FreeFall() {
+  ModelBuilder b("free_fall");
+  b.Coordinates({"z"});
+  b.KineticEnergy([](const auto& x) { return 0.5 * x.v[0] * x.v[0]; });
+  b.PotentialEnergy([](const auto& x) { return 9.81 * x.q[0]; });
+  return std::move(b).Build();
+}
+
+// The stop was read only in the model's callbacks: a SIGTERM during the
+// humanoid's free fall (15 steps for 200 000 samples) was answered 5 s
+// later, at the next step (fuzz_edges.py, seed 45, signals run 8). It is
+// now read between outputs too: the run ends at the next sample.
+TEST(Interrupt, SamplesFilledByInterpolationAnswerAStopAtTheNextSample) {
+  const Model m = FreeFall();
+  InitialState x0;
+  x0.q = Eigen::VectorXd::Zero(1);
+  x0.v = Eigen::VectorXd::Zero(1);
+  std::atomic<int> flag{0};
+  SimulationOptions o;
+  o.integrator = Integrator::kCvodesAdams;
+  o.t_end = 5e3;
+  o.output_step = 0.01;  // 500 001 samples if nothing stops it
+  o.stop = &flag;
+  StopAt observer(10.0, &flag);  // sample 1001
+  const SimulationSummary s =
+      Simulate(m, x0, m.default_parameters(), o, &observer);
+  EXPECT_TRUE(s.interrupted) << s.error;
+  EXPECT_EQ(s.stop_code, SIGTERM);
+  EXPECT_EQ(observer.samples(), 1001);
+  EXPECT_EQ(s.samples, 1001);
+  EXPECT_NEAR(s.t_reached, 10.0, 1e-9);
+  // Far fewer steps than samples: the case this test is about.
+  EXPECT_LT(s.stats.steps, 200) << "the solver no longer steps past outputs";
+}
+
+// A stop that arrives after the last sample, while the run is finishing,
+// was lost: the run reported "ok" and the program exited 0 after SIGTERM
+// (fuzz_edges.py, seed 45, signals runs 92 and 172). The samples are
+// complete, and the run says it was interrupted.
+TEST(Interrupt, AStopAfterTheLastSampleIsStillReported) {
+  const Problem p = problems::PendulumProblem();
+  const Eigen::VectorXd params = p.model.default_parameters();
+  std::atomic<int> flag{0};
+  SimulationOptions o;
+  o.t_end = 1.0;
+  o.output_step = 0.1;
+  o.stop = &flag;
+  StopAt observer(1.0, &flag);  // the last sample
+  const SimulationSummary s =
+      Simulate(p.model, p.initial(params), params, o, &observer);
+  EXPECT_TRUE(s.interrupted) << s.error;
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.stop_code, SIGTERM);
+  EXPECT_EQ(s.samples, 11);
+  EXPECT_DOUBLE_EQ(s.t_reached, 1.0);
 }
 
 }  // namespace interrupt_test

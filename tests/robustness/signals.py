@@ -14,6 +14,9 @@ leaves what docs/output.md promises:
 - inverse-dynamics: SIGINT during --inverse-dynamics of a long motion
   gives the samples so far and a JSON marked "interrupted" in place of the
   previous results (it had no handling: the previous output stayed);
+- inverse-dynamics-writing: SIGTERM after the last sample, while the rows
+  are written: exit 143 and a JSON marked "interrupted" over complete
+  rows (it exited 0, "ok");
 - inverse-dynamics-reading: SIGINT while that motion is read (120 MB):
   it was answered after the whole file was read, 9 to 20 s on a loaded
   machine;
@@ -216,6 +219,40 @@ def case_inverse_dynamics(c):
         c.bad.append(f"stderr: {err[-300:]}")
 
 
+def case_inverse_dynamics_writing(c):
+    # A signal after the last sample, while the rows are written, was not
+    # answered: exit 0 and "ok" after SIGTERM (fuzz_edges.py, seed 45,
+    # signals runs 130 and 350). The samples are complete; the JSON says
+    # "interrupted" and the exit status is 128 + N.
+    import math
+    motion = os.path.join(c.tmp, "motion.csv")
+    n = 300000
+    with open(motion, "w", encoding="utf-8") as fh:
+        fh.write("t,x,y\n")
+        for i in range(n):
+            t = 1e-3 * i
+            fh.write(f"{t!r},{math.sin(t)!r},{-math.cos(t)!r}\n")
+    proc = c.start("pendulum", ["--inverse-dynamics", motion, "--output-dir",
+                                c.out, "--quiet"])
+    # The CSV is opened once every sample is computed.
+    partial = os.path.join(c.out, "pendulum.inverse_dynamics.csv.partial")
+    if not c.wait_for(proc, lambda: os.path.exists(partial), 30):
+        c.bad.append("no CSV being written within 30 s")
+    rc, err, _ = c.signal_and_wait(proc, signal.SIGTERM)
+    if rc is None:
+        return
+    js = c.json("pendulum.inverse_dynamics.json")
+    if js.get("status") != "interrupted" or \
+            js.get("stop_code") != signal.SIGTERM:
+        c.bad.append(f"JSON status {js.get('status')!r}, stop_code "
+                     f"{js.get('stop_code')!r}")
+    _, rows = cli_checks.csv_violations(
+        os.path.join(c.out, "pendulum.inverse_dynamics.csv"), True)
+    if js.get("samples") != len(rows) or len(rows) != n:
+        c.bad.append(f"JSON samples {js.get('samples')}, CSV rows "
+                     f"{len(rows)} of {n}")
+
+
 def case_inverse_dynamics_reading(c):
     # SIGINT while a long motion file is read (found by fuzz_edges.py
     # --surface signals): the reading copied the file character by
@@ -306,6 +343,7 @@ def case_alpha(c):
 CASES = {"sighup": case_sighup,
          "sigkill-superseded": case_sigkill_superseded,
          "inverse-dynamics": case_inverse_dynamics,
+         "inverse-dynamics-writing": case_inverse_dynamics_writing,
          "inverse-dynamics-reading": case_inverse_dynamics_reading,
          "energy-ggl": case_energy_ggl,
          "ensemble-setup": case_ensemble_setup,
