@@ -4,7 +4,8 @@
 with MuJoCo").
 
     bench/contact_side_by_side.py [--bin build/problems]
-        [--mujoco build-bench/bench/contact_mujoco] [--repeats N]
+        [--mujoco build-bench/bench/contact_mujoco]
+        [--siconos build-bench/bench/contact_siconos] [--repeats N]
         [--json OUT.json]
 
 Runs, in one process and interleaved N times (default 5):
@@ -12,7 +13,10 @@ Runs, in one process and interleaved N times (default 5):
   point), bouncing_ball (its default 6 s, event and reset map),
   rocking_block --t-end 3, block_on_incline (10 s), from --bin, each with
   --quiet --output-dir TMP, reading TMP/<name>.json and .csv; and
-  contact_mujoco (bench/contact_mujoco.cpp) once per case and variant.
+  contact_mujoco (bench/contact_mujoco.cpp) once per case and variant;
+  and, when it was built, contact_siconos (bench/contact_siconos.cpp: the
+  bouncing ball, event-driven at LSODAR tolerances 1e-12 and 1e-10,
+  Moreau-Jean at steps 2e-3 and 1e-4 s).
 Process times are getrusage(RUSAGE_CHILDREN) deltas (user + system) around
 each child: medians of the N runs. MuJoCo's in-loop CPU time (stepping
 only, no model compile) is its own report.
@@ -131,10 +135,10 @@ def housner(b=0.1, h=0.3, theta0=0.1, g=G, count=80):
 # ---- running
 
 
-def timed(cmd):
+def timed(cmd, check=True):
     """Runs cmd; returns (stdout, process seconds of the child)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    out = subprocess.run(cmd, check=check, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return out.stdout, cpu
@@ -161,6 +165,13 @@ DAEDALUS = {
     "rocking_block_1e-6": ("rocking_block", ["--t-end", "3"] + LOOSE),
     "block_on_incline": ("block_on_incline", []),
 }
+# label: contact_siconos arguments
+SICONOS = {
+    "event-driven tol 1e-12": ["ed", "--tol", "1e-12"],
+    "event-driven tol 1e-10": ["ed", "--tol", "1e-10"],
+    "Moreau-Jean h 2e-3": ["mj", "--step", "0.002"],
+    "Moreau-Jean h 1e-4": ["mj", "--step", "1e-4"],
+}
 MUJOCO = {
     "ball": ["direct_w50", "direct_w150", "direct_w500", "default"],
     "rocking": ["default", "elliptic"],
@@ -172,7 +183,7 @@ MUJOCO = {
 def run_all(args):
     tmp = tempfile.mkdtemp(prefix="contact_sbs_")
     cpu = {}
-    daedalus, mujoco = {}, {}
+    daedalus, mujoco, siconos = {}, {}, {}
     for rep in range(args.repeats):
         for label, (name, extra) in DAEDALUS.items():
             out = os.path.join(tmp, label)
@@ -191,11 +202,20 @@ def run_all(args):
                 cpu.setdefault("mujoco:%s:%s" % (case, v), []).append(t)
                 line = json.loads(out.strip().splitlines()[-1])
                 mujoco.setdefault((case, v), []).append(line)
+        if args.siconos:
+            for label, extra in SICONOS.items():
+                out, t = timed([args.siconos] + extra, check=False)
+                cpu.setdefault("siconos:" + label, []).append(t)
+                lines = [x for x in out.splitlines() if x.startswith("{")]
+                siconos.setdefault(label, []).append(json.loads(lines[-1]))
     med = {k: statistics.median(v) for k, v in cpu.items()}
     loop = {k: statistics.median(x["cpu_s"] for x in v)
             for k, v in mujoco.items()}
     mujoco = {k: v[0] for k, v in mujoco.items()}
-    return daedalus, mujoco, med, loop
+    for k, v in siconos.items():
+        loop[("siconos", k)] = statistics.median(x["cpu_s"] for x in v)
+    siconos = {k: v[0] for k, v in siconos.items()}
+    return daedalus, mujoco, siconos, med, loop
 
 
 def ms(x):
@@ -215,100 +235,113 @@ def table(title, header, rows):
         print("| " + " | ".join(r) + " |")
 
 
-def report_ball(d, mj, cpu, loop):
-    bc, bl = d["bouncing_ball_contact"], d["bouncing_ball_contact_1e-6"]
-    bb = d["bouncing_ball"]
+def err(x, exact):
+    dx = x - exact
+    return "%+.1e" % dx if abs(dx) < 1e-3 else "%+.4f" % dx
 
-    def impacts(run):
-        return [e["t"] for e in run["contact"]["events"]
-                if e["kind"] == "impact"]
-    t_bc, t_bl = impacts(bc), impacts(bl)
-    t_bb = [e["t"] for e in bb["events"] if e["name"] == "impact"]
-    vs = MUJOCO["ball"]
-    header = ["impact k", "closed form [s]",
-              "Daedalus contact (error)", "Daedalus contact 1e-6 (error)",
-              "Daedalus reset (error)"] + \
-        ["MuJoCo %s (error)" % v for v in vs]
-    rows = []
-    for k in [1, 2, 3, 5, 10, 11, 20, 30, 44]:
-        exact = ball_impact_time(k)
-        row = ["%d" % k, "%.10f" % exact]
-        for ts in (t_bc, t_bl, t_bb):
-            row.append("%.10f (%.1e)" % (ts[k - 1], ts[k - 1] - exact)
-                       if len(ts) >= k else "-")
-        for v in vs:
-            ts = mj[("ball", v)]["touch_times"]
-            row.append("%.4f (%+.4f)" % (ts[k - 1], ts[k - 1] - exact)
-                       if len(ts) >= k else "-")
-        rows.append(row)
-    t_inf = math.sqrt(2.0 / G) * 1.9 / 0.1
-    row = ["rest", "%.10f" % t_inf] + [
-        "%.10f (%.1e)" % (r["contact"]["t_rest"], r["contact"]["t_rest"] -
-                          t_inf) for r in (bc, bl)] + ["-"]
-    for v in vs:
-        m = mj[("ball", v)]
-        lt = m["leave_times"]
-        row.append("last leaves %.3f" % lt[-1] if lt else "never leaves")
-    rows.append(row)
-    table("Bouncing ball: impact times (h0 = 1 m, e = 0.9, g = 9.81; "
-          "MuJoCo: the gap's falling zero crossing)", header, rows)
 
-    header = ["quantity", "closed form", "Daedalus contact",
-              "Daedalus contact 1e-6", "Daedalus reset"] + \
-        ["MuJoCo " + v for v in vs]
+ENERGY_TIMES = [1, 2, 4, 6, 8, 10]
 
-    def mjrow(label, f):
-        return [f(mj[("ball", v)]) for v in vs]
 
-    def pen(r):
-        out = max(0.0, -min(x["y"] for x in r["rows"]))
+def ball_columns(d, mj, sic, cpu, loop):
+    """One dict per engine and setting: impacts, rest, restitution,
+    penetration, energy at ENERGY_TIMES, steps, process and loop times."""
+    cols = []
+    for label, title in [("bouncing_ball_contact", "Daedalus contact"),
+                         ("bouncing_ball_contact_1e-6",
+                          "Daedalus contact rtol 1e-6"),
+                         ("bouncing_ball", "Daedalus reset (6 s)")]:
+        r = d[label]
         if "contact" in r:
-            gap = r["contact"]["certificate"]["min_open_gap"]["value"]
-            out = max(out, -gap)
-        return "%.1e" % out
-    rows = [["impacts in the run", "inf (44 before 8.4914 s)", str(len(t_bc)),
-             str(len(t_bl)), str(len(t_bb)) + " (6 s)"] +
-            mjrow("", lambda m: str(len(m["touch_times"])))]
-    rows.append(["restitution: sqrt(apex ratio), mean and range of the "
-                 "first 10", "0.9",
-                 "0.9 (Newton's law)", "0.9", "0.9 (reset)"] +
-                mjrow("", lambda m: "%.4f, %.4f-%.4f" % (
-                    statistics.mean(m["restitution_apex"][:10]),
-                    min(m["restitution_apex"][:10]),
-                    max(m["restitution_apex"][:10]))
-                    if m["restitution_apex"] else "0 (no rebound)"))
-    rows.append(["first rebound: leave / touch speed", "0.9", "0.9", "0.9",
-                 "0.9"] +
-                mjrow("", lambda m: "%.4f" % m["restitution_velocity"][0]
-                      if m["restitution_velocity"] else "-"))
-    rows.append(["max penetration [m]", "0", pen(bc), pen(bl), pen(bb)] +
-                mjrow("", lambda m: "%.2e" % m["max_penetration"]))
-    for i, t in enumerate(mj[("ball", vs[0])]["energy_times"]):
-        rows.append(["energy at %g s [J] (MuJoCo in contact: with d k r^2 / 2)"
-                     % t, "%.6f" % ball_energy(t),
-                     "%.6f" % at(bc["rows"], t, "energy"),
-                     "%.6f" % at(bl["rows"], t, "energy"),
-                     fmt(at(bb["rows"], t, "energy")) if t <= 6 else "-"] +
-                    mjrow("", lambda m: "%.6f" % m["energy"][i]))
-    rows.append(["energy residual (Daedalus) [J]", "0"] +
-                ["%.1e" % r["energy"]["balance_residual_max"]
-                 for r in (bc, bl, bb)] + ["-"] * len(vs))
-    rows.append(["steps", "-"] + [str(r["stats"]["steps"])
-                                  for r in (bc, bl, bb)] +
-                mjrow("", lambda m: str(m["steps"])))
-    labels = ["bouncing_ball_contact", "bouncing_ball_contact_1e-6",
-              "bouncing_ball"]
-    pbc = cpu[labels[0]]
-    rows.append(["process time [ms] (median)", "-"] +
-                [ms(cpu[x]) for x in labels] +
-                [ms(cpu["mujoco:ball:" + v]) for v in vs])
-    rows.append(["MuJoCo stepping only [ms]", "-", "-", "-", "-"] +
-                [ms(loop[("ball", v)]) for v in vs])
-    rows.append(["process time / Daedalus contact's", "-"] +
-                ["%.2f" % (cpu[x] / pbc) for x in labels] +
-                ["%.2f" % (cpu["mujoco:ball:" + v] / pbc) for v in vs])
-    table("Bouncing ball: restitution, penetration, energy, cost", header,
-          rows)
+            imp = [e["t"] for e in r["contact"]["events"]
+                   if e["kind"] == "impact"]
+            rest = r["contact"]["t_rest"]
+            pen = max(0.0, -r["contact"]["certificate"]["min_open_gap"]
+                      ["value"])
+        else:
+            imp = [e["t"] for e in r["events"] if e["name"] == "impact"]
+            rest, pen = None, 0.0
+        pen = max(pen, -min(x["y"] for x in r["rows"]))
+        cols.append({
+            "title": title, "impacts": imp,
+            "rest": "%.10f (%s)" % (rest, err(rest, T_INF)) if rest else "-",
+            "e": "0.9 (Newton's law)" if "contact" in r else "0.9 (reset)",
+            "e1": "0.9", "pen": "%.1e" % pen,
+            "energy": [at(r["rows"], t, "energy") for t in ENERGY_TIMES],
+            "residual": "%.1e" % r["energy"]["balance_residual_max"],
+            "steps": str(r["stats"]["steps"]), "cpu": cpu[label],
+            "loop": None})
+    for v in MUJOCO["ball"]:
+        m = mj[("ball", v)]
+        ea = m["restitution_apex"][:10]
+        cols.append({
+            "title": "MuJoCo " + v, "impacts": m["touch_times"],
+            "rest": "still bouncing at %g s (last leaves %.3f)" %
+            (m["t_end"], m["leave_times"][-1]) if m["leave_times"] else
+            "never leaves (stuck at the first contact)",
+            "e": "%.4f (%.4f-%.4f)" % (statistics.mean(ea), min(ea), max(ea))
+            if ea else "0 (no rebound)",
+            "e1": "%.4f" % m["restitution_velocity"][0]
+            if m["restitution_velocity"] else "-",
+            "pen": "%.2e" % m["max_penetration"], "energy": m["energy"],
+            "residual": "-", "steps": str(m["steps"]),
+            "cpu": cpu["mujoco:ball:" + v], "loop": loop[("ball", v)]})
+    for key, m in sic.items():
+        ev = m["impact_times"]
+        ok = m["ok"]
+        rv = m["restitution_velocity"]
+        cols.append({
+            "title": "Siconos " + key, "impacts": ev,
+            "rest": ("last impact %.10f (%s)" % (ev[-1], err(ev[-1], T_INF))
+                     if ok else "fails: " + m["error"]),
+            "e": "%.4f" % statistics.mean(rv[:10]) if rv else "-",
+            "e1": "%.4f" % rv[0] if rv else "-",
+            "pen": "%.1e" % m["max_penetration"], "energy": m["energy"],
+            "residual": "-", "steps": str(m["steps"]),
+            "cpu": cpu["siconos:" + key], "loop": loop[("siconos", key)]})
+    return cols
+
+
+T_INF = math.sqrt(2.0 / G) * 1.9 / 0.1
+
+
+def report_ball(d, mj, sic, cpu, loop):
+    cols = ball_columns(d, mj, sic, cpu, loop)
+    ks = [1, 2, 5, 10, 20, 44, 60, 100]
+    header = ["run"] + ["t_%d" % k for k in ks] + ["rest"]
+    rows = [["closed form [s]"] + ["%.10f" % ball_impact_time(k) for k in ks] +
+            ["%.10f" % T_INF]]
+    for c in cols:
+        rows.append([c["title"]] +
+                    [err(c["impacts"][k - 1], ball_impact_time(k))
+                     if len(c["impacts"]) >= k else "-" for k in ks] +
+                    [c["rest"]])
+    table("Bouncing ball: impact times, error against the closed form "
+          "(h0 = 1 m, e = 0.9, g = 9.81, 10 s)", header, rows)
+
+    pbc = cols[0]["cpu"]
+    header = ["run", "impacts", "restitution", "first rebound",
+              "max penetration [m]"] + \
+        ["E(%g s) [J]" % t for t in ENERGY_TIMES] + \
+        ["steps", "process [ms]", "loop [ms]", "process / Daedalus"]
+    rows = [["closed form", "inf (44 before 8.4914 s)", "0.9", "0.9", "0"] +
+            ["%.6f" % ball_energy(t) for t in ENERGY_TIMES] +
+            ["-"] * 4]
+    for c in cols:
+        rows.append([c["title"], str(len(c["impacts"])), c["e"], c["e1"],
+                     c["pen"]] +
+                    [("%.6f" % c["energy"][i]) if i < len(c["energy"]) and
+                     not math.isnan(c["energy"][i]) else "-"
+                     for i in range(len(ENERGY_TIMES))] +
+                    [c["steps"], ms(c["cpu"]),
+                     ms(c["loop"]) if c["loop"] is not None else "-",
+                     "%.2f" % (c["cpu"] / pbc)])
+    table("Bouncing ball: restitution, penetration, energy, cost "
+          "(restitution: MuJoCo sqrt of successive apex heights, mean and "
+          "range of the first 10; the others post / pre velocity. MuJoCo's "
+          "energy in contact includes d k r^2 / 2. Steps: Siconos "
+          "event-driven counts events. Loop: MuJoCo's and Siconos's "
+          "stepping loop alone)", header, rows)
 
 
 def report_rocking(d, mj, cpu, loop):
@@ -439,6 +472,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", default="build/problems")
     ap.add_argument("--mujoco", default="build-bench/bench/contact_mujoco")
+    ap.add_argument("--siconos", default="build-bench/bench/contact_siconos",
+                    help="the Siconos program; skipped when absent")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--json", help="also write every result here")
     args = ap.parse_args()
@@ -449,12 +484,15 @@ def main():
                      "give --bin / --mujoco)" % exe)
     with open("/proc/loadavg") as f:
         load0 = " ".join(f.read().split()[:3])
-    d, mj, cpu, loop = run_all(args)
+    if not os.access(args.siconos, os.X_OK):
+        print("(no %s: Siconos left out)" % args.siconos)
+        args.siconos = None
+    d, mj, sic, cpu, loop = run_all(args)
     with open("/proc/loadavg") as f:
         load1 = " ".join(f.read().split()[:3])
     print("contact side by side: %d interleaved runs; load average %s "
           "before, %s after" % (args.repeats, load0, load1))
-    report_ball(d, mj, cpu, loop)
+    report_ball(d, mj, sic, cpu, loop)
     report_rocking(d, mj, cpu, loop)
     report_incline(d, mj, cpu, loop)
     if args.json:
@@ -463,6 +501,7 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"daedalus": d,
                        "mujoco": {"%s:%s" % k: v for k, v in mj.items()},
+                       "siconos": sic,
                        "process_cpu_s": cpu,
                        "mujoco_loop_cpu_s": {"%s:%s" % k: v
                                              for k, v in loop.items()}},
