@@ -160,10 +160,19 @@ LOOSE = ["--rtol", "1e-6", "--atol", "1e-8"]
 DAEDALUS = {
     "bouncing_ball_contact": ("bouncing_ball_contact", []),
     "bouncing_ball_contact_1e-6": ("bouncing_ball_contact", LOOSE),
+    "bouncing_ball_contact_mj": ("bouncing_ball_contact",
+                                 ["--integrator", "moreau-jean", "--step",
+                                  "0.002", "--output-step", "0.002"]),
     "bouncing_ball": ("bouncing_ball", []),
     "rocking_block": ("rocking_block", ["--t-end", "3"]),
     "rocking_block_1e-6": ("rocking_block", ["--t-end", "3"] + LOOSE),
+    "rocking_block_mj": ("rocking_block",
+                         ["--t-end", "3", "--integrator", "moreau-jean",
+                          "--step", "0.002", "--output-step", "0.002"]),
     "block_on_incline": ("block_on_incline", []),
+    "block_on_incline_mj": ("block_on_incline",
+                            ["--integrator", "moreau-jean", "--step",
+                             "0.002"]),
 }
 # label: contact_siconos arguments
 SICONOS = {
@@ -250,9 +259,24 @@ def ball_columns(d, mj, sic, cpu, loop):
     for label, title in [("bouncing_ball_contact", "Daedalus contact"),
                          ("bouncing_ball_contact_1e-6",
                           "Daedalus contact rtol 1e-6"),
+                         ("bouncing_ball_contact_mj",
+                          "Daedalus Moreau-Jean h 2e-3"),
                          ("bouncing_ball", "Daedalus reset (6 s)")]:
         r = d[label]
-        if "contact" in r:
+        e1 = "0.9"
+        if "time_stepping" in r.get("contact", {}):
+            # No events: an impact is a sample (every step) whose velocity
+            # turned from falling to rising.
+            imp, ratio, rows = [], [], r["rows"]
+            for a, b in zip(rows, rows[1:]):
+                if a["v_y"] < 0 < b["v_y"]:
+                    imp.append(b["t"])
+                    ratio.append(-b["v_y"] / a["v_y"])
+            rest = None
+            pen = r["contact"]["time_stepping"]["penetration_max"]
+            pen = pen["value"] if isinstance(pen, dict) else pen
+            e1 = "%.4f" % ratio[0]
+        elif "contact" in r:
             imp = [e["t"] for e in r["contact"]["events"]
                    if e["kind"] == "impact"]
             rest = r["contact"]["t_rest"]
@@ -264,9 +288,13 @@ def ball_columns(d, mj, sic, cpu, loop):
         pen = max(pen, -min(x["y"] for x in r["rows"]))
         cols.append({
             "title": title, "impacts": imp,
-            "rest": "%.10f (%s)" % (rest, err(rest, T_INF)) if rest else "-",
-            "e": "0.9 (Newton's law)" if "contact" in r else "0.9 (reset)",
-            "e1": "0.9", "pen": "%.1e" % pen,
+            "rest": "%.10f (%s)" % (rest, err(rest, T_INF)) if rest else
+            ("last impact %.3f (%s)" % (imp[-1], err(imp[-1], T_INF))
+             if "contact" in r else "-"),
+            "e": "%.4f" % statistics.mean(ratio[:10])
+            if "time_stepping" in r.get("contact", {}) else
+            "0.9 (Newton's law)" if "contact" in r else "0.9 (reset)",
+            "e1": e1, "pen": "%.1e" % pen,
             "energy": [at(r["rows"], t, "energy") for t in ENERGY_TIMES],
             "residual": "%.1e" % r["energy"]["balance_residual_max"],
             "steps": str(r["stats"]["steps"]), "cpu": cpu[label],
@@ -344,128 +372,151 @@ def report_ball(d, mj, sic, cpu, loop):
           "stepping loop alone)", header, rows)
 
 
+def crossings(rows, key):
+    """Zero crossings of rows[key] (linear interpolation) and the largest
+    |key| before each and after the last: a fixed-step run's impacts and
+    amplitudes, measured as contact_mujoco measures MuJoCo's."""
+    times, amps, amp = [], [], abs(rows[0][key])
+    for a, b in zip(rows, rows[1:]):
+        if (a[key] > 0 >= b[key]) or (a[key] < 0 <= b[key]):
+            times.append(a["t"] + (b["t"] - a["t"]) * a[key] /
+                         (a[key] - b[key]))
+            amps.append(amp)
+            amp = 0.0
+        amp = max(amp, abs(b[key]))
+    return times, amps + [amp]
+
+
+def amplitude_ratios(amps, alpha):
+    """w at theta = 0 from the amplitudes on either side of an impact:
+    w^2 is proportional to cos(alpha - a) - cos(alpha)."""
+    out = []
+    for a0, a1 in zip(amps, amps[1:]):
+        e0 = math.cos(alpha - a0) - math.cos(alpha)
+        e1 = math.cos(alpha - a1) - math.cos(alpha)
+        if e0 > 0 and e1 > 0:
+            out.append(math.sqrt(e1 / e0))
+    return out
+
+
+ROCK_TIMES = [0.5, 1, 2, 3]
+
+
 def report_rocking(d, mj, cpu, loop):
-    rb, rl = d["rocking_block"], d["rocking_block_1e-6"]
     cf = housner()
-
-    def impacts(run):
-        return [e for e in run["contact"]["events"] if e["kind"] == "impact"]
-    imp, imp_l = impacts(rb), impacts(rl)
-    vs = MUJOCO["rocking"]
-    header = ["impact k", "closed form [s]", "Daedalus (error)",
-              "Daedalus 1e-6 (error)"] + \
-        ["MuJoCo %s (error)" % v for v in vs]
-    rows = []
-    for k in [1, 2, 3, 4, 5, 6, 8, 10, 15, 20]:
-        exact = cf["times"][k - 1]
-        row = ["%d" % k, "%.10f" % exact] + [
-            "%.10f (%.1e)" % (i[k - 1]["t"], i[k - 1]["t"] - exact)
-            if len(i) >= k else "-" for i in (imp, imp_l)]
-        for v in vs:
-            ts = mj[("rocking", v)]["theta_zero_crossings"]
-            row.append("%.4f (%+.4f)" % (ts[k - 1], ts[k - 1] - exact)
-                       if len(ts) >= k else "-")
-        rows.append(row)
-    table("Rocking block: impact times (b = 0.1, h = 0.3, theta0 = 0.1; "
-          "MuJoCo: theta's zero crossings)", header, rows)
-
-    def daedalus_ratio(e):
-        um, up = e["u_minus"], e["u_plus"]
-        return (up[1] - up[0]) / (um[1] - um[0])
-
     alpha = cf["alpha"]
+    cols = []
+    for label, title in [("rocking_block", "Daedalus"),
+                         ("rocking_block_1e-6", "Daedalus rtol 1e-6"),
+                         ("rocking_block_mj", "Daedalus Moreau-Jean h 2e-3")]:
+        r = d[label]
+        if "time_stepping" in r["contact"]:
+            imp, amps = crossings(r["rows"], "theta")
+            ratio = ", ".join("%.3f" % x
+                              for x in amplitude_ratios(amps, alpha)[:5])
+            rest = "last crossing %.3f" % imp[-1]
+            pen = r["contact"]["time_stepping"].get("penetration_max")
+            pen = "%.1e" % pen["value"] if isinstance(pen, dict) else \
+                ("%.1e" % pen if pen is not None else "-")
+        else:
+            ev = [e for e in r["contact"]["events"] if e["kind"] == "impact"]
+            imp = [e["t"] for e in ev]
+            # (u_R+ - u_L+) / (u_R- - u_L-): w at theta = 0
+            ratio = ", ".join("%.10f" % ((e["u_plus"][1] - e["u_plus"][0]) /
+                                         (e["u_minus"][1] - e["u_minus"][0]))
+                              for e in ev[:5])
+            rest = "%.7f (%s)" % (r["contact"]["t_rest"],
+                                  err(r["contact"]["t_rest"], cf["t_inf"]))
+            pen = "%.1e" % max(
+                0.0, -r["contact"]["certificate"]["min_open_gap"]["value"],
+                r["drift"]["position_max"])
+        cols.append({
+            "title": title, "impacts": imp, "ratio": ratio, "rest": rest,
+            "pen": pen,
+            "energy": [at(r["rows"], t, "energy") for t in ROCK_TIMES],
+            "steps": str(r["stats"]["steps"]), "cpu": cpu[label],
+            "loop": None})
+    for v in MUJOCO["rocking"]:
+        m = mj[("rocking", v)]
+        cols.append({
+            "title": "MuJoCo " + v, "impacts": m["theta_zero_crossings"],
+            "ratio": ", ".join("%.3f" % x for x in amplitude_ratios(
+                m["amplitudes"], alpha)[:5]),
+            "rest": "last crossing %.3f" % m["theta_zero_crossings"][-1],
+            "pen": "%.2e" % m["max_penetration"], "energy": m["energy"],
+            "steps": str(m["steps"]), "cpu": cpu["mujoco:rocking:" + v],
+            "loop": loop[("rocking", v)]})
+    ks = [1, 2, 3, 5, 8, 10, 20, 40]
+    header = ["run"] + ["t_%d" % k for k in ks] + ["rest"]
+    rows = [["closed form [s]"] + ["%.10f" % cf["times"][k - 1] for k in ks] +
+            ["%.7f" % cf["t_inf"]]]
+    for c in cols:
+        rows.append([c["title"]] +
+                    [err(c["impacts"][k - 1], cf["times"][k - 1])
+                     if len(c["impacts"]) >= k else "-" for k in ks] +
+                    [c["rest"]])
+    table("Rocking block: impact times, error against the closed form "
+          "(b = 0.1, h = 0.3, theta0 = 0.1, 3 s; fixed-step runs: theta's "
+          "zero crossings)", header, rows)
 
-    def mj_ratios(m):
-        # w at theta = 0 from the amplitudes on either side: w^2 is
-        # proportional to cos(alpha - a) - cos(alpha).
-        a = m["amplitudes"]
-        out = []
-        for k in range(len(a) - 1):
-            e0 = math.cos(alpha - a[k]) - math.cos(alpha)
-            e1 = math.cos(alpha - a[k + 1]) - math.cos(alpha)
-            if e0 > 0 and e1 > 0:
-                out.append(math.sqrt(e1 / e0))
-        return out
-
-    header = ["quantity", "closed form", "Daedalus", "Daedalus 1e-6"] + \
-        ["MuJoCo " + v for v in vs]
-    rows = [["w+/w- (first 5 impacts)", "%.6f" % cf["ratio"]] +
-            [", ".join("%.10f" % daedalus_ratio(e) for e in i[:5])
-             for i in (imp, imp_l)] +
-            [", ".join("%.3f" % x for x in mj_ratios(mj[("rocking", v)])[:5])
-             for v in vs]]
-    rows.append(["impacts before rest", "inf (accumulate)", str(len(imp)),
-                 str(len(imp_l))] +
-                [str(len(mj[("rocking", v)]["theta_zero_crossings"]))
-                 for v in vs])
-    rows.append(["at rest from [s]", "%.7f" % cf["t_inf"]] +
-                ["%.7f" % r["contact"]["t_rest"] for r in (rb, rl)] +
-                ["last crossing %.3f" %
-                 mj[("rocking", v)]["theta_zero_crossings"][-1] for v in vs])
-    def pen(r):
-        return "%.1e" % max(
-            0.0, -r["contact"]["certificate"]["min_open_gap"]["value"],
-            r["drift"]["position_max"])
-    rows.append(["max penetration [m]", "0", pen(rb), pen(rl)] +
-                ["%.2e" % mj[("rocking", v)]["max_penetration"] for v in vs])
-    m0 = mj[("rocking", vs[0])]
-    for i, t in enumerate(m0["energy_times"]):
+    exact_e = []
+    for t in ROCK_TIMES:
         k = sum(1 for x in cf["times"] if x <= t)
-        exact = cf["energy"][k] if t < cf["t_inf"] else G * 0.3
-        rows.append(["energy at %g s [J]" % t, "%.6f" % exact,
-                     "%.6f" % at(rb["rows"], t, "energy"),
-                     "%.6f" % at(rl["rows"], t, "energy")] +
-                    ["%.6f" % mj[("rocking", v)]["energy"][i] for v in vs])
-    rows.append(["energy residual (Daedalus) [J]", "0"] +
-                ["%.1e" % r["energy"]["balance_residual_max"]
-                 for r in (rb, rl)] + ["-"] * len(vs))
-    rows.append(["steps", "-"] + [str(r["stats"]["steps"]) for r in (rb, rl)] +
-                [str(mj[("rocking", v)]["steps"]) for v in vs])
-    p = cpu["rocking_block"]
-    rows.append(["process time [ms] (median)", "-", ms(p),
-                 ms(cpu["rocking_block_1e-6"])] +
-                [ms(cpu["mujoco:rocking:" + v]) for v in vs])
-    rows.append(["MuJoCo stepping only [ms]", "-", "-", "-"] +
-                [ms(loop[("rocking", v)]) for v in vs])
-    rows.append(["process time / Daedalus's", "-", "1",
-                 "%.2f" % (cpu["rocking_block_1e-6"] / p)] +
-                ["%.2f" % (cpu["mujoco:rocking:" + v] / p) for v in vs])
-    table("Rocking block: ratio, rest, penetration, energy, cost (3 s)",
-          header, rows)
+        exact_e.append(cf["energy"][k] if t < cf["t_inf"] else G * 0.3)
+    p = cols[0]["cpu"]
+    header = ["run", "impacts", "w+/w- (first 5)", "max penetration [m]"] + \
+        ["E(%g s) [J]" % t for t in ROCK_TIMES] + \
+        ["steps", "process [ms]", "loop [ms]", "process / Daedalus"]
+    rows = [["closed form", "inf (accumulate)", "%.6f" % cf["ratio"], "0"] +
+            ["%.6f" % x for x in exact_e] + ["-"] * 4]
+    for c in cols:
+        rows.append([c["title"], str(len(c["impacts"])), c["ratio"],
+                     c["pen"]] + ["%.6f" % x for x in c["energy"]] +
+                    [c["steps"], ms(c["cpu"]),
+                     ms(c["loop"]) if c["loop"] is not None else "-",
+                     "%.2f" % (c["cpu"] / p)])
+    table("Rocking block: ratio, penetration, energy, cost (fixed-step "
+          "runs: the ratio from the amplitudes on either side of a "
+          "crossing; loop: MuJoCo's stepping alone)", header, rows)
 
 
 def report_incline(d, mj, cpu, loop):
-    bi = d["block_on_incline"]
-    vs = MUJOCO["incline"]
-    header = ["quantity", "Daedalus"] + ["MuJoCo " + v for v in vs]
-    rows = []
-    m0 = mj[("incline", vs[0])]
-    for i, t in enumerate(m0["times"]):
-        if t < 1:
-            continue
-        rows.append(["displacement down the slope at %g s [m]" % t,
-                     "%.1e" % at(bi["rows"], t, "s")] +
-                    ["%.3e" % mj[("incline", v)]["displacement_down_slope"][i]
-                     for v in vs])
-    i9, i10 = m0["times"].index(9), m0["times"].index(10)
-    rows.append(["creep 9-10 s [m/s]",
-                 "%.1e" % (at(bi["rows"], 10, "s") - at(bi["rows"], 9, "s"))] +
-                ["%.3e" % (mj[("incline", v)]["displacement_down_slope"][i10] -
-                           mj[("incline", v)]["displacement_down_slope"][i9])
-                 for v in vs])
-    rows.append(["max penetration [m]", "%.1e" % bi["drift"]["position_max"]] +
-                ["%.2e" % mj[("incline", v)]["max_penetration"] for v in vs])
-    rows.append(["steps", str(bi["stats"]["steps"])] +
-                [str(mj[("incline", v)]["steps"]) for v in vs])
-    p = cpu["block_on_incline"]
-    rows.append(["process time [ms] (median)", ms(p)] +
-                [ms(cpu["mujoco:incline:" + v]) for v in vs])
-    rows.append(["MuJoCo stepping only [ms]", "-"] +
-                [ms(loop[("incline", v)]) for v in vs])
-    rows.append(["process time / Daedalus's", "1"] +
-                ["%.2f" % (cpu["mujoco:incline:" + v] / p) for v in vs])
+    times = [1, 2, 5, 10]
+    cols = []
+    for label, title in [("block_on_incline", "Daedalus"),
+                         ("block_on_incline_mj",
+                          "Daedalus Moreau-Jean h 2e-3")]:
+        r = d[label]
+        disp = [at(r["rows"], t, "s") for t in times]
+        ts = r["contact"].get("time_stepping", {})
+        pen = ts.get("penetration_max", r["drift"]["position_max"])
+        if isinstance(pen, dict):
+            pen = pen["value"]
+        cols.append({"title": title, "disp": ["%.1e" % x for x in disp],
+                     "creep": "%.1e" % (at(r["rows"], 10, "s") -
+                                        at(r["rows"], 9, "s")),
+                     "pen": "%.1e" % pen, "steps": str(r["stats"]["steps"]),
+                     "cpu": cpu[label], "loop": None})
+    for v in MUJOCO["incline"]:
+        m = mj[("incline", v)]
+        x = dict(zip(m["times"], m["displacement_down_slope"]))
+        cols.append({"title": "MuJoCo " + v,
+                     "disp": ["%.3e" % x[t] for t in times],
+                     "creep": "%.3e" % (x[10] - x[9]),
+                     "pen": "%.2e" % m["max_penetration"],
+                     "steps": str(m["steps"]),
+                     "cpu": cpu["mujoco:incline:" + v],
+                     "loop": loop[("incline", v)]})
+    p = cols[0]["cpu"]
+    header = ["run"] + ["s(%g s) [m]" % t for t in times] + \
+        ["creep 9-10 s [m/s]", "max penetration [m]", "steps",
+         "process [ms]", "loop [ms]", "process / Daedalus"]
+    rows = [[c["title"]] + c["disp"] +
+            [c["creep"], c["pen"], c["steps"], ms(c["cpu"]),
+             ms(c["loop"]) if c["loop"] is not None else "-",
+             "%.2f" % (c["cpu"] / p)] for c in cols]
     table("Block on an incline below the friction angle (alpha = 0.3, "
-          "mu = 0.4; 10 s)", header, rows)
+          "mu_s = 0.4, 10 s): displacement down the slope", header, rows)
 
 
 def main():
