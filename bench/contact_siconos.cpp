@@ -180,7 +180,8 @@ void RunEventDriven(double tol, double t_end, long max_events) {
   } catch (const std::exception& e) {  // Siconos::exception among them
     ok = false;
     error = "exception at t = " + Num(s->startingTime());
-    std::fprintf(stderr, "contact_siconos (event-driven): %s\n", e.what());
+    std::fprintf(stderr, "contact_siconos (event-driven): %s\n",
+                 boost::diagnostic_information(e).c_str());
   }
   const double cpu = CpuSeconds() - cpu0;
   char settings[200];
@@ -228,7 +229,8 @@ void RunMoreauJean(double h, double t_end) {
   } catch (const std::exception& e) {
     ok = false;
     error = "exception at step " + std::to_string(n);
-    std::fprintf(stderr, "contact_siconos (Moreau-Jean): %s\n", e.what());
+    std::fprintf(stderr, "contact_siconos (Moreau-Jean): %s\n",
+                 boost::diagnostic_information(e).c_str());
   }
   const double cpu = CpuSeconds() - cpu0;
   char settings[160];
