@@ -242,6 +242,125 @@ void RunMoreauJean(double h, double t_end) {
         ratio, min_y, sampler, (*q)(0), (*v)(0), ok, error);
 }
 
+// ---- Housner's rocking block, Moreau-Jean with Coulomb friction
+
+constexpr double kB = 0.1, kH = 0.3, kTheta0 = 0.1, kMu = 1.0;
+
+// One bottom corner (side -1 left, +1 right) of the block (x, y, theta):
+// y[0] its height (the gap), its Jacobian rows the gap's gradient and the
+// corner's velocity along the ground (the friction row; y[1] unused).
+class CornerR : public LagrangianScleronomousR {
+ public:
+  explicit CornerR(double side) : side_(side) {}
+  void computeh(const BlockVector& q, BlockVector&, SiconosVector& y) override {
+    const double th = q.getValue(2);
+    y.setValue(0,
+               q.getValue(1) + side_ * kB * std::sin(th) - kH * std::cos(th));
+    y.setValue(1, 0.0);
+  }
+  void computeJachq(const BlockVector& q, BlockVector&) override {
+    const double th = q.getValue(2), s = std::sin(th), c = std::cos(th);
+    _jachq->setValue(0, 0, 0.0);
+    _jachq->setValue(0, 1, 1.0);
+    _jachq->setValue(0, 2, side_ * kB * c + kH * s);
+    _jachq->setValue(1, 0, 1.0);
+    _jachq->setValue(1, 1, 0.0);
+    _jachq->setValue(1, 2, kH * c - side_ * kB * s);
+  }
+
+ private:
+  double side_;
+};
+
+void RunRocking(double h, double t_end) {
+  const double inertia = (kB * kB + kH * kH) / 3.0;  // m = 1
+  SP::SiconosMatrix mass(new SimpleMatrix(3, 3));
+  (*mass)(0, 0) = 1.0;
+  (*mass)(1, 1) = 1.0;
+  (*mass)(2, 2) = inertia;
+  // Pivoting on the left corner at the origin: the centre at R(theta0) (b, h).
+  const double c0 = std::cos(kTheta0), s0 = std::sin(kTheta0);
+  SP::SiconosVector q0(new SiconosVector(3)), v0(new SiconosVector(3));
+  (*q0)(0) = kB * c0 - kH * s0;
+  (*q0)(1) = kB * s0 + kH * c0;
+  (*q0)(2) = kTheta0;
+  SP::LagrangianLinearTIDS block(new LagrangianLinearTIDS(q0, v0, mass));
+  SP::SiconosVector weight(new SiconosVector(3));
+  (*weight)(1) = -kG;
+  block->setFExtPtr(weight);
+  SP::NonSmoothDynamicalSystem nsds(new NonSmoothDynamicalSystem(0.0, t_end));
+  nsds->insertDynamicalSystem(block);
+  std::vector<SP::Interaction> corners;
+  for (double side : {-1.0, 1.0}) {
+    SP::NonSmoothLaw law(new NewtonImpactFrictionNSL(0.0, 0.0, kMu, 2));
+    SP::Relation relation(new CornerR(side));
+    corners.emplace_back(new Interaction(law, relation));
+    nsds->link(corners.back(), block);
+  }
+  SP::MoreauJeanOSI osi(new MoreauJeanOSI(0.5));
+  SP::TimeDiscretisation td(new TimeDiscretisation(0.0, h));
+  SP::OneStepNSProblem fc(new FrictionContact(2, SICONOS_FRICTION_2D_NSGS));
+  SP::TimeStepping s(new TimeStepping(nsds, td, osi, fc));
+  SP::SiconosVector q = block->q(), v = block->velocity();
+  auto gap = [&](double side) {
+    return (*q)(1) + side * kB * std::sin((*q)(2)) - kH * std::cos((*q)(2));
+  };
+  auto energy = [&] {
+    return 0.5 * ((*v)(0) * (*v)(0) + (*v)(1) * (*v)(1)) +
+           0.5 * inertia * (*v)(2) * (*v)(2) + kG * (*q)(1);
+  };
+  std::vector<double> crossings, amplitudes, e_at;
+  std::vector<double> energy_times = {0.5, 1, 2, 3};
+  double min_gap = 0.0, amp = kTheta0, t_prev = 0.0, th_prev = kTheta0;
+  long n = 0;
+  bool ok = true;
+  std::string error;
+  const double cpu0 = CpuSeconds();
+  try {
+    while (s->hasNextEvent()) {
+      s->computeOneStep();
+      const double t = s->nextTime(), th = (*q)(2);
+      if ((th_prev > 0 && th <= 0) || (th_prev < 0 && th >= 0)) {
+        crossings.push_back(t_prev + (t - t_prev) * th_prev / (th_prev - th));
+        amplitudes.push_back(amp);
+        amp = 0.0;
+      }
+      amp = std::max(amp, std::fabs(th));
+      min_gap = std::min({min_gap, gap(-1.0), gap(1.0)});
+      if (e_at.size() < energy_times.size() &&
+          std::fabs(t - energy_times[e_at.size()]) < 0.5 * h)
+        e_at.push_back(energy());
+      t_prev = t;
+      th_prev = th;
+      s->nextStep();
+      ++n;
+    }
+  } catch (const std::exception& e) {
+    ok = false;
+    error = "exception at step " + std::to_string(n);
+    std::fprintf(stderr, "contact_siconos (rocking block): %s\n",
+                 boost::diagnostic_information(e).c_str());
+  }
+  const double cpu = CpuSeconds() - cpu0;
+  amplitudes.push_back(amp);
+  energy_times.resize(e_at.size());
+  std::printf(
+      "{\"engine\": \"siconos\", \"case\": \"rocking_block\", \"variant\": "
+      "\"moreau_jean_h%s\", \"settings\": {\"integrator\": "
+      "\"MoreauJeanOSI\", \"theta\": 0.5, \"step\": %s, \"law\": "
+      "\"NewtonImpactFrictionNSL(en 0, et 0, mu 1)\", \"problem\": "
+      "\"FrictionContact(2), NSGS\"}, \"t_end\": %s, \"steps\": %ld, "
+      "\"cpu_s\": %s, \"theta_zero_crossings\": %s, \"amplitudes\": %s, "
+      "\"max_penetration\": %s, \"energy_times\": %s, \"energy\": %s, "
+      "\"final_q\": %s, \"ok\": %s, \"error\": \"%s\"}\n",
+      Num(h).c_str(), Num(h).c_str(), Num(t_end).c_str(), n, Num(cpu).c_str(),
+      Array(crossings).c_str(), Array(amplitudes).c_str(),
+      Num(-min_gap).c_str(), Array(energy_times).c_str(), Array(e_at).c_str(),
+      Array({(*q)(0), (*q)(1), (*q)(2)}).c_str(), ok ? "true" : "false",
+      error.c_str());
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -258,11 +377,12 @@ int main(int argc, char** argv) {
       t_end = std::atof(argv[++i]);
     } else if (a == "--max-events" && i + 1 < argc) {
       max_events = std::atol(argv[++i]);
-    } else if (a == "ed" || a == "mj" || a == "all") {
+    } else if (a == "ed" || a == "mj" || a == "rocking" || a == "all") {
       which = a;
     } else {
       std::fprintf(stderr,
-                   "usage: %s [ed|mj|all] [--tol T] [--step H] [--t-end T] "
+                   "usage: %s [ed|mj|rocking|all] [--tol T] [--step H] "
+                   "[--t-end T] "
                    "[--max-events N]\nunknown argument '%s'\n",
                    argv[0], a.c_str());
       return 2;
@@ -270,5 +390,6 @@ int main(int argc, char** argv) {
   }
   if (which == "ed" || which == "all") RunEventDriven(tol, t_end, max_events);
   if (which == "mj" || which == "all") RunMoreauJean(h, t_end);
+  if (which == "rocking") RunRocking(h, t_end);
   return 0;
 }

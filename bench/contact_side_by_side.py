@@ -16,7 +16,8 @@ Runs, in one process and interleaved N times (default 5):
   contact_mujoco (bench/contact_mujoco.cpp) once per case and variant;
   and, when it was built, contact_siconos (bench/contact_siconos.cpp: the
   bouncing ball, event-driven at LSODAR tolerances 1e-12 and 1e-10,
-  Moreau-Jean at steps 2e-3 and 1e-4 s).
+  Moreau-Jean at steps 2e-3 and 1e-4 s; the rocking block, Moreau-Jean
+  with Coulomb friction at 2e-3 s).
 Process times are getrusage(RUSAGE_CHILDREN) deltas (user + system) around
 each child: medians of the N runs. MuJoCo's in-loop CPU time (stepping
 only, no model compile) is its own report.
@@ -181,6 +182,12 @@ SICONOS = {
     "Moreau-Jean h 2e-3": ["mj", "--step", "0.002"],
     "Moreau-Jean h 1e-4": ["mj", "--step", "1e-4"],
 }
+# Housner's block in Siconos: Moreau-Jean with NewtonImpactFrictionNSL (its
+# event-driven scheme is frictionless; Housner's impact needs the struck
+# corner to stick).
+SICONOS_ROCKING = {
+    "Moreau-Jean h 2e-3": ["rocking", "--t-end", "3", "--step", "0.002"],
+}
 MUJOCO = {
     "ball": ["direct_w50", "direct_w150", "direct_w500", "default"],
     "rocking": ["default", "elliptic"],
@@ -212,6 +219,12 @@ def run_all(args):
                 line = json.loads(out.strip().splitlines()[-1])
                 mujoco.setdefault((case, v), []).append(line)
         if args.siconos:
+            for label, extra in SICONOS_ROCKING.items():
+                out, t = timed([args.siconos] + extra, check=False)
+                cpu.setdefault("siconos:rocking:" + label, []).append(t)
+                lines = [x for x in out.splitlines() if x.startswith("{")]
+                siconos.setdefault("rocking:" + label, []).append(
+                    json.loads(lines[-1]))
             for label, extra in SICONOS.items():
                 out, t = timed([args.siconos] + extra, check=False)
                 cpu.setdefault("siconos:" + label, []).append(t)
@@ -402,7 +415,7 @@ def amplitude_ratios(amps, alpha):
 ROCK_TIMES = [0.5, 1, 2, 3]
 
 
-def report_rocking(d, mj, cpu, loop):
+def report_rocking(d, mj, sic, cpu, loop):
     cf = housner()
     alpha = cf["alpha"]
     cols = []
@@ -446,6 +459,20 @@ def report_rocking(d, mj, cpu, loop):
             "pen": "%.2e" % m["max_penetration"], "energy": m["energy"],
             "steps": str(m["steps"]), "cpu": cpu["mujoco:rocking:" + v],
             "loop": loop[("rocking", v)]})
+    for key, m in sic.items():
+        if not key.startswith("rocking:"):
+            continue
+        label = key[len("rocking:"):]
+        cr = m["theta_zero_crossings"]
+        cols.append({
+            "title": "Siconos " + label, "impacts": cr,
+            "ratio": ", ".join("%.3f" % x for x in amplitude_ratios(
+                m["amplitudes"], alpha)[:5]),
+            "rest": ("last crossing %.3f" % cr[-1]) if m["ok"] else
+            "fails: " + m["error"],
+            "pen": "%.2e" % m["max_penetration"], "energy": m["energy"],
+            "steps": str(m["steps"]), "cpu": cpu["siconos:" + key],
+            "loop": loop[("siconos", key)]})
     ks = [1, 2, 3, 5, 8, 10, 20, 40]
     header = ["run"] + ["t_%d" % k for k in ks] + ["rest"]
     rows = [["closed form [s]"] + ["%.10f" % cf["times"][k - 1] for k in ks] +
@@ -477,7 +504,8 @@ def report_rocking(d, mj, cpu, loop):
                      "%.2f" % (c["cpu"] / p)])
     table("Rocking block: ratio, penetration, energy, cost (fixed-step "
           "runs: the ratio from the amplitudes on either side of a "
-          "crossing; loop: MuJoCo's stepping alone)", header, rows)
+          "crossing; loop: MuJoCo's and Siconos's stepping alone)", header,
+          rows)
 
 
 def report_incline(d, mj, cpu, loop):
@@ -543,8 +571,9 @@ def main():
         load1 = " ".join(f.read().split()[:3])
     print("contact side by side: %d interleaved runs; load average %s "
           "before, %s after" % (args.repeats, load0, load1))
-    report_ball(d, mj, sic, cpu, loop)
-    report_rocking(d, mj, cpu, loop)
+    report_ball(d, mj, {k: v for k, v in sic.items()
+                        if not k.startswith("rocking:")}, cpu, loop)
+    report_rocking(d, mj, sic, cpu, loop)
     report_incline(d, mj, cpu, loop)
     if args.json:
         for v in d.values():
