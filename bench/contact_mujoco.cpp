@@ -1,5 +1,6 @@
 // MuJoCo 2.2.2's side of the contact comparison (issues 36 and 37;
-// docs/contact.md, "Side by side with MuJoCo"): the bouncing ball, Housner's
+// docs/contact.md, "Side by side with MuJoCo and Siconos"): the bouncing
+// ball, Housner's
 // rocking block and the block on an incline below the friction angle, each
 // an MJCF string loaded from memory, stepped with mj_step, and reported as
 // one JSON line per run. bench/contact_side_by_side.py runs this program
@@ -16,19 +17,19 @@
 // ball     a sphere (radius 0.1 m, m = 1) on a vertical slide joint above a
 //          plane, its bottom at h0 = 1 m, g = 9.81, condim 1 (frictionless:
 //          one constraint row, so that MuJoCo's one-row analysis applies).
-//          MuJoCo has no restitution coefficient. Its solref in the
-//          "direct" format (-stiffness, -damping) makes the contact, in
-//          constraint space, the damped spring
-//            a + d (b v + k r) = (1 - d) a0,  b = damping / d_width,
-//            k = stiffness d(r) / d_width^2
+//          MuJoCo has no restitution coefficient. In constraint space its
+//          contact is the damped spring a + d (b v + k r) = (1 - d) a0
 //          (MuJoCo's documentation, Modeling, "Solver parameters",
-//          eq:constraint and eq:solref_direct), so for d = d_width the
-//          penetration obeys r'' + damping r' + stiffness r = (1 - d) a0.
-//          A linear oscillator with damping ratio zeta leaves after half a
-//          period with e = exp(-pi zeta / sqrt(1 - zeta^2)); so for e =
-//          0.9: zeta = -ln e / sqrt(pi^2 + ln^2 e) = 0.033519, and with the
-//          natural frequency w, stiffness = w^2, damping = 2 zeta w
-//          (2.2.2's scaling, measured: stiffness = 0.95 w^2; RunBall). Runs:
+//          eq:constraint; d the impedance, r the penetration), and solref
+//          in the "direct" format (-stiffness, -damping) sets k and b. In
+//          2.2.2 (efc_KBIP, read back) k = stiffness / d_width^2 and b =
+//          damping / d_width (today's documentation has k = stiffness d(r)
+//          / d_width^2), so at d = d_width the effective spring d k is
+//          stiffness / d_width and the damping d b is damping. A linear
+//          oscillator with damping ratio zeta leaves after half a period
+//          with e = exp(-pi zeta / sqrt(1 - zeta^2)); so for e = 0.9: zeta
+//          = -ln e / sqrt(pi^2 + ln^2 e) = 0.033518, and for the natural
+//          frequency w: stiffness = d_width w^2, damping = 2 zeta w. Runs:
 //          w = 50 rad/s (MuJoCo's default time constant 0.02 s), 150 and
 //          500 rad/s, at MuJoCo's default time step 0.002 s and default
 //          solimp (0.9 0.95 0.001 0.5 2); "default" is solref 0.02 1
@@ -48,8 +49,9 @@
 //          should stick since tan 0.3 = 0.309 < 0.4), a free joint, all
 //          MuJoCo defaults (time step 0.002, solref 0.02 1, solimp 0.9
 //          0.95 0.001 0.5 2, Newton solver, pyramidal cone); variants with
-//          the elliptic cone, and with noslip_iterations 10 (MuJoCo's
-//          documented remedy for slip).
+//          the elliptic cone, elliptic with impratio 10, and
+//          noslip_iterations 10 on either cone (MuJoCo's documented remedy
+//          for slip).
 //
 // Times: the loop's process CPU time (clock_gettime
 // (CLOCK_PROCESS_CPUTIME_ID)), without loading the model; the script adds
@@ -174,10 +176,9 @@ void RunBall(const BallVariant& v, double t_end) {
   const double ln_e = std::log(kRestitution);
   const double zeta = -ln_e / std::sqrt(kPi * kPi + ln_e * ln_e);
   // MuJoCo 2.2.2 scales the direct format to k = stiffness / d_width^2, b
-  // = damping / d_width (efc_KBIP, measured; the current documentation
-  // adds a factor d(r) to k), so that at d = d_width the effective
-  // spring is d k = stiffness / d_width: stiffness = d_width w^2 makes it
-  // w^2, and the effective damping d b = damping = 2 zeta w.
+  // = damping / d_width (efc_KBIP, read back), so that at d = d_width the
+  // effective spring is d k = stiffness / d_width: stiffness = d_width w^2
+  // makes it w^2, and the effective damping d b = damping = 2 zeta w.
   const double d_width = 0.95;  // solimp[1], MuJoCo's default
   const double stiffness = d_width * v.omega * v.omega;
   const double damping = 2.0 * zeta * v.omega;
