@@ -51,11 +51,14 @@ struct EvalRequest {
 /// row; for a cone's, v_t,row / |v_t| set by the velocity stage while
 /// v_t . d > 0, d = (d_row, d_partner) the direction at the slip's onset,
 /// else d_row: the force does not flip where the slip stops, whose
-/// witness is v_t . d).
+/// witness is v_t . d). `mu_param`: the model parameter mu is read from
+/// (ContactLaw::mu_kinetic_parameter), or -1; the tangent of the KKT
+/// solution then carries d mu (sensitivities, tangent_kkt.hpp).
 struct SlipRow {
   int row = -1, normal = -1, partner = -1;
   double mu = 0.0, sigma = 1.0;
   double d_row = 0.0, d_partner = 0.0;
+  int mu_param = -1;
 };
 
 /// Mutable scratch for one thread and one Model. Sized at construction; no

@@ -15,6 +15,7 @@
 #include "contact/impulse.hpp"
 #include "contact/lcp.hpp"
 #include "contact/switch_counter.hpp"
+#include "contact/witness_jump.hpp"
 #include "formulation/support.hpp"
 
 namespace daedalus::internal {
@@ -40,8 +41,6 @@ struct SwitchLinearization {
   ImpactLinearization impact;
   size_t record = 0;  // its EventRecord
 };
-
-Eigen::VectorXd Unit(int n, int i) { return Eigen::VectorXd::Unit(n, i); }
 
 class ContactStage final : public ModeSwitcher {
  public:
@@ -259,11 +258,7 @@ class ContactStage final : public ModeSwitcher {
              std::to_string(j->rate()) +
              "), so the switch time is not differentiable");
     // The restart's projection onto the new mode, linearized there.
-    const int nq = mech_->nq(), nv = mech_->nv();
-    mech_->Evaluate(plus.t, plus.y.head(nq), plus.y.tail(nv));
-    KktResult r_plus;
-    mech_->SolveKkt(mech_->bias(), &r_plus);
-    j->Saltation(mech_, r_plus, plus);
+    SaltationAfterSwitch(mech_, plus, j.get());
     return j;
   }
 
@@ -676,12 +671,8 @@ class ContactStage final : public ModeSwitcher {
           "several witnesses fired at once, and a perturbation separates "
           "their times");
     const Model& m = mech_->model();
-    const int nq = m.nq(), nv = m.nv(), n = nq + nv;
-    const int np = m.num_parameters();
+    const int nq = m.nq(), nv = m.nv(), np = m.num_parameters();
     const std::vector<int> open_after = mech_->open_rows();
-    const Eigen::VectorXd zq = Eigen::VectorXd::Zero(nq);
-    const Eigen::VectorXd zv = Eigen::VectorXd::Zero(nv);
-    const Eigen::VectorXd zp = Eigen::VectorXd::Zero(np);
 
     // The witness.
     const bool closed = last_.witness_closed;
@@ -701,27 +692,16 @@ class ContactStage final : public ModeSwitcher {
       mech_->SolveTangentKkt(tws, tws.bias, r.vdot, r.lambda, &dvdot, &dlambda);
       return dlambda[row];
     };
-    Eigen::RowVectorXd gy(n);
-    Eigen::VectorXd gp(np);
-    for (int j = 0; j < nq; ++j) gy[j] = dg(Unit(nq, j), zv, zp, 0.0);
-    for (int j = 0; j < nv; ++j) gy[nq + j] = dg(zq, Unit(nv, j), zp, 0.0);
-    for (int j = 0; j < np; ++j) gp[j] = dg(zq, zv, Unit(np, j), 0.0);
-    const double gt = dg(zq, zv, zp, 1.0);
+    const WitnessGradient g = DifferentiateWitness(nq, nv, np, dg);
 
     // The state map.
-    VectorJacobian d;
-    d.value = minus.y;
-    const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n);
-    d.dq = I.leftCols(nq);
-    d.dv = I.rightCols(nv);
-    d.dp = Eigen::MatrixXd::Zero(n, np);
-    d.dt = Eigen::VectorXd::Zero(n);
+    VectorJacobian d = IdentityStateMap(minus.y, nq, nv, np);
     const ImpactLinearization& im = last_.impact;
     if (im.happened) {
       AddImpactMap(mech_, last_.t, last_.q, last_.v, im, bilateral_, &d);
     }
     mech_->SetOpenRows(open_after);
-    return EventJump(minus, gy, gp, gt, std::move(d));
+    return EventJump(minus, g.gy, g.gp, g.gt, std::move(d));
   }
 
   // Into the report and the run's event list.

@@ -11,6 +11,7 @@
 
 #include "contact/contact_problems.hpp"
 #include "contact/switch_counter.hpp"
+#include "contact/witness_jump.hpp"
 
 namespace daedalus::internal {
 
@@ -41,6 +42,7 @@ struct Contact {
   int constraint_t = -1;  // the tangential constraint
   std::vector<int> t;     // its rows (1 or 2)
   double mus = 0.0, muk = 0.0;
+  int mus_param = -1, muk_param = -1;  // their parameters, or -1
   Mode mode = Mode::kOpen;
   Eigen::Vector2d dir = Eigen::Vector2d(1.0, 0.0);  // slip direction
   double offset = 0.0;                              // re-armed witness
@@ -66,6 +68,8 @@ class FrictionStage final : public ModeSwitcher {
           ResolveFriction(m, k.name, *c.law, mech->parameters());
       k.mus = f.mu_static;
       k.muk = f.mu_kinetic;
+      k.mus_param = f.mu_static_param;
+      k.muk_param = f.mu_kinetic_param;
       k.constraint_t = f.constraint;
       k.t = f.rows;
       FrictionContactReport rep;
@@ -128,6 +132,15 @@ class FrictionStage final : public ModeSwitcher {
                      const Eigen::VectorXd& v,
                      const int* found) override {
     const bool inner_fired = inner_->Fired(found);
+    // The mode before, for the linearization of this switch (Jump).
+    last_ = FrictionSwitch{};
+    last_.t = t;
+    last_.q = q;
+    last_.v = v;
+    last_.inner = inner_fired;
+    last_.open_before = mech_->open_rows();
+    last_.slip_before = mech_->slip_rows();
+    last_.modes_before = Modes();
     ModeRestart out;
     if (inner_fired) {
       out = inner_->Switch(t, q, v, found);
@@ -141,7 +154,10 @@ class FrictionStage final : public ModeSwitcher {
     ContactEvent ev;
     for (size_t k = 0; k < c_.size(); ++k) {
       fired[k] = found[ni + k] != 0;
-      if (fired[k]) ev.rows.push_back(c_[k].name);
+      if (!fired[k]) continue;
+      ev.rows.push_back(c_[k].name);
+      last_.witnesses.push_back(k);
+      last_.dir_before = c_[k].dir;
     }
     mech_->Evaluate(t, out.q, out.v);
     const double e_minus = mech_->energy();
@@ -181,10 +197,25 @@ class FrictionStage final : public ModeSwitcher {
     return out;
   }
 
+  // Sensitivities (docs/friction.md, "Sensitivities"): a friction switch
+  // of a planar contact is linearized here (its witness in the mode
+  // before, the identity state map, the restart's projection onto the
+  // new mode); a contact switch by the contact stage, as long as no
+  // contact with friction is closed on either side of it.
   std::unique_ptr<EventJump> Jump(const FlowPoint& minus,
                                   const FlowPoint& plus) override {
-    if (friction_switched_) RefuseSensitivities();
-    return inner_->Jump(minus, plus);
+    if (last_.inner) {
+      CheckContactSwitchLinearizable();
+      return inner_->Jump(minus, plus);
+    }
+    if (!friction_switched_) return nullptr;  // a re-armed witness
+    auto j = std::make_unique<EventJump>(Linearize(minus));
+    if (j->grazing())
+      RefuseSensitivities("its witness crosses zero grazing (rate " +
+                          std::to_string(j->rate()) +
+                          "), so the switch time is not differentiable");
+    SaltationAfterSwitch(mech_, plus, j.get());
+    return j;
   }
 
   Eigen::MatrixXd SensitivitiesAfter(const FlowPoint& minus,
@@ -192,8 +223,26 @@ class FrictionStage final : public ModeSwitcher {
                                      const Eigen::MatrixXd& s_minus,
                                      const std::vector<Eigen::VectorXd>& dirs,
                                      Eigen::VectorXd* tau) override {
-    if (friction_switched_) RefuseSensitivities();
-    return inner_->SensitivitiesAfter(minus, plus, s_minus, dirs, tau);
+    if (last_.inner) {
+      CheckContactSwitchLinearizable();
+      return inner_->SensitivitiesAfter(minus, plus, s_minus, dirs, tau);
+    }
+    const Eigen::Index ns = s_minus.cols();
+    tau->setZero(ns);
+    const std::unique_ptr<EventJump> j = Jump(minus, plus);
+    if (!j) return s_minus;
+    Eigen::MatrixXd out(s_minus.rows(), ns);
+    for (Eigen::Index i = 0; i < ns; ++i) {
+      const Eigen::VectorXd& dp = dirs[static_cast<size_t>(i)];
+      (*tau)[i] = j->Tau(s_minus.col(i), dp);
+      out.col(i) = j->After(s_minus.col(i), dp);
+    }
+    if (last_.record < sum_->events.size()) {
+      EventRecord& rec = sum_->events[last_.record];
+      rec.dt_dp = *tau;
+      rec.rate = j->rate();
+    }
+    return out;
   }
 
   void AtSample(const Mechanics& mech, const Eigen::VectorXd& lambda) override {
@@ -392,6 +441,7 @@ class FrictionStage final : public ModeSwitcher {
         s.normal = c.normal;
         s.partner = c.t.size() == 2 ? c.t[1 - i] : -1;
         s.mu = c.muk;
+        s.mu_param = c.muk_param;
         s.sigma = c.dir[static_cast<Eigen::Index>(i)];
         s.d_row = s.sigma;
         s.d_partner = c.dir[static_cast<Eigen::Index>(1 - i)];
@@ -479,10 +529,90 @@ class FrictionStage final : public ModeSwitcher {
     throw std::runtime_error(os.str());
   }
 
-  [[noreturn]] void RefuseSensitivities() const {
-    throw std::runtime_error(
-        "sensitivities across a friction switch (stick <-> slip) are not "
-        "implemented (docs/friction.md); run without --sens");
+  [[noreturn]] void RefuseSensitivities(const std::string& why) const {
+    std::ostringstream os;
+    os << "sensitivities across the switch at t = " << last_.t << " of";
+    for (size_t k : last_.witnesses) os << " '" << c_[k].name << "'";
+    if (last_.witnesses.empty())
+      for (const Contact& c : c_) os << " '" << c.name << "'";
+    os << ": " << why
+       << "; the sensitivities are not defined there (run without --sens, "
+          "or move the start off this configuration)";
+    throw std::runtime_error(os.str());
+  }
+
+  // A contact switch (impact, release, closure) is the contact stage's to
+  // linearize; with a contact with friction closed on either side of it,
+  // its witness and restart also depend on the friction modes, which that
+  // linearization does not take.
+  void CheckContactSwitchLinearizable() const {
+    if (!last_.witnesses.empty())
+      RefuseSensitivities(
+          "a contact switch and a friction switch at the same instant, and "
+          "a perturbation separates their times");
+    for (size_t k = 0; k < c_.size(); ++k)
+      if (last_.modes_before[k] != Mode::kOpen || c_[k].mode != Mode::kOpen)
+        RefuseSensitivities(
+            "a contact switch while '" + c_[k].name +
+            "' (with friction) is closed is not linearized (docs/friction.md, "
+            "\"Sensitivities\")");
+  }
+
+  // The friction switch linearized at `minus`: the gradient of the witness
+  // that fired, in the mode before (stick: mu_s lambda_n - |lambda_t|, a
+  // function of the state through the KKT solve; slip: sigma v_t, the
+  // tangential velocity), and the identity state map. Leaves the
+  // Mechanics in the new mode, not evaluated.
+  EventJump Linearize(const FlowPoint& minus) {
+    if (last_.witnesses.size() != 1)
+      RefuseSensitivities(
+          "several witnesses fired at once, and a perturbation separates "
+          "their times");
+    const size_t k = last_.witnesses[0];
+    const Contact& c = c_[k];
+    if (c.t.size() != 1)
+      RefuseSensitivities("a 3D cone's switch is not linearized");
+    const Mode before = last_.modes_before[k];
+    const Model& m = mech_->model();
+    const int nq = m.nq(), nv = m.nv(), np = m.num_parameters();
+    const std::vector<int> open_after = mech_->open_rows();
+    const std::vector<SlipRow> slip_after = mech_->slip_rows();
+    const int rt = c.t[0];
+    KktResult r;
+    if (before == Mode::kStick) {
+      mech_->SetOpenRows(last_.open_before);
+      mech_->SetSlipRows(last_.slip_before);
+      mech_->Evaluate(last_.t, last_.q, last_.v);
+      mech_->SolveKkt(mech_->bias(), &r);
+      mech_->FactorTangentKkt();
+    } else {
+      // sigma v_t is kinematic: with the tangential row closed the velocity
+      // stage evaluates v_t = A v + a (an open row's is left at zero).
+      std::vector<int> open;
+      for (int row : last_.open_before)
+        if (row != rt) open.push_back(row);
+      mech_->SetOpenRows(open);
+      mech_->SetSlipRows({});
+      mech_->Evaluate(last_.t, last_.q, last_.v);
+    }
+    const double sigma = last_.dir_before[0];
+    const double sign_t =
+        r.lambda.size() > 0 && r.lambda[rt] < 0.0 ? -1.0 : 1.0;
+    auto dg = [&](const Eigen::VectorXd& dq, const Eigen::VectorXd& dv,
+                  const Eigen::VectorXd& dp, double dt) {
+      TangentWorkspace& tws = mech_->Tangent(dq, dv, dp, {}, dt);
+      if (before != Mode::kStick) return sigma * tws.vel_residual[rt].d;
+      Eigen::VectorXd dvdot, dlambda;
+      mech_->SolveTangentKkt(tws, tws.bias, r.vdot, r.lambda, &dvdot, &dlambda);
+      const double dmu = c.mus_param >= 0 ? dp[c.mus_param] : 0.0;
+      return c.mus * dlambda[c.normal] + r.lambda[c.normal] * dmu -
+             sign_t * dlambda[rt];
+    };
+    const WitnessGradient g = DifferentiateWitness(nq, nv, np, dg);
+    mech_->SetOpenRows(open_after);
+    mech_->SetSlipRows(slip_after);
+    return EventJump(minus, g.gy, g.gp, g.gt,
+                     IdentityStateMap(minus.y, nq, nv, np));
   }
 
   void Book(ContactEvent ev) {
@@ -516,6 +646,7 @@ class FrictionStage final : public ModeSwitcher {
     }
     last_modes_ = Modes();
     sum_->contact.events.push_back(ev);
+    last_.record = sum_->events.size();
     EventRecord r;
     r.name = "contact_" + ev.kind;
     r.t = ev.t;
@@ -533,6 +664,18 @@ class FrictionStage final : public ModeSwitcher {
   std::vector<Contact> c_;
   std::vector<Mode> last_modes_;
   bool friction_switched_ = false;
+  // The last Switch, for its linearization (Jump).
+  struct FrictionSwitch {
+    double t = 0.0;
+    Eigen::VectorXd q, v;
+    bool inner = false;             // the contact stage's witness fired
+    std::vector<size_t> witnesses;  // the friction witnesses that fired
+    Eigen::Vector2d dir_before = Eigen::Vector2d(1.0, 0.0);
+    std::vector<int> open_before;
+    std::vector<SlipRow> slip_before;
+    std::vector<Mode> modes_before;
+    size_t record = static_cast<size_t>(-1);  // its EventRecord
+  } last_;
   SwitchCounter switches_;
   mutable VecX<double> scratch_;
 };
@@ -544,14 +687,17 @@ FrictionLaw ResolveFriction(const Model& m,
                             const ContactLaw& law,
                             const Eigen::VectorXd& p) {
   FrictionLaw f;
-  f.mu_static = law.mu_static_parameter.empty()
-                    ? law.mu_static
-                    : p[m.ParameterIndex(law.mu_static_parameter)];
-  f.mu_kinetic = law.mu_kinetic_parameter.empty()
-                     ? law.mu_kinetic
-                     : p[m.ParameterIndex(law.mu_kinetic_parameter)];
-  if (f.mu_kinetic < 0.0 && law.mu_kinetic_parameter.empty())
+  if (!law.mu_static_parameter.empty())
+    f.mu_static_param = m.ParameterIndex(law.mu_static_parameter);
+  if (!law.mu_kinetic_parameter.empty())
+    f.mu_kinetic_param = m.ParameterIndex(law.mu_kinetic_parameter);
+  f.mu_static = f.mu_static_param < 0 ? law.mu_static : p[f.mu_static_param];
+  f.mu_kinetic =
+      f.mu_kinetic_param < 0 ? law.mu_kinetic : p[f.mu_kinetic_param];
+  if (f.mu_kinetic < 0.0 && f.mu_kinetic_param < 0) {
     f.mu_kinetic = f.mu_static;
+    f.mu_kinetic_param = f.mu_static_param;
+  }
   if (!(f.mu_static >= 0.0) || !(f.mu_kinetic >= 0.0)) {
     std::ostringstream os;
     os << "contact '" << contact

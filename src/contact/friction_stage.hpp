@@ -42,6 +42,8 @@ struct FrictionLaw {
   int constraint = -1;
   std::vector<int> rows;
   double mu_static = 0.0, mu_kinetic = 0.0;
+  /// The parameters they are read from, or -1 (a constant).
+  int mu_static_param = -1, mu_kinetic_param = -1;
 };
 /// @throws std::invalid_argument naming the contact for a negative or NaN
 /// coefficient.

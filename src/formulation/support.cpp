@@ -50,7 +50,11 @@ ModelTraits TraitsOf(const Model& model) {
     t.unilateral |= c.unilateral;
     t.contact_laws |= c.unilateral && c.law.has_value();
     t.joint_limits |= c.unilateral && c.law && !c.law->joint.empty();
-    t.friction |= c.unilateral && c.law && !c.law->friction.empty();
+    const bool friction = c.unilateral && c.law && !c.law->friction.empty();
+    t.friction |= friction;
+    if (friction)
+      for (const auto& tc : model.constraints())
+        t.friction_cone3d |= tc.name == c.law->friction && tc.rows == 2;
   }
   t.quaternions = !model.quaternions().empty();
   return t;
@@ -118,9 +122,15 @@ std::string ContactRefusal(const SimulationOptions& o,
     return "contacts with friction run on CVODES (cvodes-bdf, cvodes-adams): "
            "a slipping row's equation lambda_t = -mu sigma lambda_n is not "
            "in the IDAS residual yet (docs/friction.md)";
-  if (traits.friction && o.sensitivity.method != SensMethod::kNone)
-    return "sensitivities across friction's stick and slip switches are not "
-           "implemented yet (docs/friction.md); run without --sens";
+  if (traits.friction && o.sensitivity.method == SensMethod::kAdjoint)
+    return "adjoint sensitivities with friction are not implemented (the "
+           "backward pass does not take a slipping row's equation); use "
+           "--sens-method forward (docs/friction.md, \"Sensitivities\")";
+  if (traits.friction_cone3d && o.sensitivity.method != SensMethod::kNone)
+    return "sensitivities with a 3D friction cone are not implemented (the "
+           "slip direction v_t / |v_t| is held in the linearization); "
+           "forward sensitivities take planar friction only "
+           "(docs/friction.md, \"Sensitivities\")";
   if (o.drift_tol > 0.0 && o.drift_action == DriftAction::kEscalate)
     return "drift escalation restarts the run without the contact stage's "
            "mode; use --drift-action fail with event-driven contact";

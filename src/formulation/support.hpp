@@ -46,6 +46,7 @@ struct ModelTraits {
   bool contact_laws = false;  ///< a unilateral constraint with a ContactLaw
   bool joint_limits = false;  ///< a joint limit's contact (ContactLaw::joint)
   bool friction = false;  ///< a contact with friction (ContactLaw::friction)
+  bool friction_cone3d = false;  ///< one on 2 tangential rows (a 3D cone)
 };
 ModelTraits TraitsOf(const Model& model);
 

@@ -43,10 +43,15 @@ void TangentKkt::Solve(const TangentWorkspace& tws,
     for (Eigen::Index j = 0; j < nv; ++j) acc += tws.J(k, j) * vdot[j];
     rhs[nv + k] = -acc.d;
   }
-  // A slipping row's equation lambda_t + mu sigma lambda_n = 0 has no
-  // tangent (sigma is constant along a planar slip; a cone's direction is
-  // held, docs/friction.md).
-  for (const SlipRow& s : tws.slip) rhs[nv + s.row] = 0.0;
+  // A slipping row's equation lambda_t + mu sigma lambda_n = 0: its
+  // tangent is d lambda_t + mu sigma d lambda_n = -sigma lambda_n d mu
+  // (sigma is constant along a planar slip; a cone's direction is held,
+  // docs/friction.md), d mu the tangent of mu's parameter, if any.
+  for (const SlipRow& s : tws.slip) {
+    double dmu = 0.0;
+    if (s.mu_param >= 0) dmu = tws.p[s.mu_param].d;
+    rhs[nv + s.row] = -s.sigma * lambda[s.normal] * dmu;
+  }
   const Eigen::VectorXd x = lu_.solve(rhs);
   *dvdot = x.head(nv);
   if (dlambda) *dlambda = x.tail(nc);
@@ -96,8 +101,10 @@ InitialSensitivity LinearizeConsistentTangent(Workspace& ws,
   const ModelData& d = ws.model().data();
   const bool chart = !d.quaternions.empty();
   if (chart) ProjectQuaternionTangent(d, ws.q, dq0);
-  // The current mode's rows only (open contacts: docs/contact.md).
+  // The current mode's rows only (open contacts: docs/contact.md; a
+  // slipping friction row is open but keeps its J row, docs/friction.md).
   tws->open_rows = ws.open_rows;
+  tws->slip = ws.slip;
 
   // M^-1 J' S^-1 r by two solves with M and one with S (no inverse formed).
   // Without constraints there is nothing to correct, and no factorization:
@@ -106,8 +113,10 @@ InitialSensitivity LinearizeConsistentTangent(Workspace& ws,
   Eigen::MatrixXd MiJt;
   Eigen::LDLT<Eigen::MatrixXd> sf;
   if (nc > 0) {
-    MiJt = Eigen::LDLT<Eigen::MatrixXd>(ws.M).solve(ws.J.transpose());
-    Eigen::MatrixXd S = ws.J * MiJt;
+    Eigen::MatrixXd Jc = ws.J;  // the constraints: no slipping row
+    for (const SlipRow& s : ws.slip) Jc.row(s.row).setZero();
+    MiJt = Eigen::LDLT<Eigen::MatrixXd>(ws.M).solve(Jc.transpose());
+    Eigen::MatrixXd S = Jc * MiJt;
     for (int r : ws.open_rows) S(r, r) = 1.0;  // its J row is zero
     sf.compute(S);
   }
@@ -140,33 +149,13 @@ InitialSensitivity LinearizeConsistentTangent(Workspace& ws,
   for (int i = 0; i < nc; ++i) dr[i] = tws->vel_residual[i].d;
   out.dv = dv0 - correct(dr);
 
-  // Accelerations and multipliers: linearized KKT system
-  //   M dvdot - J' dlambda = -(dM vdot + dh - dBu - dJ' lambda)
-  //   J dvdot              = -(dJ vdot + db)
+  // Accelerations and multipliers: the linearized KKT system (TangentKkt,
+  // with the slipping rows' equations).
   SeedTangent(ws, out.dq, out.dv, dp, tws);
   EvaluateAll(tws);
-  Eigen::VectorXd r1(nv), r2(nc);
-  for (int i = 0; i < nv; ++i) {
-    D1 acc = tws->h[i] - tws->Bu[i];
-    for (int j = 0; j < nv; ++j) acc += tws->M(i, j) * vdot[j];
-    for (int k = 0; k < nc; ++k) acc -= tws->J(k, i) * lambda[k];
-    r1[i] = -acc.d;
-  }
-  for (int k = 0; k < nc; ++k) {
-    D1 acc = tws->bias[k];
-    for (int j = 0; j < nv; ++j) acc += tws->J(k, j) * vdot[j];
-    r2[k] = -acc.d;
-  }
-  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nv + nc, nv + nc);
-  K.topLeftCorner(nv, nv) = ws.M;
-  K.topRightCorner(nv, nc) = -ws.J.transpose();
-  K.bottomLeftCorner(nc, nv) = ws.J;
-  for (int r : ws.open_rows) K(nv + r, nv + r) = 1.0;
-  Eigen::VectorXd rhs(nv + nc);
-  rhs << r1, r2;
-  const Eigen::VectorXd x = K.partialPivLu().solve(rhs);
-  out.dvdot = x.head(nv);
-  out.dlambda = x.tail(nc);
+  TangentKkt kkt;
+  kkt.Factor(ws.M, ws.J, ws.open_rows, ws.slip);
+  kkt.Solve(*tws, tws->bias, vdot, lambda, &out.dvdot, &out.dlambda);
   return out;
 }
 

@@ -404,7 +404,8 @@ TEST(FrictionInput, BadDeclarationsAreRefusedNamingTheContact) {
                   HasSubstr("contact 'plane'"), HasSubstr("one normal"))));
 }
 
-TEST(FrictionInput, IdasAndSensitivitiesAreRefusedWithTheReason) {
+// (Sensitivities: friction_sensitivity_test.cpp.)
+TEST(FrictionInput, IdasIsRefusedWithTheReason) {
   const Problem p = problems::SlidingSphereProblem();
   const Eigen::VectorXd prm = p.model.default_parameters();
   SimulationOptions idas = p.defaults;
@@ -412,11 +413,6 @@ TEST(FrictionInput, IdasAndSensitivitiesAreRefusedWithTheReason) {
   EXPECT_THAT([&] { Simulate(p.model, p.initial(prm), prm, idas); },
               ::testing::ThrowsMessage<std::invalid_argument>(
                   AllOf(HasSubstr("friction"), HasSubstr("CVODES"))));
-  SimulationOptions sens = p.defaults;
-  sens.sensitivity.method = SensMethod::kForward;
-  EXPECT_THAT([&] { Simulate(p.model, p.initial(prm), prm, sens); },
-              ::testing::ThrowsMessage<std::invalid_argument>(
-                  AllOf(HasSubstr("friction"), HasSubstr("--sens"))));
 }
 
 }  // namespace friction_test
