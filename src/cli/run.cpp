@@ -492,10 +492,15 @@ RunConfig ParseCommandLine(const Problem& problem,
     // dense evaluator's time in the energy form (a 1000-link URDF chain
     // with its joint limits ran for minutes without a word): refused with
     // the estimate before anything is built or written.
-    if (path == internal::KktPath::kSparse)
+    if (path == internal::KktPath::kSparse) {
       internal::CheckSparseWorkspaceMemory(problem.model);
-    else
+    } else if (path == internal::KktPath::kDense) {
       internal::CheckDenseEnergyCost(problem.model);
+      const internal::ModelTraits traits = internal::TraitsOf(problem.model);
+      internal::CheckDenseKktCost(
+          problem.model, traits.joint_limits,
+          internal::EventDrivenContact(cfg.options, traits));
+    }
   }
   if (!cfg.help)
     internal::ValidateCounterfactuals(cfg.counterfactuals, cfg.options);

@@ -3,9 +3,11 @@
 // multi-direction sweeps, which fill energies, momenta, M, Phi and J
 // kSweepWidth directions per call of a user function. The stage functions
 // that use them are in dynamics.cpp.
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "daedalus/dynamics.hpp"
 #include "eval/chart.hpp"
@@ -185,6 +187,37 @@ void EnergyDerivativesBySweeps(BasicWorkspace<S>* ws, const EvalRequest& req) {
 // Phi, J and Phi_t of one holonomic or moving constraint (directions q_0
 // .. q_{nv-1}, then t), or psi and A of a nonholonomic one (directions v),
 // by multi-direction sweeps.
+namespace {
+
+// The velocity directions a constraint declared with Touches can depend on
+// (its coordinates' velocities; a quaternion's three chart directions when
+// it lists one of its components), or empty when it declares none.
+std::vector<int> TouchedDirections(const ModelData& d,
+                                   const internal::ConstraintDecl& c,
+                                   int nv) {
+  if (c.coords.empty()) return {};
+  std::vector<bool> on(static_cast<size_t>(nv), false);
+  for (int j : c.coords) {
+    const int k = d.velocity_of[static_cast<size_t>(j)];
+    if (k >= 0) on[static_cast<size_t>(k)] = true;
+    for (const QuaternionBlock& b : d.quaternions)
+      if (j >= b.q && j < b.q + 4)
+        for (int i = 0; i < 3; ++i) on[static_cast<size_t>(b.v + i)] = true;
+  }
+  std::vector<int> dirs;
+  for (int k = 0; k < nv; ++k)
+    if (on[static_cast<size_t>(k)]) dirs.push_back(k);
+  return dirs;
+}
+
+// A fixed weight in [0.5, 1.5) for direction k of the check lane: the
+// undeclared directions' tangents cannot cancel to exactly zero unless
+// each is zero (AD propagates nothing through a value a function does
+// not use).
+double CheckWeight(int k) { return 1.0 + 0.5 * std::sin(1.0 + 0.7 * k); }
+
+}  // namespace
+
 template <class S>
 void ConstraintBySweeps(BasicWorkspace<S>* ws,
                         const internal::ConstraintDecl& c,
@@ -194,30 +227,87 @@ void ConstraintBySweeps(BasicWorkspace<S>* ws,
   // MJCF humanoids at the contact start: seconds) read the stop flag per
   // constraint (eval_stop.hpp; fuzz_edges.py --surface signals).
   ThrowIfEvalStopped();
+  const ModelData& d = ws->model().data();
   const int nv = ws->model().nv();
   const bool nonholonomic = c.kind == ConstraintKind::kNonholonomic;
   const int ndir = nonholonomic ? nv : nv + 1;
+  // The directions swept, lanes numbered 0 .. in chunks of kW: every
+  // velocity (and time, for Phi_t); or, for a constraint that declares its
+  // coordinates (Touches) when that saves sweeps, theirs, plus one lane
+  // that carries every other direction at once with fixed weights, whose
+  // tangent must vanish: the declaration checked at every evaluation, as
+  // the sparse workspace checks it (sparse_check.cpp). The joint limits of
+  // 100 MJCF humanoids (2000 one-coordinate rows on 2700 velocities) took
+  // 675 sweeps each per evaluation, minutes for the contact start
+  // (fuzz_edges.py --surface mjcf, seed 46, run 446); now one.
+  std::vector<int> dirs = TouchedDirections(d, c, nv);
+  const int kCheck = -1;  // the lane of every undeclared direction
+  if (!dirs.empty()) {
+    if (!nonholonomic) dirs.push_back(nv);
+    dirs.push_back(kCheck);
+    const int chunks = (static_cast<int>(dirs.size()) + kW - 1) / kW;
+    if (chunks >= (ndir + kW - 1) / kW) dirs.clear();  // no saving
+  }
+  if (dirs.empty()) {
+    dirs.resize(static_cast<size_t>(ndir));
+    for (int k = 0; k < ndir; ++k) dirs[static_cast<size_t>(k)] = k;
+  } else {
+    for (int r = 0; r < c.rows; ++r) ws->J.row(r0 + r).setZero();
+  }
+  std::vector<bool> declared;
+  if (dirs.back() == kCheck) {
+    declared.assign(static_cast<size_t>(nv), false);
+    for (int k : dirs)
+      if (k >= 0 && k < nv) declared[static_cast<size_t>(k)] = true;
+  }
   if (nonholonomic) {
     for (int j = 0; j < nv; ++j) ws->xim1[j] = M1(S(0.0));
-    ChartPositions(ws->model().data(), ws->q, ws->xim1, ws->qm1);
+    ChartPositions(d, ws->q, ws->xim1, ws->qm1);
   }
-  for (int c0 = 0; c0 < ndir; c0 += kW) {
-    if (nonholonomic) {
-      SeedChunk(ws->v, c0, ws->vm1);
-    } else {
-      LiftM(ws->v, ws->vm1);
-      SeedChartChunk(ws, c0);
+  const int nd = static_cast<int>(dirs.size());
+  for (int c0 = 0; c0 < nd; c0 += kW) {
+    // Seeds lane k on direction `dir` (a velocity, time, or the check).
+    M1 tm(ws->t);
+    LiftM(ws->v, ws->vm1);
+    if (!nonholonomic)
+      for (int j = 0; j < nv; ++j) ws->xim1[j] = M1(S(0.0));
+    for (int k = 0; k < kW && c0 + k < nd; ++k) {
+      const int dir = dirs[static_cast<size_t>(c0 + k)];
+      auto seed = [&](int j, double w) {
+        if (nonholonomic)
+          ws->vm1[j].d.c[k] = S(w);
+        else
+          ws->xim1[j].d.c[k] = S(w);
+      };
+      if (dir == nv) {
+        tm.d.c[k] = S(1.0);
+      } else if (dir == kCheck) {
+        for (int j = 0; j < nv; ++j)
+          if (!declared[static_cast<size_t>(j)]) seed(j, CheckWeight(j));
+      } else {
+        seed(dir, 1.0);
+      }
     }
-    const M1 tm = nonholonomic ? M1(ws->t) : SeedTime(ws->t, nv, c0);
+    if (!nonholonomic) ChartPoint(d, ws->q, ws->xim1, ws->qm1, ws->vm1);
     Call(c.fn, Point<M1>{ws->qm1, ws->vm1, tm, ws->pm1}, ws->outm1);
     CheckRows(*ws, c, ws->outm1.size());
     for (int r = 0; r < c.rows; ++r) {
       const M1& o = ws->outm1[r];
       if (c0 == 0) ws->phi[r0 + r] = o.v;
-      for (int k = 0; k < kW; ++k) {
-        const int dir = c0 + k;
-        if (dir < nv) ws->J(r0 + r, dir) = o.d.c[k];
-        if (dir == nv) ws->phi_t[r0 + r] = o.d.c[k];
+      for (int k = 0; k < kW && c0 + k < nd; ++k) {
+        const int dir = dirs[static_cast<size_t>(c0 + k)];
+        if (dir == kCheck) {
+          const double g = Primal(o.d.c[k]);
+          if (std::isfinite(g) && g != 0.0)
+            throw std::invalid_argument(
+                "constraint '" + c.name + "' depends on a coordinate (or " +
+                "velocity) that its Touches declaration does not list; add "
+                "the coordinate to Touches (or remove the declaration)");
+        } else if (dir < nv) {
+          ws->J(r0 + r, dir) = o.d.c[k];
+        } else {
+          ws->phi_t[r0 + r] = o.d.c[k];
+        }
       }
     }
   }

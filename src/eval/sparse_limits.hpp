@@ -59,6 +59,23 @@ void CheckDenseEnergyCost(const Model& model);
 inline constexpr double kDenseEnergyMaxUnits = 2e7;
 inline constexpr double kDenseEnergySecondsPerUnit = 1e-6;
 
+/// The dense KKT solve's floating-point operations per evaluation of the
+/// dynamics (kkt.hpp, range space): the Cholesky factor of M (nv^3 / 3),
+/// M^-1 J' (nv^2 nc), J M^-1 J' (nv nc^2) and its factor (nc^3 / 3).
+/// Measured with Eigen on this project's machines: 5.7 GFlop/s (nv = 2700,
+/// nc = 2000: 3.5e10 operations, 6.1 s).
+double DenseKktFlops(const Model& model);
+
+/// For a model with constraints (nc > 0; without, there is no KKT system):
+/// @throws std::invalid_argument with the estimate and the alternatives
+/// when DenseKktFlops exceeds kDenseKktMaxFlops (about 2 s per evaluation,
+/// and a run takes hundreds to thousands): 100 MJCF humanoids with their
+/// 2000 joint limits, put on the dense evaluator by the limits, ran for
+/// hours without a word (fuzz_edges.py --surface mjcf, seed 46, run 446).
+/// `joint_limits` and `contacts` choose the alternatives named.
+void CheckDenseKktCost(const Model& model, bool joint_limits, bool contacts);
+inline constexpr double kDenseKktMaxFlops = 1e10;
+
 /// A ConstantBodyMass block `m` evaluated at the parameters `p` for a term
 /// over k velocities. @throws std::invalid_argument when it is not k x k,
 /// or not finite (a parameter so large that a mass or inertia overflows:

@@ -17,6 +17,7 @@
 #include "chain_reduced.hpp"
 #include "daedalus/dynamics.hpp"
 #include "daedalus/kkt.hpp"
+#include "daedalus/model.hpp"
 #include "double_pendulum.hpp"
 #include "golf_swing.hpp"
 #include "moving_support.hpp"
@@ -29,8 +30,39 @@ namespace daedalus {
 namespace {
 namespace sweep_test {
 
+// Constraints declared with Touches on more velocities than two sweeps
+// hold: the dense sweeps then seed only the declared directions, and one
+// lane checks the others (dynamics_sweeps.cpp). Coordinates x0 .. x7, then
+// a quaternion R (q 8 .. 11, v 8 .. 10).
+Model TouchedRows(bool wrong_declaration = false) {
+  ModelBuilder b(wrong_declaration ? "touched_rows_wrong" : "touched_rows");
+  b.Coordinates({"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"});
+  b.Quaternion("R");
+  b.KineticEnergy([](const auto& x) {
+    using S = Scalar<decltype(x)>;
+    S t(0.0);
+    for (int i = 0; i < 11; ++i) t += 0.5 * (1.0 + 0.1 * i) * x.v[i] * x.v[i];
+    return t;
+  });
+  b.PotentialEnergy([](const auto& x) { return 9.81 * x.q[1] * x.q[2]; });
+  b.Holonomic("limit_x4", Touches{{4}},
+              [](const auto& x) { return x.q[4] - 0.3; });
+  // A wrong declaration lists x6 for a row that also reads x5.
+  const std::vector<int> pair =
+      wrong_declaration ? std::vector<int>{6} : std::vector<int>{5, 6};
+  b.Moving("pair", Touches{pair},
+           [](const auto& x) { return x.q[5] * x.q[6] - 0.2 * x.t * x.t; });
+  b.Holonomic("tilt", Touches{{8, 9, 10, 11}}, [](const auto& x) {
+    return x.q[9] * x.q[10] + x.q[11] * x.q[11] - 0.1;
+  });
+  b.Nonholonomic("roll", Touches{{1, 7}},
+                 [](const auto& x) { return x.q[1] * x.v[7] + x.v[1] + x.t; });
+  return std::move(b).Build();
+}
+
 std::vector<Model> Models() {
-  return {problems::SliderCrankProblem().model,
+  return {TouchedRows(),
+          problems::SliderCrankProblem().model,
           problems::RollingDiskProblem().model,
           problems::MovingSupportProblem().model,
           problems::RotatingParticleProblem().model,
@@ -118,6 +150,26 @@ TEST(Sweeps, TangentPathEqualsTheSingleDirectionPath) {
     EvaluateAll(&ref);
     ExpectClose(Flatten(tws, 0), Flatten(ref, 0), m.name() + " values");
     ExpectClose(Flatten(tws, 1), Flatten(ref, 1), m.name() + " tangents");
+  }
+}
+
+// A Touches declaration that leaves out a coordinate the function reads is
+// refused by the dense sweeps too, naming the constraint (before, the
+// dense path ignored declarations; it now relies on them).
+TEST(Sweeps, AWrongTouchesDeclarationIsRefusedNamingTheConstraint) {
+  const Model m = TouchedRows(true);
+  const State s = RandomState(m, 3);
+  Workspace ws(m);
+  ws.use_compiled = false;
+  ws.SetState(s.t, s.q, s.v);
+  try {
+    EvaluateAll(&ws);
+    ADD_FAILURE() << "the wrong declaration was not noticed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'pair'"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("Touches"), std::string::npos)
+        << e.what();
   }
 }
 

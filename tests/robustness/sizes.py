@@ -19,6 +19,12 @@ fix in its message, creating no output folder:
   dense evaluator: it ran for minutes without a word (O(nv) second-order
   sweeps of an O(nv^2) energy per evaluation); refused with the cost
   estimate and --dynamics recursive;
+- urdf-recursive-1500-limits: urdf (the recursive form) on a 1500-link
+  chain with its 3000 limits: the limits put it on the dense KKT solve
+  (3e10 operations, about 5 s, per evaluation), and 100 MJCF humanoids
+  the same way ran for hours without a word (fuzz_edges.py --surface
+  mjcf, seed 46, run 446); refused with the estimate and
+  --no-joint-limits;
 - urdf-torque: urdf --param tau_joint1=1e20 on arm7 collapsed the step
   at t = 0 and hung; the URDF's effort limit (176 N m) bounds it.
 
@@ -80,6 +86,10 @@ CASES = {
         "urdf", ["--model", "{tmp}/chain1000.urdf", "--dynamics", "energy"],
         2, ["the dense evaluator", "term evaluations per evaluation",
             "--dynamics recursive"]),
+    "urdf-recursive-1500-limits": (
+        "urdf", ["--model", "{tmp}/chain1500.urdf"], 2,
+        ["the dense KKT solve", "floating-point operations",
+         "--no-joint-limits"]),
     "urdf-torque": (
         "urdf", ["--model", os.path.join(DATA, "arm7.urdf"), "--param",
                  "tau_joint1=1e20"], 2,
@@ -94,8 +104,9 @@ def run_case(bindir, name, scale):
     tmp = tempfile.mkdtemp(prefix="daedalus_sizes_")
     bad = []
     try:
-        if "{tmp}/chain1000.urdf" in args:
-            chain_urdf(os.path.join(tmp, "chain1000.urdf"), 1000)
+        for n in (1000, 1500):
+            if f"{{tmp}}/chain{n}.urdf" in args:
+                chain_urdf(os.path.join(tmp, f"chain{n}.urdf"), n)
         out = os.path.join(tmp, "out")
         cmd = [os.path.join(bindir, exe)] + [a.format(tmp=tmp) for a in args]
         cmd += ["--output-dir", out, "--quiet"]
