@@ -142,9 +142,12 @@ StopOnSignals::StopOnSignals() {
   action.sa_handler = StoreSignal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESETHAND;  // a second signal: the default action
-  sigaction(SIGINT, &action, &g_previous_int);
-  sigaction(SIGTERM, &action, &g_previous_term);
-  sigaction(SIGHUP, &action, &g_previous_hup);
+  for (auto [sig, previous] : {std::pair{SIGINT, &g_previous_int},
+                               std::pair{SIGTERM, &g_previous_term},
+                               std::pair{SIGHUP, &g_previous_hup}}) {
+    sigaction(sig, nullptr, previous);
+    if (previous->sa_handler != SIG_IGN) sigaction(sig, &action, nullptr);
+  }
 }
 
 StopOnSignals::~StopOnSignals() {

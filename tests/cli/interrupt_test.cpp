@@ -123,16 +123,44 @@ TEST(Interrupt, SigtermEndsTheRunTheSameWay) {
   ExpectInterrupted(SIGTERM, 128 + SIGTERM, "sigterm");
 }
 
+volatile std::sig_atomic_t g_caught = 0;
+extern "C" void CountSignal(int) { g_caught = g_caught + 1; }
+
 // The handlers are the run's: after it, a signal has its previous effect
-// again (here: ignored), and a new run starts with the flag clear.
+// again (here: a handler of the caller's), and a new run starts with the
+// flag clear.
 TEST(Interrupt, TheHandlersAreRestoredAndTheFlagClearedAfterARun) {
-  const auto previous = std::signal(SIGINT, SIG_IGN);
+  const auto previous = std::signal(SIGINT, CountSignal);
   ExpectInterrupted(SIGINT, 128 + SIGINT, "restore");
-  EXPECT_EQ(std::signal(SIGINT, previous), SIG_IGN);
+  g_caught = 0;
+  std::raise(SIGINT);
+  EXPECT_EQ(g_caught, 1);
+  EXPECT_EQ(std::signal(SIGINT, previous), CountSignal);
   const fs::path dir = FreshDir("after");
   EXPECT_EQ(RunCli(problems::PendulumProblem(),
                    {"--t-end", "0.1", "--output-dir", dir.string(), "--quiet"}),
             0);
+}
+
+// A signal the process was started with ignored stays ignored (nohup's
+// SIGHUP, a background job's SIGINT): the run goes on to its end. It was
+// overridden, so that `nohup mjcf ... &` stopped when its terminal closed
+// (fuzz_edges.py, seed 47, signals run 294: a fuzzer started under nohup).
+TEST(Interrupt, ASignalIgnoredAtTheStartStaysIgnored) {
+  const auto previous = std::signal(SIGHUP, SIG_IGN);
+  const fs::path dir = FreshDir("ignored");
+  std::thread signaller =
+      SignalWhenWritten(dir / "pendulum.csv.partial", SIGHUP, 1 << 12);
+  std::string err;
+  const int rc =
+      RunCli(problems::PendulumProblem(),
+             {"--t-end", "20", "--output-dir", dir.string(), "--quiet"}, &err);
+  signaller.join();
+  EXPECT_EQ(rc, 0) << err;
+  const nlohmann::json j = nlohmann::json::parse(Slurp(dir / "pendulum.json"));
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_DOUBLE_EQ(j["t_reached"].get<double>(), 20.0);
+  EXPECT_EQ(std::signal(SIGHUP, previous), SIG_IGN);
 }
 
 // An error in initial() fails the run before its first row: the JSON says

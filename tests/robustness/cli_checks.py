@@ -54,13 +54,23 @@ class Outcome:
         return -self.rc if self.rc is not None and self.rc < 0 else 0
 
 
+def default_signals():
+    """preexec_fn for a child whose answer to signals is tested: SIGINT,
+    SIGTERM and SIGHUP at their default disposition, whatever this script
+    inherited (a fuzzer started under nohup ignores SIGHUP, a background
+    job SIGINT; the programs keep a signal they start with ignored)."""
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+
+
 def run(cmd, cwd, timeout, env=None):
     """Runs cmd (a list) in cwd with a wall-clock limit; the process and
     its children are killed when it is exceeded."""
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, env=env)
+                            start_new_session=True, env=env,
+                            preexec_fn=default_signals)
     timed_out = False
     try:
         out, err = proc.communicate(timeout=timeout)

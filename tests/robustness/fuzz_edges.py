@@ -605,7 +605,8 @@ def signal_case(a, i):
         cmd = shlex.join(argv) + f"  # {sig.name} after {delay:.3f} s"
         p = subprocess.Popen(argv, cwd=tmp, stdin=subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, start_new_session=True)
+                             stderr=subprocess.PIPE, start_new_session=True,
+                             preexec_fn=cli_checks.default_signals)
         t0 = time.monotonic()
         time.sleep(delay)
         if p.poll() is not None:

@@ -45,7 +45,8 @@ def check(bindir, sig, scale):
                "--output-step", repr(STEP), "--output-dir", out, "--quiet"]
         proc = subprocess.Popen(cmd, cwd=tmp, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
+                                stderr=subprocess.PIPE,
+                                preexec_fn=cli_checks.default_signals)
         # Wait until the run writes something (a new file appears, or the
         # old ones change), at most a second, then let it write rows.
         deadline = time.monotonic() + 1.0 * scale

@@ -166,9 +166,12 @@ class CtrlC(unittest.TestCase):
             "except KeyboardInterrupt as e:\n"
             "    print('KeyboardInterrupt:', e, flush=True)\n"
             "    sys.exit(42)\n")
+        # SIGINT at its default disposition in the child, whatever this
+        # test inherited (Python keeps a SIGINT it starts with ignored).
         p = subprocess.Popen([sys.executable, "-c", code],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
+                             text=True, preexec_fn=lambda: signal.signal(
+                                 signal.SIGINT, signal.SIG_DFL))
         self.assertEqual(p.stdout.readline().strip(), "started")
         time.sleep(1.5)
         t0 = time.monotonic()

@@ -61,7 +61,8 @@ class Case:
         return subprocess.Popen(cmd, cwd=self.tmp, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE,
-                                start_new_session=True)
+                                start_new_session=True,
+                                preexec_fn=cli_checks.default_signals)
 
     def wait_for(self, proc, ready, limit):
         """Polls ready() until it holds (True) or limit seconds pass."""
