@@ -267,22 +267,11 @@ class ContactStage final : public ModeSwitcher {
                                      const Eigen::MatrixXd& s_minus,
                                      const std::vector<Eigen::VectorXd>& dirs,
                                      Eigen::VectorXd* tau) override {
-    const Eigen::Index ns = s_minus.cols();
-    tau->setZero(ns);
     const std::unique_ptr<EventJump> j = Jump(minus, plus);
-    if (!j) return s_minus;
-    Eigen::MatrixXd out(s_minus.rows(), ns);
-    for (Eigen::Index i = 0; i < ns; ++i) {
-      const Eigen::VectorXd& dp = dirs[static_cast<size_t>(i)];
-      (*tau)[i] = j->Tau(s_minus.col(i), dp);
-      out.col(i) = j->After(s_minus.col(i), dp);
-    }
-    if (last_.record < sum_->events.size()) {
-      EventRecord& rec = sum_->events[last_.record];
-      rec.dt_dp = *tau;
-      rec.rate = j->rate();
-    }
-    return out;
+    EventRecord* rec = last_.record < sum_->events.size()
+                           ? &sum_->events[last_.record]
+                           : nullptr;
+    return SensitivitiesAcross(j.get(), s_minus, dirs, tau, rec);
   }
 
   void AtSample(const Mechanics& mech, const Eigen::VectorXd& lambda) override {

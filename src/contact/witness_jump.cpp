@@ -47,4 +47,25 @@ void SaltationAfterSwitch(Mechanics* mech,
   jump->Saltation(mech, r_plus, plus);
 }
 
+Eigen::MatrixXd SensitivitiesAcross(const EventJump* jump,
+                                    const Eigen::MatrixXd& s_minus,
+                                    const std::vector<Eigen::VectorXd>& dirs,
+                                    Eigen::VectorXd* tau,
+                                    EventRecord* record) {
+  const Eigen::Index ns = s_minus.cols();
+  tau->setZero(ns);
+  if (jump == nullptr) return s_minus;
+  Eigen::MatrixXd out(s_minus.rows(), ns);
+  for (Eigen::Index i = 0; i < ns; ++i) {
+    const Eigen::VectorXd& dp = dirs[static_cast<size_t>(i)];
+    (*tau)[i] = jump->Tau(s_minus.col(i), dp);
+    out.col(i) = jump->After(s_minus.col(i), dp);
+  }
+  if (record != nullptr) {
+    record->dt_dp = *tau;
+    record->rate = jump->rate();
+  }
+  return out;
+}
+
 }  // namespace daedalus::internal

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <functional>
+#include <vector>
 
 #include "eval/function_derivatives.hpp"
 #include "events/event_jump.hpp"
@@ -46,5 +47,15 @@ WitnessGradient DifferentiateWitness(int nq,
 void SaltationAfterSwitch(Mechanics* mech,
                           const FlowPoint& plus,
                           EventJump* jump);
+
+/// The sensitivities after a switch linearized as `jump` (null: nothing
+/// switched, the identity): s+ = S s- + R dp per direction (s_minus n x ns,
+/// `dirs` np each), the switch time's derivative per direction into `tau`,
+/// and both booked on the switch's EventRecord `record` when there is one.
+Eigen::MatrixXd SensitivitiesAcross(const EventJump* jump,
+                                    const Eigen::MatrixXd& s_minus,
+                                    const std::vector<Eigen::VectorXd>& dirs,
+                                    Eigen::VectorXd* tau,
+                                    EventRecord* record);
 
 }  // namespace daedalus::internal
