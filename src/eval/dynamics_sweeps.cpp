@@ -191,23 +191,28 @@ namespace {
 
 // The velocity directions a constraint declared with Touches can depend on
 // (its coordinates' velocities; a quaternion's three chart directions when
-// it lists one of its components), or empty when it declares none.
-std::vector<int> TouchedDirections(const ModelData& d,
-                                   const internal::ConstraintDecl& c,
-                                   int nv) {
-  if (c.coords.empty()) return {};
-  std::vector<bool> on(static_cast<size_t>(nv), false);
+// it lists one of its components) into `dirs`, and per velocity whether it
+// is one of them into `declared`; false (nothing filled) when it declares
+// none. Scratch vectors of the caller: no allocation once they are sized.
+bool TouchedDirections(const ModelData& d,
+                       const internal::ConstraintDecl& c,
+                       int nv,
+                       std::vector<int>* dirs,
+                       std::vector<char>* declared) {
+  if (c.coords.empty()) return false;
+  declared->assign(static_cast<size_t>(nv), 0);
   for (int j : c.coords) {
     const int k = d.velocity_of[static_cast<size_t>(j)];
-    if (k >= 0) on[static_cast<size_t>(k)] = true;
+    if (k >= 0) (*declared)[static_cast<size_t>(k)] = 1;
     for (const QuaternionBlock& b : d.quaternions)
       if (j >= b.q && j < b.q + 4)
-        for (int i = 0; i < 3; ++i) on[static_cast<size_t>(b.v + i)] = true;
+        for (int i = 0; i < 3; ++i)
+          (*declared)[static_cast<size_t>(b.v + i)] = 1;
   }
-  std::vector<int> dirs;
+  dirs->clear();
   for (int k = 0; k < nv; ++k)
-    if (on[static_cast<size_t>(k)]) dirs.push_back(k);
-  return dirs;
+    if ((*declared)[static_cast<size_t>(k)]) dirs->push_back(k);
+  return true;
 }
 
 // A fixed weight in [0.5, 1.5) for direction k of the check lane: the
@@ -240,31 +245,27 @@ void ConstraintBySweeps(BasicWorkspace<S>* ws,
   // 100 MJCF humanoids (2000 one-coordinate rows on 2700 velocities) took
   // 675 sweeps each per evaluation, minutes for the contact start
   // (fuzz_edges.py --surface mjcf, seed 46, run 446); now one.
-  std::vector<int> dirs = TouchedDirections(d, c, nv);
+  thread_local std::vector<int> touched;
+  thread_local std::vector<char> declared;
   const int kCheck = -1;  // the lane of every undeclared direction
-  if (!dirs.empty()) {
-    if (!nonholonomic) dirs.push_back(nv);
-    dirs.push_back(kCheck);
-    const int chunks = (static_cast<int>(dirs.size()) + kW - 1) / kW;
-    if (chunks >= (ndir + kW - 1) / kW) dirs.clear();  // no saving
+  bool restricted = TouchedDirections(d, c, nv, &touched, &declared);
+  if (restricted) {
+    if (!nonholonomic) touched.push_back(nv);
+    touched.push_back(kCheck);
+    const int chunks = (static_cast<int>(touched.size()) + kW - 1) / kW;
+    restricted = chunks < (ndir + kW - 1) / kW;  // else no saving
   }
-  if (dirs.empty()) {
-    dirs.resize(static_cast<size_t>(ndir));
-    for (int k = 0; k < ndir; ++k) dirs[static_cast<size_t>(k)] = k;
-  } else {
+  if (restricted)
     for (int r = 0; r < c.rows; ++r) ws->J.row(r0 + r).setZero();
-  }
-  std::vector<bool> declared;
-  if (dirs.back() == kCheck) {
-    declared.assign(static_cast<size_t>(nv), false);
-    for (int k : dirs)
-      if (k >= 0 && k < nv) declared[static_cast<size_t>(k)] = true;
-  }
+  // Lane i's direction: i itself, or the i-th declared one.
+  auto direction = [&](int i) {
+    return restricted ? touched[static_cast<size_t>(i)] : i;
+  };
   if (nonholonomic) {
     for (int j = 0; j < nv; ++j) ws->xim1[j] = M1(S(0.0));
     ChartPositions(d, ws->q, ws->xim1, ws->qm1);
   }
-  const int nd = static_cast<int>(dirs.size());
+  const int nd = restricted ? static_cast<int>(touched.size()) : ndir;
   for (int c0 = 0; c0 < nd; c0 += kW) {
     // Seeds lane k on direction `dir` (a velocity, time, or the check).
     M1 tm(ws->t);
@@ -272,7 +273,7 @@ void ConstraintBySweeps(BasicWorkspace<S>* ws,
     if (!nonholonomic)
       for (int j = 0; j < nv; ++j) ws->xim1[j] = M1(S(0.0));
     for (int k = 0; k < kW && c0 + k < nd; ++k) {
-      const int dir = dirs[static_cast<size_t>(c0 + k)];
+      const int dir = direction(c0 + k);
       auto seed = [&](int j, double w) {
         if (nonholonomic)
           ws->vm1[j].d.c[k] = S(w);
@@ -295,7 +296,7 @@ void ConstraintBySweeps(BasicWorkspace<S>* ws,
       const M1& o = ws->outm1[r];
       if (c0 == 0) ws->phi[r0 + r] = o.v;
       for (int k = 0; k < kW && c0 + k < nd; ++k) {
-        const int dir = dirs[static_cast<size_t>(c0 + k)];
+        const int dir = direction(c0 + k);
         if (dir == kCheck) {
           const double g = Primal(o.d.c[k]);
           if (std::isfinite(g) && g != 0.0)
