@@ -29,9 +29,13 @@ class OptimizeResult:
         self.optimal_control = json.loads(raw["optimal_control_json"])
 
     def __repr__(self):
+        # Without IPOPT's multipliers (it did not converge) the KKT
+        # residual is not known (NaN): say so instead of printing nan.
+        kkt = (f"KKT residual {self.kkt_residual:.3g}"
+               if self.kkt_residual == self.kkt_residual
+               else "no KKT residual (no multipliers)")
         return (f"<daedalus.OptimizeResult {self.status}: objective "
-                f"{self.objective:.10g}, KKT residual {self.kkt_residual:.3g},"
-                f" {self.iterations} iterations>")
+                f"{self.objective:.10g}, {kkt}, {self.iterations} iterations>")
 
 
 def optimize(problem, spec, *, callback=None, output_dir=None, **options):

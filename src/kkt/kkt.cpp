@@ -89,19 +89,33 @@ namespace {
 }
 
 [[noreturn]] void ThrowRankDeficient(const Workspace& ws, double tol) {
+  // The rows of the current contact mode: an open contact's row (and a
+  // slipping friction row, whose equation is replaced by the friction
+  // law) is not a constraint here, and its masked zero row would read as
+  // a vanishing gradient.
+  std::vector<int> rows;
+  for (int r = 0; r < static_cast<int>(ws.J.rows()); ++r)
+    if (std::find(ws.open_rows.begin(), ws.open_rows.end(), r) ==
+        ws.open_rows.end())
+      rows.push_back(r);
+  const Eigen::MatrixXd J = ws.J(rows, Eigen::all);
   std::ostringstream os;
   const auto rank =
-      ws.J.rows() - static_cast<Eigen::Index>(DependentRows(ws.J, tol).size());
+      J.rows() - static_cast<Eigen::Index>(DependentRows(J, tol).size());
   os << "model '" << ws.model().name() << "': ";
-  if (rank < ws.J.rows())
-    os << "constraint Jacobian has rank " << rank << " < " << ws.J.rows()
-       << " rows at ";
+  if (rank < J.rows())
+    os << "constraint Jacobian has rank " << rank << " < " << J.rows()
+       << " rows";
   else  // J is regular but J M^-1 J' is singular to working precision
     os << "J M^-1 J' is singular to working precision although the "
           "constraint Jacobian has full rank "
-       << rank << " at ";
-  os << DescribeState(ws)
-     << internal::RankDeficiencyDetail(ws.model(), ws.J, {}, tol);
+       << rank;
+  if (!ws.open_rows.empty())
+    os << " (the closed rows of this contact mode; " << ws.open_rows.size()
+       << " open or slipping contact row"
+       << (ws.open_rows.size() > 1 ? "s are" : " is") << " left out)";
+  os << " at " << DescribeState(ws)
+     << internal::RankDeficiencyDetail(ws.model(), J, rows, tol);
   throw KktError(os.str());
 }
 

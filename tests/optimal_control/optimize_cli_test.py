@@ -41,6 +41,38 @@ class OptimizeCommandLine(unittest.TestCase):
             self.assertTrue(os.path.exists(
                 os.path.join(out, "golf_swing.controls.csv")))
 
+    def test_an_unconverged_run_says_why_there_is_no_kkt_residual(self):
+        # Two iterations are not enough: IPOPT stops at its iteration limit
+        # without multipliers. The terminal says there is no KKT residual
+        # instead of printing "nan", the progress lines keep their columns
+        # apart, and the best iterate is written with ok false (exit 1).
+        with open(os.path.join(SOURCE, "examples", "optimal_control",
+                               "golf_swing_level.json")) as f:
+            spec = json.load(f)
+        spec["solver"]["max_iterations"] = 2
+        with tempfile.TemporaryDirectory() as out:
+            path = os.path.join(out, "spec.json")
+            with open(path, "w") as f:
+                json.dump(spec, f)
+            p = run("--param", "t_on=0", "--optimize", path, "--output-dir",
+                    out)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertNotIn("nan", p.stdout.lower())
+            self.assertIn("no KKT residual", p.stdout)
+            rows = [line.split() for line in p.stdout.splitlines()
+                    if line[:5].strip().isdigit()]
+            self.assertGreaterEqual(len(rows), 2)
+            for row in rows:
+                # iter, objective, infeasibility, dual infeasibility, step,
+                # runs: six fields, each a number.
+                self.assertEqual(len(row), 6, row)
+                for field in row[:5]:
+                    float(field)
+            with open(os.path.join(out, "golf_swing.json")) as f:
+                oc = json.load(f)["optimal_control"]
+            self.assertFalse(oc["ok"])
+            self.assertIsNone(oc["kkt_residual"])
+
     def test_bad_specs_exit_2_naming_the_problem(self):
         with tempfile.TemporaryDirectory() as out:
             cases = [
