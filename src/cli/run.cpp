@@ -496,6 +496,13 @@ RunConfig ParseCommandLine(const Problem& problem,
       internal::CheckSparseWorkspaceMemory(problem.model);
     } else if (path == internal::KktPath::kDense) {
       internal::CheckDenseEnergyCost(problem.model);
+    }
+    // Moreau-Jean never factors the nc x nc KKT system: a step factors M
+    // and solves the cone problem on the Delassus operator of the active
+    // contacts only (docs/moreau_jean.md), so 100 spheres in a box (5450
+    // rows) are its case, not a refusal.
+    if (path == internal::KktPath::kDense &&
+        cfg.options.integrator != Integrator::kMoreauJean) {
       const internal::ModelTraits traits = internal::TraitsOf(problem.model);
       internal::CheckDenseKktCost(
           problem.model, traits.joint_limits,

@@ -28,8 +28,11 @@ fix in its message, creating no output folder:
 - urdf-torque: urdf --param tau_joint1=1e20 on arm7 collapsed the step
   at t = 0 and hung; the URDF's effort limit (176 N m) bounds it.
 
-A control case runs chain_reduced --bodies 1000 (recursive, dense) under
-the same limit: it must finish.
+Control cases run under the same limit and must finish: chain_reduced
+--bodies 1000 (recursive, dense), and spheres_in_box --spheres 100 under
+moreau-jean (5450 contact rows, refused by the dense KKT estimate above
+although the scheme never factors that system: it solves the active
+contacts' cone problem), two steps.
 
 Usage: sizes.py --bin BUILD/problems [--timeout-scale K] [--only NAME]
 """
@@ -96,6 +99,9 @@ CASES = {
         ["tau_joint1", "[-176, 176]"]),
     "recursive-1000": (
         "chain_reduced", ["--bodies", "1000", "--t-end", "0.01"], 0, []),
+    "moreau-jean-100-spheres": (
+        "spheres_in_box", ["--spheres", "100", "--integrator", "moreau-jean",
+                           "--step", "1e-3", "--t-end", "2e-3"], 0, []),
 }
 
 
