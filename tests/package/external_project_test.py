@@ -191,14 +191,18 @@ def main():
     failures = []
 
     sh([a.cmake, "--install", build, "--prefix", prefix])
+    with open(os.path.join(build, "CMakeCache.txt")) as fh:
+        cache = fh.read()
+    # The sanitizer build's library is shared (src/CMakeLists.txt), the
+    # others' static.
+    library = ("libdaedalus.so" if "DAEDALUS_SANITIZE:BOOL=ON" in cache
+               else "libdaedalus.a")
     installed = ["include/daedalus/run.hpp", "include/daedalus/kernels.hpp",
-                 "lib/libdaedalus.a", "lib/cmake/daedalus/daedalusConfig.cmake",
+                 f"lib/{library}", "lib/cmake/daedalus/daedalusConfig.cmake",
                  "lib/cmake/daedalus/daedalusConfigVersion.cmake",
                  "lib/cmake/daedalus/DaedalusProblem.cmake",
                  "lib/daedalus/libdaedalus_sparse.so"]
     # The importers, when this build has them.
-    with open(os.path.join(build, "CMakeCache.txt")) as fh:
-        cache = fh.read()
     importers = ("DAEDALUS_URDF:BOOL=ON" in cache and
                  "DAEDALUS_MJCF:BOOL=ON" in cache)
     if importers:
@@ -239,9 +243,9 @@ def main():
             failures.append("the external build refers to the build tree: "
                             + hit.group(0))
             break
-    if os.path.join(prefix, "lib", "libdaedalus.a") not in ninja:
+    if os.path.join(prefix, "lib", library) not in ninja:
         failures.append("the external build does not link the installed "
-                        "libdaedalus.a")
+                        + library)
 
     # The version file: while 0.x, another minor version is not compatible
     # (examples/external asks for this one's major.minor and is accepted).
