@@ -1,5 +1,6 @@
 #include "cli/ensemble_optimize.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -169,9 +170,9 @@ std::string OptimaReport(const ojson& o) {
   os << ")\n"
      << "  distinct optima        " << list.size()
      << " (the same optimum: objectives within "
-     << o["tolerance"]["objective_relative"].get<double>()
+     << o.at("tolerance").at("objective_relative").get<double>()
      << " max(1, |f|), every variable within "
-     << o["tolerance"]["variables_relative"].get<double>() << " max(1, |x|))\n";
+     << o.at("tolerance").at("variables_relative").get<double>() << " max(1, |x|))\n";
   for (size_t g = 0; g < list.size() && g < 10; ++g)
     os << "    " << g + 1 << ": objective "
        << Short(list[g].at("objective").get<double>()) << ", "

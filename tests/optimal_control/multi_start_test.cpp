@@ -118,9 +118,11 @@ TEST(MultiStart, FindsBothMinimaAndTheGlobalIsBest) {
   const double s = params[p.model.ParameterIndex("s")];
   const double global = Minimizer(s, -1.0), local = Minimizer(s, 1.0);
   ASSERT_LT(Phi(s, global), Phi(s, local));
-  // The spec's own start (x0 = 0.5) and two others.
+  // The spec's own start (x0 = 0.5) and two others. IPOPT's first steps
+  // cross the hump between the wells, so which start ends where is its
+  // affair; the ends are the two minima.
   const std::vector<std::vector<std::pair<std::string, double>>> starts = {
-      {}, {{"x0", -1.5}, {"u.c0", 2.0}}, {{"x0", 1.8}, {"u.c1", -3.0}}};
+      {}, {{"x0", -1.5}, {"u.c1", 0.5}}, {{"x0", 1.5}}};
   const MultiStartResult r = OptimizeFromStarts(p, WellProblem(), p.defaults,
                                                 params, starts, Solver());
   ASSERT_EQ(r.results.size(), 3u);
@@ -129,16 +131,19 @@ TEST(MultiStart, FindsBothMinimaAndTheGlobalIsBest) {
     EXPECT_TRUE(r.results[i].ok) << r.results[i].message;
   }
   EXPECT_EQ(r.distinct_optima, 2);
-  EXPECT_EQ(r.best, 1);
-  EXPECT_EQ(r.optimum, (std::vector<int>{2, 1, 2}));
-  EXPECT_NEAR(r.results[1].objective, Phi(s, global), 1e-8);
-  EXPECT_NEAR(r.results[0].objective, Phi(s, local), 1e-8);
-  const auto at_global = FreeValues(r.results[1]);
-  ASSERT_EQ(at_global.size(), 3u);
-  EXPECT_EQ(at_global[2].first, "x0");
-  EXPECT_NEAR(at_global[2].second, global, 1e-6);
-  EXPECT_NEAR(at_global[0].second, 0.0, 1e-5);  // u = 0 at an optimum
-  EXPECT_NEAR(at_global[1].second, 0.0, 1e-5);
+  ASSERT_GE(r.best, 0);
+  EXPECT_EQ(r.optimum[static_cast<size_t>(r.best)], 1);
+  for (size_t i = 0; i < 3; ++i) {
+    // Optimum 1 is the global minimum, 2 the other; u = 0 at both.
+    const double x = r.optimum[i] == 1 ? global : local;
+    EXPECT_NEAR(r.results[i].objective, Phi(s, x), 1e-8) << i;
+    const auto v = FreeValues(r.results[i]);
+    ASSERT_EQ(v.size(), 3u);
+    EXPECT_EQ(v[2].first, "x0");
+    EXPECT_NEAR(v[2].second, x, 1e-6) << i;
+    EXPECT_NEAR(v[0].second, 0.0, 1e-5) << i;
+    EXPECT_NEAR(v[1].second, 0.0, 1e-5) << i;
+  }
   // Each start's result is Optimize's from that start, to the last bit.
   for (size_t i = 0; i < starts.size(); ++i) {
     const OptimizeResult alone =
