@@ -172,7 +172,8 @@ std::string OptimaReport(const ojson& o) {
      << " (the same optimum: objectives within "
      << o.at("tolerance").at("objective_relative").get<double>()
      << " max(1, |f|), every variable within "
-     << o.at("tolerance").at("variables_relative").get<double>() << " max(1, |x|))\n";
+     << o.at("tolerance").at("variables_relative").get<double>()
+     << " max(1, |x|))\n";
   for (size_t g = 0; g < list.size() && g < 10; ++g)
     os << "    " << g + 1 << ": objective "
        << Short(list[g].at("objective").get<double>()) << ", "
