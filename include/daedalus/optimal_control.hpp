@@ -263,6 +263,92 @@ std::string WriteOptimizeResult(const Problem& problem,
                                 const SimulationOptions& sim,
                                 const std::string& dir);
 
+/// A free variable of an optimal control problem, as the NLP holds it:
+/// a control coefficient ("input.c<j>", ControlParameterName), a free
+/// parameter (its name) or a free initial-state entry ("q0[NAME]" or
+/// "v0[NAME]" as the problem writes it); not the shooting nodes.
+struct FreeVariable {
+  std::string name;
+  /// The bounds Optimize imposes (a free parameter's intersected with its
+  /// declared range).
+  double lower = -kUnbounded, upper = kUnbounded;
+  /// The guess Optimize starts from (projected into the bounds).
+  double initial = 0.0;
+};
+
+/// The free variables of `ocp` on `problem` at `params`, in the NLP's
+/// order (coefficients channel by channel, free parameters, free
+/// initial-state entries), with the bounds and guesses Optimize would use.
+/// Runs nothing. @throws std::invalid_argument as Optimize does for a
+/// malformed problem.
+std::vector<FreeVariable> FreeVariables(const Problem& problem,
+                                        const OptimalControlProblem& ocp,
+                                        const SimulationOptions& sim,
+                                        const Eigen::VectorXd& params);
+
+/// `ocp` with the initial guesses of the named free variables replaced
+/// (names as FreeVariables gives them; a coefficient's channel gets one
+/// guess per knot, the others keeping theirs).
+/// @throws std::invalid_argument for a name that is no free variable of
+///   `ocp`, listing them.
+OptimalControlProblem WithInitialGuess(
+    OptimalControlProblem ocp,
+    const std::vector<std::pair<std::string, double>>& guess);
+
+/// The free variables' values at a result, named and ordered as
+/// FreeVariables gives them.
+std::vector<std::pair<std::string, double>> FreeValues(
+    const OptimizeResult& result);
+
+/// When two converged optimizations count as the same optimum: objectives
+/// within `objective_tolerance` * max(1, |f|) and every free variable
+/// within `variable_tolerance` * max(1, |x|) (x, f of the better one).
+struct OptimumTolerance {
+  double objective_tolerance = 1e-6;
+  double variable_tolerance = 1e-3;
+};
+
+/// The optimum each point reached: 1 for the best objective (the user's
+/// sense: largest when `maximize`), 2 for the next distinct one, ...; 0
+/// for a point that did not converge. Points are taken best first, each
+/// joining the first optimum (by its best point) within `tol`, else
+/// starting a new one. `values[i]` are point i's free variables (the same
+/// length for all converged points).
+std::vector<int> GroupOptima(const std::vector<double>& objectives,
+                             const std::vector<Eigen::VectorXd>& values,
+                             const std::vector<bool>& converged,
+                             bool maximize,
+                             const OptimumTolerance& tol = {});
+
+/// Optimizations of one problem from several starts, one after the other
+/// in the calling process (the command line's --multi-start spreads them
+/// over MPI ranks; docs/optimal_control.md, "Several starts").
+struct MultiStartResult {
+  /// Per start: Optimize's result (empty when it threw: `error` says why).
+  std::vector<OptimizeResult> results;
+  std::vector<std::string> errors;
+  /// Per start: the optimum it reached (GroupOptima; 0: none).
+  std::vector<int> optimum;
+  int distinct_optima = 0;
+  /// The start with the best converged objective; -1 when none converged.
+  int best = -1;
+};
+
+/// Runs Optimize from each start: `starts[i]` overrides the named initial
+/// guesses (WithInitialGuess; an empty list is the problem's own guess).
+/// A start whose run throws std::runtime_error (its guess cannot be
+/// simulated, say) is kept as a failure with its message; the others run.
+/// @throws std::invalid_argument before any run for a malformed problem or
+///   a start naming no free variable.
+MultiStartResult OptimizeFromStarts(
+    const Problem& problem,
+    const OptimalControlProblem& ocp,
+    const SimulationOptions& sim,
+    const Eigen::VectorXd& params,
+    const std::vector<std::vector<std::pair<std::string, double>>>& starts,
+    const OptimizeOptions& options = {},
+    const OptimumTolerance& tol = {});
+
 /// The "optimal_control" entry of the JSON (status, KKT residual, controls,
 /// free values, constraints, iterations) as JSON text.
 std::string OptimizeResultJson(const OptimizeResult& result);

@@ -86,6 +86,10 @@ struct RunConfig {
   /// --optimize SPEC.json: instead of a run, the optimal control problem of
   /// the spec (optimal_control.hpp, docs/optimal_control.md).
   std::string optimize;
+  /// --guess NAME=VALUE[,NAME=VALUE...] (with --optimize): the initial
+  /// guesses of the named free variables ("u.c0", a free parameter,
+  /// "q0[x]"), in command-line order (later wins); WithInitialGuess.
+  std::vector<std::pair<std::string, double>> optimize_guess;
 };
 RunConfig ParseCommandLine(const Problem& problem,
                            int argc,

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "cli/ensemble_input.hpp"
+#include "cli/ensemble_optimize.hpp"
 #include "cli/ensemble_table.hpp"
 #include "cli/run_files.hpp"
 #include "cli/run_single.hpp"
@@ -121,6 +122,7 @@ std::vector<std::string> CommonArgs(const std::vector<std::string>& rest) {
 struct Plan {
   std::string name, base, journal, mode;
   bool quiet = false;
+  bool optimize = false, maximize = false;  // members are --optimize runs
   ojson meta;
   std::vector<std::string> tasks;  // every member, in order
   std::vector<ojson> rows;         // filled from the journal or by runs
@@ -217,11 +219,26 @@ int Prepare(const Problem& problem, int argc, char** argv, Plan* plan) {
       throw std::invalid_argument(
           "--emit-kernels does not run members; "
           "leave out --ensemble/--monte-carlo");
+    plan->optimize = !cfg.optimize.empty();
+    if (ea.multi_start > 0 && !plan->optimize)
+      throw std::invalid_argument(
+          "--multi-start N draws the starting guesses of an optimization: "
+          "give --optimize SPEC.json too");
+    OptimizePlan optimization;
+    if (plan->optimize) optimization = PlanOptimization(problem, cfg);
+    plan->maximize = optimization.maximize;
     std::vector<MemberSpec> members;
     std::vector<Distribution> dists;
+    const long drawn = ea.multi_start > 0 ? ea.multi_start : ea.monte_carlo;
     if (!ea.file.empty()) {
-      members = ReadEnsembleFile(problem.model, ea.file);
+      members =
+          ReadEnsembleFile(problem.model, ea.file,
+                           plan->optimize ? &optimization.variables : nullptr);
       plan->mode = "file";
+    } else if (ea.multi_start > 0) {
+      members =
+          DrawStarts(optimization.variables, ea.multi_start, ea.seed, stop);
+      plan->mode = "multi-start";
     } else {
       for (const auto& d : ea.dists)
         dists.push_back(ParseDistribution(problem.model, d));
@@ -232,7 +249,7 @@ int Prepare(const Problem& problem, int argc, char** argv, Plan* plan) {
     if (stop->load() != 0)
       return interrupted("drawing the members (" +
                          std::to_string(members.size()) + " of " +
-                         std::to_string(ea.monte_carlo) + " drawn)");
+                         std::to_string(drawn) + " drawn)");
     plan->name = problem.model.name();
     plan->quiet = cfg.quiet;
     plan->base = (fs::path(cfg.output_dir) / plan->name).string();
@@ -273,6 +290,8 @@ int Prepare(const Problem& problem, int argc, char** argv, Plan* plan) {
       meta["seed"] = ea.seed;
       meta["distributions"] = ea.dists;
     }
+    if (plan->mode == "multi-start") meta["seed"] = ea.seed;
+    if (plan->optimize) meta["optimization"] = optimization.Meta();
     meta["members"] = members.size();
     meta["command_line"] = common;
     plan->meta = meta;
@@ -359,6 +378,12 @@ class Gatherer {
     // Rank 0's own time per result: parse, journal (flushed), progress.
     meta["gather_time_sum"] = gather_time_;
     meta["counts"] = counts;
+    ojson optima;
+    if (plan_->optimize) {
+      // The optima the members reached, grouped; the best named.
+      optima = GroupMemberOptima(&rows, plan_->maximize);
+      meta["optimization"]["optima"] = optima;
+    }
     const std::string err = WriteEnsembleTables(model, meta, rows, plan_->base);
     if (!err.empty()) {
       std::cerr << program_ << ": " << err << " (the journal " << plan_->journal
@@ -375,6 +400,7 @@ class Gatherer {
                 << resumed_ << " from the journal)\n"
                 << "  wall time              " << wall << " s (members "
                 << member_time << " s summed)\n"
+                << (plan_->optimize ? OptimaReport(optima) : "")
                 << "  wrote                  " << plan_->base
                 << ".ensemble.csv, " << plan_->base << ".ensemble.json\n";
     }
@@ -460,7 +486,8 @@ class Gatherer {
 bool WantsEnsemble(int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    for (const char* f : {"--ensemble", "--monte-carlo", "--seed", "--dist"}) {
+    for (const char* f :
+         {"--ensemble", "--monte-carlo", "--seed", "--dist", "--multi-start"}) {
       const std::string flag = f;
       if (a == flag || a.rfind(flag + "=", 0) == 0) return true;
     }

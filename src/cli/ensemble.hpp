@@ -5,6 +5,10 @@
 //   build/problems/<name> --monte-carlo N [--seed S] --dist P=KIND:A,B...
 //       [options]
 //   mpirun -np N build/problems/<name> --ensemble FILE [options]
+//   build/problems/<name> --optimize SPEC.json --multi-start N [--seed S]
+//
+// With --optimize each member is one optimization (cli/run_optimize.hpp,
+// cli/ensemble_optimize.hpp) instead of a run.
 //
 // Each member is one run with the command line's options overridden by its
 // row (or its draws); it writes DIR/members/<6 digits>/<name>.csv and .json.
@@ -25,7 +29,7 @@
 namespace daedalus::internal {
 
 /// Whether the command line asks for an ensemble (--ensemble,
-/// --monte-carlo, --seed or --dist).
+/// --monte-carlo, --seed, --dist or --multi-start).
 bool WantsEnsemble(int argc, const char* const* argv);
 
 /// Runs the ensemble the command line describes; returns the exit status.

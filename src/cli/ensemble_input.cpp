@@ -168,7 +168,8 @@ EnsembleArgs SplitEnsembleArgs(int argc, const char* const* argv) {
       has_value = true;
     }
     const bool ours = arg == "--ensemble" || arg == "--monte-carlo" ||
-                      arg == "--seed" || arg == "--dist";
+                      arg == "--seed" || arg == "--dist" ||
+                      arg == "--multi-start";
     if (!ours) {
       out.rest.push_back(argv[i]);
       // Keep a flag's value with it (a value that looks like one of our
@@ -188,6 +189,8 @@ EnsembleArgs SplitEnsembleArgs(int argc, const char* const* argv) {
     } else if (arg == "--monte-carlo") {
       out.monte_carlo = ParseCount(arg, value);
       mc_given = true;
+    } else if (arg == "--multi-start") {
+      out.multi_start = ParseCount(arg, value);
     } else if (arg == "--seed") {
       uint64_t s = 0;
       const auto [end, ec] =
@@ -207,10 +210,29 @@ EnsembleArgs SplitEnsembleArgs(int argc, const char* const* argv) {
     throw std::invalid_argument(
         "--ensemble and --monte-carlo do not combine: give the members in "
         "a file, or draw them");
-  if (!mc_given && (out.seed_given || !out.dists.empty()))
+  const bool ms_given = out.multi_start > 0;
+  if (ms_given && !out.file.empty())
+    throw std::invalid_argument(
+        "--ensemble and --multi-start do not combine: give the starts in "
+        "the file (columns named as the spec's free variables), or draw "
+        "them");
+  if (ms_given && mc_given)
+    throw std::invalid_argument(
+        "--monte-carlo and --multi-start do not combine: --multi-start "
+        "draws the starting guesses of the --optimize spec's free "
+        "variables, --monte-carlo draws model parameters");
+  if (ms_given && !out.dists.empty())
+    throw std::invalid_argument(
+        "--dist draws model parameters for --monte-carlo; --multi-start "
+        "draws the spec's free variables within their bounds and takes no "
+        "--dist (fix a parameter with --param)");
+  if (!mc_given && !ms_given && (out.seed_given || !out.dists.empty()))
     throw std::invalid_argument(
         std::string(out.seed_given ? "--seed" : "--dist") +
-        " needs --monte-carlo N (the number of members to draw)");
+        (out.seed_given ? " needs --monte-carlo N or --multi-start N (the "
+                          "number of members to draw)"
+                        : " needs --monte-carlo N (the number of members "
+                          "to draw)"));
   if (mc_given && out.dists.empty())
     throw std::invalid_argument(
         "--monte-carlo needs at least one --dist P=KIND:A,B (KIND uniform, "
@@ -218,8 +240,10 @@ EnsembleArgs SplitEnsembleArgs(int argc, const char* const* argv) {
   return out;
 }
 
-std::vector<MemberSpec> ReadEnsembleFile(const Model& model,
-                                         const std::string& path) {
+std::vector<MemberSpec> ReadEnsembleFile(
+    const Model& model,
+    const std::string& path,
+    const std::vector<FreeVariable>* guesses) {
   // Any line end (LF, CRLF, CR), the byte-order mark spreadsheets put
   // before the first column's name dropped; UTF-16 and binary files
   // refused with the cause (analysis/text_lines.hpp).
@@ -251,6 +275,9 @@ std::vector<MemberSpec> ReadEnsembleFile(const Model& model,
     if (f.text == "name") kind = -1;
     for (size_t p = 0; p < pnames.size(); ++p)
       if (pnames[p] == f.text) kind = static_cast<int>(p);
+    // A free variable of the spec: its guess, before a parameter's value.
+    for (size_t k = 0; guesses != nullptr && k < guesses->size(); ++k)
+      if ((*guesses)[k].name == f.text) kind = -5;
     if (kind == -2) {
       for (size_t k = 0; k < std::size(kOptionColumns); ++k)
         if (f.text == kOptionColumns[k].column)
@@ -271,9 +298,17 @@ std::vector<MemberSpec> ReadEnsembleFile(const Model& model,
         hint = " ('" + f.text.substr(3) +
                "' is a coordinate of a quaternion, whose velocities are "
                "named differently)";
+      std::string vars;
+      for (size_t k = 0; guesses != nullptr && k < guesses->size(); ++k)
+        vars += (k == 0 ? "" : ", ") + (*guesses)[k].name;
+      if (guesses != nullptr)
+        vars =
+            "a free variable of the --optimize spec, whose column is its "
+            "initial guess (" +
+            (vars.empty() ? std::string("none") : vars) + "), ";
       throw std::invalid_argument(
-          at + "unknown column '" + f.text + "'" + hint +
-          "; a column is a parameter (" +
+          at + "unknown column '" + f.text + "'" + hint + "; a column is " +
+          vars + "a parameter (" +
           (pnames.empty() ? std::string("none") : Join(pnames)) +
           "), an option (" + Join(EnsembleOptionColumns()) +
           "), an initial value (q0_<coordinate>: " +
@@ -327,6 +362,12 @@ std::vector<MemberSpec> ReadEnsembleFile(const Model& model,
                                     "value in every column but name");
       m.inputs.emplace_back(columns[c], f.text);
       try {
+        if (kind == -5) {
+          ParseNumber("value", f.text);
+          m.args.push_back("--guess");
+          m.args.push_back(columns[c] + "=" + f.text);
+          continue;
+        }
         if (kind == -3 || kind == -4) {
           ParseNumber("value", f.text);
           m.args.push_back(kind == -3 ? "--q0" : "--v0");
@@ -461,6 +502,55 @@ std::vector<MemberSpec> DrawMembers(const Model& model,
       m.inputs.emplace_back(name, text);
       m.args.push_back("--param");
       m.args.push_back(name + "=" + text);
+    }
+  }
+  return members;
+}
+
+std::vector<MemberSpec> DrawStarts(const std::vector<FreeVariable>& vars,
+                                   long n,
+                                   uint64_t seed,
+                                   const std::atomic<int>* stop) {
+  if (vars.empty())
+    throw std::invalid_argument(
+        "--multi-start: the --optimize spec has no free variables (controls, "
+        "parameters or initial_state) to start from elsewhere");
+  for (const FreeVariable& v : vars)
+    if (!std::isfinite(v.lower) || !std::isfinite(v.upper))
+      throw std::invalid_argument(
+          "--multi-start draws each start within the variable's bounds, and "
+          "'" +
+          v.name + "' has " +
+          (std::isfinite(v.lower) || std::isfinite(v.upper)
+               ? std::string("only one finite bound")
+               : std::string("none")) +
+          "; give it lower and upper in the spec, or list the starts in an "
+          "--ensemble file (columns named as the free variables)");
+  auto text = [](double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", x);
+    return std::string(buf);
+  };
+  std::vector<MemberSpec> members(static_cast<size_t>(n));
+  for (long i = 0; i < n; ++i) {
+    if (stop != nullptr && i % 4096 == 0 && stop->load() != 0) {
+      members.resize(static_cast<size_t>(i));
+      break;
+    }
+    MemberSpec& m = members[static_cast<size_t>(i)];
+    m.index = static_cast<int>(i);
+    for (size_t k = 0; k < vars.size(); ++k) {
+      const FreeVariable& v = vars[k];
+      if (i == 0) {
+        // The spec's own start: no override (the table shows its value).
+        m.inputs.emplace_back(v.name, text(v.initial));
+        continue;
+      }
+      const double u = CounterUniform(seed, static_cast<uint64_t>(i), k);
+      const std::string x = text(v.lower + (v.upper - v.lower) * u);
+      m.inputs.emplace_back(v.name, x);
+      m.args.push_back("--guess");
+      m.args.push_back(v.name + "=" + x);
     }
   }
   return members;

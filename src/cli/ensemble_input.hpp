@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daedalus/model.hpp"
+#include "daedalus/optimal_control.hpp"
 
 namespace daedalus::internal {
 
@@ -16,6 +17,7 @@ namespace daedalus::internal {
 struct EnsembleArgs {
   std::string file;      ///< --ensemble FILE
   long monte_carlo = 0;  ///< --monte-carlo N (0: not given)
+  long multi_start = 0;  ///< --multi-start N (0: not given)
   uint64_t seed = 0;     ///< --seed S
   bool seed_given = false;
   std::vector<std::string> dists;  ///< --dist P=KIND:A,B, in order
@@ -48,8 +50,13 @@ std::vector<std::string> EnsembleOptionColumns();
 /// for an unreadable file, an unknown or repeated column, a value that is
 /// not a number (or not a valid option word), a row with the wrong number
 /// of fields, an empty row, or a file without members.
-std::vector<MemberSpec> ReadEnsembleFile(const Model& model,
-                                         const std::string& path);
+/// With `guesses` (the free variables of an --optimize spec), a column
+/// named as one of them is the member's initial guess of it (--guess
+/// NAME=VALUE), before the parameters' meaning of the same name.
+std::vector<MemberSpec> ReadEnsembleFile(
+    const Model& model,
+    const std::string& path,
+    const std::vector<FreeVariable>* guesses = nullptr);
 
 /// A distribution of one parameter for --monte-carlo.
 struct Distribution {
@@ -78,5 +85,15 @@ std::vector<MemberSpec> DrawMembers(const Model& model,
                                     uint64_t seed,
                                     const std::vector<Distribution>& dists,
                                     const std::atomic<int>* stop = nullptr);
+
+/// Members 0..n-1 of a multi-start optimization (--multi-start N): member
+/// 0 starts from the spec's own guesses (no --guess); member i > 0 from
+/// variable k drawn uniformly in [lower_k, upper_k] from stream k of
+/// (seed, i) (CounterUniform), written with 17 significant digits.
+/// @throws std::invalid_argument naming a variable without finite bounds.
+std::vector<MemberSpec> DrawStarts(const std::vector<FreeVariable>& vars,
+                                   long n,
+                                   uint64_t seed,
+                                   const std::atomic<int>* stop = nullptr);
 
 }  // namespace daedalus::internal

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli/ensemble_optimize.hpp"
+#include "cli/run_optimize.hpp"
 #include "cli/run_single.hpp"
 
 namespace daedalus::internal {
@@ -100,7 +102,12 @@ std::string RunMemberTask(const Problem& problem,
       // with: the member fails, the others go on.
       row["error"] = std::string("bad member options: ") + e.what();
     }
-    if (parsed) {
+    if (parsed && !cfg.optimize.empty()) {
+      // An optimization: the path of a single --optimize run.
+      const OptimizeRunResult r = OptimizeSingle(problem, cfg, program, false);
+      if (!r.json.empty()) AddSummary(nlohmann::json::parse(r.json), &row);
+      AddOptimization(r, &row);
+    } else if (parsed) {
       const SingleRunResult r = RunSingle(problem, cfg, program, false);
       if (!r.json.empty()) {
         const nlohmann::json s = nlohmann::json::parse(r.json);
@@ -159,10 +166,22 @@ std::string WriteEnsembleTables(const Model& model,
         if (seen.insert("d" + it.key() + "/d" + p).second)
           grads.push_back("d" + it.key() + "/d" + p);
   }
+  // An ensemble of optimizations: IPOPT's answer and the free variables'
+  // final values ("opt:<name>") after the wall time.
+  std::vector<std::string> vars;
+  const bool optimization = meta.contains("optimization");
+  if (optimization)
+    for (const auto& v : meta["optimization"].at("variables"))
+      vars.push_back(v.at("name"));
   std::ostringstream csv;
   csv << "member,name";
   for (const auto& c : inputs) csv << "," << Quote(c);
-  csv << ",status,wall_time,t_reached,samples";
+  csv << ",status,wall_time";
+  if (optimization) {
+    csv << ",ipopt_status,objective,kkt_residual,iterations,optimum";
+    for (const auto& v : vars) csv << "," << Quote("opt:" + v);
+  }
+  csv << ",t_reached,samples";
   for (const auto& c : model.coordinate_names()) csv << "," << Quote(c);
   for (const auto& c : model.velocity_names()) csv << "," << Quote("v_" + c);
   csv << ",drift_position_max,drift_velocity_max,energy_residual_max";
@@ -179,8 +198,25 @@ std::string WriteEnsembleTables(const Model& model,
       csv << "," << (c < in.size() ? Quote(in[c][1]) : "");
     const bool ran = r.contains("t_reached");
     csv << "," << r.value("status", "") << ","
-        << (r.contains("wall_time") ? Number(r["wall_time"]) : "") << ","
-        << (ran ? Number(r["t_reached"]) : "") << ","
+        << (r.contains("wall_time") ? Number(r["wall_time"]) : "");
+    if (optimization) {
+      const ojson oc = r.value("optimal_control", ojson::object());
+      const bool solved = !oc.empty();
+      csv << "," << Quote(oc.value("status", "")) << ","
+          << (solved ? Number(oc["objective"]) : "") << ","
+          << (solved ? Number(oc["kkt_residual"]) : "") << ","
+          << (solved ? std::to_string(oc.value("iterations", 0)) : "") << ","
+          << (solved && oc.value("optimum", 0) > 0
+                  ? std::to_string(oc.value("optimum", 0))
+                  : "");
+      const ojson values = oc.value("values", ojson::array());
+      for (size_t k = 0; k < vars.size(); ++k)
+        csv << ","
+            << (k < values.size() && values[k][0] == vars[k]
+                    ? Number(values[k][1])
+                    : "");
+    }
+    csv << "," << (ran ? Number(r["t_reached"]) : "") << ","
         << (ran ? std::to_string(r.value("samples", 0)) : "");
     for (const char* key : {"q", "v"}) {
       const ojson v =

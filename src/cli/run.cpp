@@ -64,6 +64,7 @@ const char* const kValueFlags[] = {"--t-end",
                                    "--id-degree",
                                    "--id-window",
                                    "--optimize",
+                                   "--guess",
                                    "--contact",
                                    "--zeno-velocity",
                                    "--gap-tolerance",
@@ -344,6 +345,19 @@ RunConfig ParseCommandLine(const Problem& problem,
         throw std::invalid_argument(
             "--inverse-dynamics needs a motion file (FILE.csv)");
       cfg.inverse_dynamics = value;
+    } else if (arg == "--guess") {
+      for (const std::string& item : SplitList(arg, value)) {
+        const size_t e = item.find('=');
+        if (e == std::string::npos || e == 0)
+          throw std::invalid_argument(
+              "--guess expects NAME=VALUE[,NAME=VALUE...] (a free variable "
+              "of the --optimize spec: u.c0, a free parameter, q0[x]), got '" +
+              item + "'");
+        cfg.optimize_guess.emplace_back(
+            item.substr(0, e),
+            internal::ParseNumber("--guess " + item.substr(0, e),
+                                  item.substr(e + 1)));
+      }
     } else if (arg == "--optimize") {
       if (value.empty())
         throw std::invalid_argument("--optimize needs a spec file (SPEC.json)");
@@ -419,6 +433,10 @@ RunConfig ParseCommandLine(const Problem& problem,
         "--optimize replaces the run: it cannot be combined with "
         "--inverse-dynamics, --counterfactual, --error-estimate or "
         "--emit-kernels");
+  if (cfg.optimize.empty() && !cfg.optimize_guess.empty())
+    throw std::invalid_argument(
+        "--guess sets initial guesses of an optimization: give --optimize "
+        "SPEC.json too");
   if (cfg.inverse_dynamics.empty() && !id_flags.empty())
     throw std::invalid_argument(id_flags.substr(1) +
                                 ": only with --inverse-dynamics FILE.csv");
@@ -570,7 +588,8 @@ int run(const Problem& given, int argc, char** argv) {
     free_joints.side_outputs.push_back(JointLimitGapsFile(given.model));
   }
   const Problem& problem = strip ? free_joints : given;
-  // --ensemble, --monte-carlo: many runs of the problem (cli/ensemble.hpp).
+  // --ensemble, --monte-carlo, --multi-start: many runs (or optimizations)
+  // of the problem (cli/ensemble.hpp).
   const std::string program = argc > 0 ? argv[0] : problem.model.name();
   if (internal::WantsEnsemble(argc, argv)) {
     for (int i = 1; i < argc; ++i) {
@@ -578,12 +597,6 @@ int run(const Problem& given, int argc, char** argv) {
         std::cerr << program
                   << ": --inverse-dynamics cannot be combined with "
                      "--ensemble or --monte-carlo\n(see --help)\n";
-        return 2;
-      }
-      if (std::string(argv[i]).rfind("--optimize", 0) == 0) {
-        std::cerr << program
-                  << ": --optimize cannot be combined with --ensemble or "
-                     "--monte-carlo\n(see --help)\n";
         return 2;
       }
     }

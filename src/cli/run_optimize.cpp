@@ -4,55 +4,64 @@
 #include <iostream>
 #include <sstream>
 
-#include "daedalus/optimal_control.hpp"
+#include "cli/run_files.hpp"
 
 namespace daedalus::internal {
 
-int RunOptimize(const Problem& problem,
-                const RunConfig& cfg,
-                const std::string& program) {
+OptimizeRunResult OptimizeSingle(const Problem& problem,
+                                 const RunConfig& cfg,
+                                 const std::string& program,
+                                 bool report) {
+  OptimizeRunResult out;
+  auto fail = [&](int code, const std::string& message) {
+    out.exit_code = code;
+    out.message = message;
+    if (report) std::cerr << program << ": " << message << "\n";
+    return out;
+  };
   std::ifstream in(cfg.optimize);
-  if (!in) {
-    std::cerr << program << ": --optimize: cannot read '" << cfg.optimize
-              << "'\n";
-    return 2;
-  }
+  if (!in) return fail(2, "--optimize: cannot read '" + cfg.optimize + "'");
   std::ostringstream text;
   text << in.rdbuf();
   SimulationOptions sim = cfg.options;
   sim.sensitivity = SensitivityOptions();
   OptimizeSpec spec;
-  OptimizeResult result;
   try {
     // The spec's run options (t_end, tolerances, ...) apply over the
     // command line's.
     spec = ParseOptimizeSpec(text.str(), &sim);
-    if (!cfg.quiet) spec.options.progress = &std::cout;
-    result = Optimize(problem, spec.problem, sim, cfg.params, spec.options);
+    spec.problem = WithInitialGuess(spec.problem, cfg.optimize_guess);
+    if (report && !cfg.quiet) spec.options.progress = &std::cout;
+    // SIGINT and SIGTERM, where a caller installed StopOnSignals (an
+    // ensemble), end IPOPT after its iteration; the best iterate is kept.
+    spec.options.callback = [](const IterationInfo&) {
+      return StopOnSignals::flag()->load() == 0;
+    };
+    out.result = Optimize(problem, spec.problem, sim, cfg.params, spec.options);
+    out.solved = true;
   } catch (const std::invalid_argument& e) {
-    std::cerr << program << ": --optimize " << cfg.optimize << ": " << e.what()
-              << "\n";
-    return 2;
+    return fail(2, "--optimize " + cfg.optimize + ": " + e.what());
   } catch (const std::exception& e) {
-    std::cerr << program << ": --optimize " << cfg.optimize << ": " << e.what()
-              << "\n";
-    return 1;
+    return fail(1, "--optimize " + cfg.optimize + ": " + e.what());
   }
+  out.interrupted = !out.result.ok && StopOnSignals::flag()->load() != 0;
   try {
-    WriteOptimizeResult(problem, result, sim, cfg.output_dir);
+    out.json = WriteOptimizeResult(problem, out.result, sim, cfg.output_dir);
   } catch (const std::exception& e) {
-    std::cerr << program << ": " << e.what() << "\n";
-    return 2;
+    return fail(2, e.what());
   }
   const std::string base = cfg.output_dir + "/" + problem.model.name();
-  if (!cfg.quiet)
+  if (report && !cfg.quiet)
     std::cout << "  wrote " << base << ".csv, " << base << ".json, " << base
               << ".controls.csv\n";
-  if (!result.ok) {
-    std::cerr << program << ": " << result.message << "\n";
-    return 1;
-  }
-  return 0;
+  if (!out.result.ok) return fail(1, out.result.message);
+  return out;
+}
+
+int RunOptimize(const Problem& problem,
+                const RunConfig& cfg,
+                const std::string& program) {
+  return OptimizeSingle(problem, cfg, program, true).exit_code;
 }
 
 }  // namespace daedalus::internal

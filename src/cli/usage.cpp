@@ -142,6 +142,8 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "                       solver) solved with IPOPT; writes the\n"
      << "                       solution's run and DIR/<name>.controls.csv\n"
      << "                       (docs/optimal_control.md)\n"
+     << "  --guess NAME=V,...   with --optimize: the initial guess of free\n"
+     << "                       variables (u.c0, a free parameter, q0[x])\n"
      << "  --quiet              no summary on stdout\n"
      << "  --help               this text\n\n"
      << "ensembles (docs/ensembles.md; under mpirun -np N across N ranks):\n"
@@ -154,7 +156,13 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --dist P=KIND:A,B    uniform:LO,HI | normal:MEAN,SD |\n"
      << "                       lognormal:MU,SIGMA (repeatable)\n"
      << "  --seed S             the draws' seed (default 0); member i's\n"
-     << "                       values depend only on (S, i)\n\n"
+     << "                       values depend only on (S, i)\n"
+     << "  --multi-start N      with --optimize: N optimizations, member 0\n"
+     << "                       from the spec's guess, the others from\n"
+     << "                       guesses drawn within the variables' bounds;\n"
+     << "                       the optima grouped, the best named (with\n"
+     << "                       --ensemble FILE, columns named as the free\n"
+     << "                       variables give the starts)\n\n"
      << "parameters:";
   for (int i = 0; i < m.num_parameters(); ++i) {
     os << "\n  " << m.parameter_names()[i] << " = "

@@ -50,6 +50,9 @@ class ShootingNlp {
               const OptimizeOptions& options);
 
   int n() const { return static_cast<int>(x0_.size()); }
+  /// The free variables (coefficients, free parameters and initial-state
+  /// entries) come first in w: this many, before the nodes.
+  int num_free() const { return nodes_at_; }
   int m() const { return static_cast<int>(g_l_.size()); }
   const Eigen::VectorXd& x0() const { return x0_; }
   const Eigen::VectorXd& x_l() const { return x_l_; }
