@@ -1,0 +1,273 @@
+// squat_to_stand (problems/squat_to_stand.hpp): the anthropometry against
+// Winter's HAT, the default torques holding the squat against the model's
+// own gravity forces, the shooting NLP's gradients against central
+// differences, and a coarse minimum-effort rise to standing that converges
+// to its end conditions within the joint ranges
+// (docs/optimal_control.md, "squat_to_stand").
+#include "squat_to_stand.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "daedalus/optimal_control.hpp"
+#include "daedalus/run.hpp"
+#include "optimal_control/shooting.hpp"
+#include "support/test_support.hpp"
+
+namespace daedalus {
+namespace {
+namespace squat_to_stand_test {
+
+using problems::kSquatJoints;
+namespace sq = problems::squat_detail;
+
+constexpr double kDeg = 3.14159265358979323846 / 180.0;
+
+// Pelvis and upper body together are Winter's HAT (Table 4.1: 0.678 M, COM
+// 0.626 of the hip-shoulder distance above the hip, radius of gyration
+// 0.496 of it) when the lumbar joint is straight: mass, first and second
+// moments about the hip, to round-off.
+TEST(SquatToStand, PelvisAndUpperBodyAreWintersHat) {
+  const double M = 75.0, H = 1.75;
+  const sq::Segments<double> s = sq::Anthropometry(M, H, 0.25);
+  const double trunk = 0.288 * H;
+  const double m = s.m[2] + s.m[3];
+  const double y_p = s.c[2], y_u = s.L[2] + s.c[3];  // above the hip
+  EXPECT_NEAR(m, 0.678 * M, 1e-12);
+  EXPECT_NEAR((s.m[2] * y_p + s.m[3] * y_u) / m, 0.626 * trunk, 1e-12);
+  const double y = 0.626 * trunk;
+  const double I =
+      s.I[3] + s.m[2] * (y_p - y) * (y_p - y) + s.m[3] * (y_u - y) * (y_u - y);
+  EXPECT_NEAR(I, m * (0.496 * trunk) * (0.496 * trunk), 1e-12);
+  EXPECT_GT(s.I[3], 0.0);
+  // The legs: both shanks and thighs, 0.093 M and 0.2 M in all.
+  EXPECT_NEAR(s.m[0] + s.m[1] + m, (2 * 0.0465 + 2 * 0.100 + 0.678) * M, 1e-12);
+}
+
+// The default torques are the closed-form moments of the weights above each
+// joint at the squat (GravityTorques). If they equal the model's dV/dq
+// (formed by automatic differentiation of V), the squat is an equilibrium
+// and the body stays at rest; a wrong sign or lever arm would accelerate a
+// joint at about g / L ~ 20 rad/s^2, 6 rad/s after 0.3 s. The equilibrium is
+// unstable (an inverted chain, time constant about sqrt(L / g) ~ 0.2 s), so
+// the integration error (rtol 1e-10) grows by about e^1.5 over the run;
+// bound 1e-6 rad/s.
+TEST(SquatToStand, DefaultTorquesHoldTheSquat) {
+  const Problem p = problems::SquatToStandProblem();
+  const Eigen::VectorXd prm = p.model.default_parameters();
+  SimulationOptions sim = p.defaults;
+  sim.t_end = 0.3;
+  sim.rtol = 1e-10;
+  sim.atol = 1e-12;
+  const InitialState x0 = p.initial(prm);
+  const SimulationSummary s = Simulate(p.model, x0, prm, sim);
+  ASSERT_TRUE(s.ok) << s.error;
+  EXPECT_LE((s.final.q - x0.q).lpNorm<Eigen::Infinity>(), 1e-6);
+  EXPECT_LE(s.final.v.lpNorm<Eigen::Infinity>(), 1e-6);
+  // The torques are not zero: the knee, hip and lumbar extensors hold the
+  // squat (negative), the ankle holds the body from falling back.
+  sq::Params P;
+  P.mass.index = p.model.ParameterIndex("mass");
+  P.height.index = p.model.ParameterIndex("height");
+  P.g.index = p.model.ParameterIndex("g");
+  P.lumbar_fraction.index = p.model.ParameterIndex("lumbar_fraction");
+  for (size_t k = 0; k < 4; ++k)
+    P.squat[k].index =
+        p.model.ParameterIndex(std::string("squat_") + kSquatJoints[k]);
+  const Eigen::Vector4d tau = sq::HoldTorques<double>(prm, P);
+  EXPECT_GT(tau[0], 10.0);
+  for (int k = 1; k < 4; ++k) EXPECT_LT(tau[k], -10.0) << kSquatJoints[k];
+}
+
+std::vector<double> Grid(double a, double b, int n) {
+  std::vector<double> t;
+  for (int i = 0; i < n; ++i) t.push_back(a + (b - a) * i / (n - 1));
+  return t;
+}
+
+// The rise on a coarse grid: cubic B-splines on `knots` knots per joint,
+// |tau| <= tau_max, the standing posture (0, 5, 5, 0 deg) at rest at 1 s,
+// the joint ranges as path constraints (examples/optimal_control/
+// squat_to_stand.json is the same on 11 knots).
+constexpr double kTauMax[4] = {300.0, 480.0, 480.0, 300.0};
+constexpr double kStand[4] = {0.0, 5.0 * kDeg, 5.0 * kDeg, 0.0};
+constexpr double kLower[4] = {-50.0 * kDeg, 0.0, -15.0 * kDeg, -30.0 * kDeg};
+constexpr double kUpper[4] = {20.0 * kDeg, 130.0 * kDeg, 125.0 * kDeg,
+                              75.0 * kDeg};
+
+OptimalControlProblem Rise(int knots, int path_samples) {
+  OptimalControlProblem ocp;
+  const Eigen::Vector4d hold(42.66, -118.96, -122.19, -86.93);  // the squat's
+  for (int k = 0; k < 4; ++k) {
+    ControlChannel c;
+    c.input = kSquatJoints[size_t(k)];
+    c.basis = ControlBasis::kCubicBSpline;
+    c.knots = Grid(0.0, 1.0, knots);
+    c.initial = Eigen::VectorXd::Constant(knots, hold[k]);
+    c.lower = Eigen::VectorXd::Constant(1, -kTauMax[k]);
+    c.upper = Eigen::VectorXd::Constant(1, kTauMax[k]);
+    ocp.controls.push_back(c);
+    ocp.objective.push_back(
+        {"effort:" + c.input, 1.0 / (kTauMax[k] * kTauMax[k])});
+    ocp.constraints.push_back({"q_" + c.input, kStand[k], kStand[k]});
+    ocp.constraints.push_back({"v_" + c.input, 0.0, 0.0});
+    ocp.path_constraints.push_back({"q_" + c.input, kLower[k], kUpper[k]});
+  }
+  ocp.path_samples = path_samples;
+  return ocp;
+}
+
+// Central differences of the NLP's f and g against Gradients() at the
+// initial guess moved off its trajectory (so the continuity rows are not
+// zero), two shooting intervals (forward sensitivities with continuity and
+// path rows, the end conditions on the second). Richardson extrapolation of
+// two central differences at h = 1e-3 and 5e-4 relative (truncation
+// O(h^4)); the runs at rtol 1e-12 put an error of about 1e-11 in f and g,
+// about 1e-8 over h: bound 1e-6 of each row's largest entry, as
+// optimal_control_test.cpp asserts on the other models (the model has no
+// constraints, so the node columns need no step of their own).
+TEST(SquatToStand, ShootingGradientsMatchCentralDifferences) {
+  Problem p = problems::SquatToStandProblem();
+  p.defaults.rtol = 1e-12;
+  p.defaults.atol = 1e-14;
+  p.defaults.output_step = 0.05;
+  OptimizeOptions o;
+  o.shooting_intervals = 2;
+  o.gradient = GradientMethod::kForward;
+  internal::ShootingNlp nlp(p, Rise(4, 2), p.defaults,
+                            p.model.default_parameters(), o);
+  Eigen::VectorXd w = nlp.x0();
+  for (int i = 0; i < w.size(); ++i)
+    w[i] += 0.01 * std::max(1.0, std::abs(w[i])) * std::sin(1.0 + i);
+  Eigen::VectorXd grad;
+  Eigen::MatrixXd jac;
+  ASSERT_TRUE(nlp.Gradients(w, &grad, &jac)) << nlp.error();
+  auto central = [&](int i, double h, double* df, Eigen::VectorXd* dg) {
+    Eigen::VectorXd a = w, b = w;
+    a[i] += h;
+    b[i] -= h;
+    double fa = 0.0, fb = 0.0;
+    Eigen::VectorXd ga, gb;
+    if (!nlp.Values(a, &fa, &ga) || !nlp.Values(b, &fb, &gb)) return false;
+    *df = (fa - fb) / (2 * h);
+    *dg = (ga - gb) / (2 * h);
+    return true;
+  };
+  Eigen::VectorXd fd_grad(nlp.n());
+  Eigen::MatrixXd fd_jac(nlp.m(), nlp.n());
+  for (int i = 0; i < nlp.n(); ++i) {
+    const double h = 1e-3 * std::max(1.0, std::abs(w[i]));
+    double d1 = 0.0, d2 = 0.0;
+    Eigen::VectorXd g1, g2;
+    ASSERT_TRUE(central(i, h, &d1, &g1)) << nlp.error();
+    ASSERT_TRUE(central(i, 0.5 * h, &d2, &g2)) << nlp.error();
+    fd_grad[i] = (4.0 * d2 - d1) / 3.0;
+    fd_jac.col(i) = (4.0 * g2 - g1) / 3.0;
+  }
+  const double gscale = grad.lpNorm<Eigen::Infinity>();
+  ASSERT_GT(gscale, 0.0);
+  EXPECT_LE((grad - fd_grad).lpNorm<Eigen::Infinity>(), 1e-6 * gscale)
+      << "grad f\n"
+      << grad.transpose() << "\nfd\n"
+      << fd_grad.transpose();
+  // The path rows at t = 0 sample the fixed initial state: constant rows
+  // (zero in both), one per joint. Every other row is compared relative to
+  // its largest entry.
+  int constant_rows = 0;
+  for (int r = 0; r < nlp.m(); ++r) {
+    const double scale = jac.row(r).lpNorm<Eigen::Infinity>();
+    if (scale == 0.0) {
+      const std::string& name = nlp.constraint_names()[size_t(r)];
+      EXPECT_TRUE(name.size() > 9 &&
+                  name.compare(name.size() - 9, 9, " at t = 0") == 0)
+          << name;
+      EXPECT_LE(fd_jac.row(r).lpNorm<Eigen::Infinity>(), 1e-9);
+      ++constant_rows;
+      continue;
+    }
+    EXPECT_LE((jac.row(r) - fd_jac.row(r)).lpNorm<Eigen::Infinity>(),
+              1e-6 * scale)
+        << nlp.constraint_names()[size_t(r)] << "\n"
+        << jac.row(r) << "\n"
+        << fd_jac.row(r);
+  }
+  EXPECT_EQ(constant_rows, 4);
+  EXPECT_GT(nlp.forward_runs, 0);
+}
+
+// int_0^1 u^2 dt of a control by 4-point Gauss-Legendre on each knot
+// interval: exact for the squared cubic (degree 6) between knots.
+double SplineEffort(const ControlChannel& c) {
+  static constexpr double kX[4] = {0.0694318442029737, 0.3300094782075719,
+                                   0.6699905217924281, 0.9305681557970263};
+  static constexpr double kW[4] = {0.1739274225687269, 0.3260725774312731,
+                                   0.3260725774312731, 0.1739274225687269};
+  Eigen::VectorXd t(4 * Eigen::Index(c.knots.size() - 1));
+  Eigen::VectorXd wt(t.size());
+  for (size_t j = 0; j + 1 < c.knots.size(); ++j) {
+    const double a = c.knots[j], h = c.knots[j + 1] - a;
+    for (int i = 0; i < 4; ++i) {
+      t[Eigen::Index(4 * j) + i] = a + kX[i] * h;
+      wt[Eigen::Index(4 * j) + i] = kW[i] * h;
+    }
+  }
+  const Eigen::VectorXd u = EvaluateControl(c, c.initial, t);
+  return wt.dot(u.cwiseAbs2());
+}
+
+// The coarse rise (5 knots per joint, two intervals): IPOPT converges, the
+// KKT residual is below 1e-6 (the bound, as optimal_control_test.cpp
+// asserts), the solution's own run ends at the standing posture at rest to
+// 1e-6 (IPOPT's constraint tolerance 1e-8 on the NLP rows, the rerun at
+// rtol 1e-10), no joint leaves its range at a path sample, every torque
+// stays within its bound, and each effort term equals the integral of its
+// spline squared by exact quadrature (to 1e-7 relative: the run integrates
+// it as an error-controlled quadrature at rtol 1e-10).
+TEST(SquatToStand, MinimumEffortRiseReachesStandingWithinTheRanges) {
+  DAEDALUS_RELEASE_BUILD_ONLY("an IPOPT solve of a few hundred runs");
+  Problem p = problems::SquatToStandProblem();
+  SimulationOptions sim = p.defaults;
+  sim.rtol = 1e-10;
+  sim.atol = 1e-12;
+  sim.output_step = 0.05;
+  OptimizeOptions o;
+  o.shooting_intervals = 2;
+  const OptimizeResult r =
+      Optimize(p, Rise(5, 5), sim, p.model.default_parameters(), o);
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_LE(r.kkt_residual, 1e-6);
+  EXPECT_GT(r.iterations, 0);
+  ASSERT_TRUE(r.run.ok) << r.run.error;
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_NEAR(r.run.final.q[k], kStand[k], 1e-6) << kSquatJoints[k];
+    EXPECT_NEAR(r.run.final.v[k], 0.0, 1e-6) << kSquatJoints[k];
+  }
+  EXPECT_TRUE(r.violated.empty()) << r.message;
+  int path_rows = 0;
+  for (const ConstraintValue& c : r.constraints) {
+    EXPECT_LE(c.violation, 1e-8) << c.name;
+    if (c.name.rfind("path", 0) == 0) ++path_rows;
+  }
+  EXPECT_GE(path_rows, 4 * 2 * 5);
+  ASSERT_EQ(r.controls.size(), 4u);
+  ASSERT_EQ(r.objective_terms.size(), 4u);
+  double objective = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    const ControlChannel& c = r.controls[size_t(k)];
+    EXPECT_LE(c.initial.cwiseAbs().maxCoeff(), kTauMax[k] * (1 + 1e-12));
+    const double effort = SplineEffort(c);
+    ASSERT_GT(effort, 0.0);
+    EXPECT_NEAR(r.objective_terms[size_t(k)].value, effort, 1e-7 * effort)
+        << c.input;
+    objective += effort / (kTauMax[k] * kTauMax[k]);
+  }
+  EXPECT_NEAR(r.objective, objective, 1e-7 * objective);
+}
+
+}  // namespace squat_to_stand_test
+}  // namespace
+}  // namespace daedalus
