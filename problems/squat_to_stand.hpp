@@ -50,6 +50,7 @@
 
 #include <Eigen/Core>
 #include <array>
+#include <cstddef>
 
 #include "daedalus/model.hpp"
 #include "daedalus/run.hpp"
@@ -132,12 +133,13 @@ std::array<Eigen::Matrix<S, 2, 1>, 4> ComPositions(
     std::array<Eigen::Matrix<S, 2, 1>, 4>* joint = nullptr) {
   const std::array<S, 4> th = AbsoluteAngles<S>(q);
   std::array<Eigen::Matrix<S, 2, 1>, 4> com;
-  Eigen::Matrix<S, 2, 1> base(S(0.0), S(0.0));
-  for (int i = 0; i < 4; ++i) {
-    const Eigen::Matrix<S, 2, 1> e(sin(th[i]), cos(th[i]));
-    if (joint) (*joint)[i] = base;
-    com[i] = base + s.c[i] * e;
-    base = base + s.L[i] * e;
+  S x = S(0.0), y = S(0.0);  // the segment's lower joint
+  for (size_t i = 0; i < 4; ++i) {
+    const S ex = sin(th[i]), ey = cos(th[i]);
+    if (joint) (*joint)[i] = Eigen::Matrix<S, 2, 1>(x, y);
+    com[i] = Eigen::Matrix<S, 2, 1>(x + s.c[i] * ex, y + s.c[i] * ey);
+    x = x + s.L[i] * ex;
+    y = y + s.L[i] * ey;
   }
   return com;
 }
@@ -152,13 +154,14 @@ Scalar<X> KineticEnergy(const X& x, const Params& P) {
       Anthropometry(x.p[P.mass], x.p[P.height], x.p[P.lumbar_fraction]);
   const std::array<S, 4> th = AbsoluteAngles<S>(x.q);
   const std::array<S, 4> w = AbsoluteAngles<S>(x.v);  // the same linear map
-  Eigen::Matrix<S, 2, 1> base(S(0.0), S(0.0));
+  S vx = S(0.0), vy = S(0.0);  // the velocity of the segment's lower joint
   S T = S(0.0);
-  for (int i = 0; i < 4; ++i) {
-    const Eigen::Matrix<S, 2, 1> n(cos(th[i]), -sin(th[i]));
-    const Eigen::Matrix<S, 2, 1> vc = base + s.c[i] * w[i] * n;
-    T += 0.5 * s.m[i] * vc.squaredNorm() + 0.5 * s.I[i] * w[i] * w[i];
-    base = base + s.L[i] * w[i] * n;
+  for (size_t i = 0; i < 4; ++i) {
+    const S nx = cos(th[i]), ny = -sin(th[i]);
+    const S cx = vx + s.c[i] * w[i] * nx, cy = vy + s.c[i] * w[i] * ny;
+    T += 0.5 * s.m[i] * (cx * cx + cy * cy) + 0.5 * s.I[i] * w[i] * w[i];
+    vx = vx + s.L[i] * w[i] * nx;
+    vy = vy + s.L[i] * w[i] * ny;
   }
   return T;
 }
@@ -171,7 +174,7 @@ Scalar<X> PotentialEnergy(const X& x, const Params& P) {
       Anthropometry(x.p[P.mass], x.p[P.height], x.p[P.lumbar_fraction]);
   const auto com = ComPositions(s, x.q);
   S V = S(0.0);
-  for (int i = 0; i < 4; ++i) V += s.m[i] * com[i][1];
+  for (size_t i = 0; i < 4; ++i) V += s.m[i] * com[i][1];
   return x.p[P.g] * V;
 }
 
@@ -190,10 +193,10 @@ Eigen::Matrix<S, 4, 1> GravityTorques(const Segments<S>& s,
   std::array<Eigen::Matrix<S, 2, 1>, 4> joint;
   const auto com = ComPositions(s, q, &joint);
   Eigen::Matrix<S, 4, 1> tau;
-  for (int k = 0; k < 4; ++k) {
+  for (size_t k = 0; k < 4; ++k) {
     S moment = S(0.0);
-    for (int i = k; i < 4; ++i) moment += s.m[i] * (com[i][0] - joint[k][0]);
-    tau[k] = (k == 1 ? 1.0 : -1.0) * g * moment;
+    for (size_t i = k; i < 4; ++i) moment += s.m[i] * (com[i][0] - joint[k][0]);
+    tau[Eigen::Index(k)] = (k == 1 ? 1.0 : -1.0) * g * moment;
   }
   return tau;
 }

@@ -51,7 +51,10 @@ Problem SquatToStandProblem() {
         Anthropometry(x.p[P.mass], x.p[P.height], x.p[P.lumbar_fraction]);
     const auto com = ComPositions(s, x.q);
     S mx = S(0.0), m = S(0.0);
-    for (int i = 0; i < 4; ++i) mx += s.m[i] * com[i][0], m += s.m[i];
+    for (size_t i = 0; i < 4; ++i) {
+      mx += s.m[i] * com[i][0];
+      m += s.m[i];
+    }
     return mx / m;
   });
 

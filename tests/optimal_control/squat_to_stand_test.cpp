@@ -1,18 +1,20 @@
 // squat_to_stand (problems/squat_to_stand.hpp): the anthropometry against
-// Winter's HAT, the default torques holding the squat against the model's
-// own gravity forces, the shooting NLP's gradients against central
-// differences, and a coarse minimum-effort rise to standing that converges
-// to its end conditions within the joint ranges
+// Winter's HAT, the model's gravity forces and inertia against closed
+// forms, the default torques holding the squat, the shooting NLP's gradients
+// against central differences, and a coarse minimum-effort rise to standing
+// that converges to its end conditions within the joint ranges
 // (docs/optimal_control.md, "squat_to_stand").
 #include "squat_to_stand.hpp"
 
 #include <gtest/gtest.h>
 
-#include <cctype>
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "daedalus/dynamics.hpp"
 #include "daedalus/optimal_control.hpp"
 #include "daedalus/run.hpp"
 #include "optimal_control/shooting.hpp"
@@ -48,6 +50,61 @@ TEST(SquatToStand, PelvisAndUpperBodyAreWintersHat) {
   EXPECT_NEAR(s.m[0] + s.m[1] + m, (2 * 0.0465 + 2 * 0.100 + 0.678) * M, 1e-12);
 }
 
+sq::Params ParamsOf(const Model& model) {
+  sq::Params P;
+  P.mass.index = model.ParameterIndex("mass");
+  P.height.index = model.ParameterIndex("height");
+  P.g.index = model.ParameterIndex("g");
+  P.lumbar_fraction.index = model.ParameterIndex("lumbar_fraction");
+  for (size_t k = 0; k < 4; ++k)
+    P.squat[k].index =
+        model.ParameterIndex(std::string("squat_") + kSquatJoints[k]);
+  return P;
+}
+
+// The model's bias force at rest, h = dV/dq (automatic differentiation of
+// V), against the closed-form moments of the weights above each joint
+// (GravityTorques), at the squat and at three seeded postures; its default
+// inputs B u at the squat are the same torques. The mass matrix against two
+// closed forms: the lumbar entry I_3 + m_3 c_3^2 (the upper body turning
+// about L4-L5) at any posture, and the ankle entry upright, sum_i I_i +
+// m_i y_i^2 (every segment turning about the ankle, y_i its COM height).
+// Round-off: torques of about 100 N m from a few dozen operations.
+TEST(SquatToStand, GravityAndInertiaMatchClosedForms) {
+  const Problem p = problems::SquatToStandProblem();
+  const Eigen::VectorXd prm = p.model.default_parameters();
+  const sq::Params P = ParamsOf(p.model);
+  const sq::Segments<double> s =
+      sq::Anthropometry(prm[P.mass], prm[P.height], prm[P.lumbar_fraction]);
+  Workspace ws(p.model);
+  ws.SetParameters(prm);
+  const double tol = 1e3 * testing::kRoundOff;  // 1.4e-11 relative
+  std::vector<Eigen::VectorXd> postures = {p.initial(prm).q};
+  std::mt19937 rng(7);
+  for (int i = 0; i < 3; ++i)
+    postures.push_back(testing::RandomVector(rng, 4, -1.0, 1.0));
+  for (const Eigen::VectorXd& q : postures) {
+    ws.SetState(0.0, q, Eigen::VectorXd::Zero(4));
+    EvaluateAll(&ws);
+    const Eigen::Vector4d closed = sq::GravityTorques(s, prm[P.g], q);
+    ASSERT_GT(closed.cwiseAbs().maxCoeff(), 1.0);
+    EXPECT_TRUE(testing::NearRel(ws.h, closed, tol)) << q.transpose();
+    EXPECT_NEAR(ws.M(3, 3), s.I[3] + s.m[3] * s.c[3] * s.c[3], tol);
+  }
+  ws.SetState(0.0, p.initial(prm).q, Eigen::VectorXd::Zero(4));
+  EvaluateAll(&ws);
+  EXPECT_TRUE(testing::NearRel(ws.Bu, ws.h, tol));
+  ws.SetState(0.0, Eigen::VectorXd::Zero(4), Eigen::VectorXd::Zero(4));
+  EvaluateAll(&ws);
+  double m00 = 0.0, base = 0.0;
+  for (size_t i = 0; i < 4; ++i) {
+    const double y = base + s.c[i];
+    m00 += s.I[i] + s.m[i] * y * y;
+    base += s.L[i];
+  }
+  EXPECT_NEAR(ws.M(0, 0), m00, tol * m00);
+}
+
 // The default torques are the closed-form moments of the weights above each
 // joint at the squat (GravityTorques). If they equal the model's dV/dq
 // (formed by automatic differentiation of V), the squat is an equilibrium
@@ -70,15 +127,7 @@ TEST(SquatToStand, DefaultTorquesHoldTheSquat) {
   EXPECT_LE(s.final.v.lpNorm<Eigen::Infinity>(), 1e-6);
   // The torques are not zero: the knee, hip and lumbar extensors hold the
   // squat (negative), the ankle holds the body from falling back.
-  sq::Params P;
-  P.mass.index = p.model.ParameterIndex("mass");
-  P.height.index = p.model.ParameterIndex("height");
-  P.g.index = p.model.ParameterIndex("g");
-  P.lumbar_fraction.index = p.model.ParameterIndex("lumbar_fraction");
-  for (size_t k = 0; k < 4; ++k)
-    P.squat[k].index =
-        p.model.ParameterIndex(std::string("squat_") + kSquatJoints[k]);
-  const Eigen::Vector4d tau = sq::HoldTorques<double>(prm, P);
+  const Eigen::Vector4d tau = sq::HoldTorques<double>(prm, ParamsOf(p.model));
   EXPECT_GT(tau[0], 10.0);
   for (int k = 1; k < 4; ++k) EXPECT_LT(tau[k], -10.0) << kSquatJoints[k];
 }
