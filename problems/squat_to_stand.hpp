@@ -38,14 +38,18 @@
 // table gives no height of L4-L5; it is taken at `lumbar_fraction` (default
 // 1/4, an assumption) of the hip-shoulder distance above the hip.
 //
-// Inputs: one joint torque per joint, "ankle", "knee", "hip", "lumbar"
-// [N m], positive in flexion; the generalized force of a torque on the
-// relative angle q_k is the unit vector e_k. By default each channel holds
-// the squat: it applies the static gravity torque dV/dq at the squat
-// posture (HoldTorques), so the default run stays at rest in the squat (an
-// unstable equilibrium). The optimal control replaces the channels by
-// splines. Joint limits are the optimal control's path constraints on the
-// functionals q_<joint> (docs/optimal_control.md, "squat_to_stand").
+// Inputs: one torque actuator per joint, "ankle", "knee", "hip", "lumbar",
+// whose channel is the torque as a fraction of the joint's peak torque
+// (tau_max_<joint>, kTauMax), as OpenSim's CoordinateActuator scales its
+// control by an optimal force: joint torque tau_k = tau_max_k u_k [N m],
+// positive in flexion, generalized force tau_max_k u_k e_k (the torque on
+// the relative angle q_k). |u_k| <= 1 is the peak-torque bound and
+// int sum u_k^2 dt the normalized effort. By default each channel holds the
+// squat: it applies the static gravity torque dV/dq at the squat posture
+// (HoldTorques), so the default run stays at rest in the squat (an unstable
+// equilibrium). The optimal control replaces the channels by splines. Joint
+// limits are the optimal control's path constraints on the functionals
+// q_<joint> (docs/optimal_control.md, "squat_to_stand").
 #pragma once
 
 #include <Eigen/Core>
@@ -77,8 +81,16 @@ inline constexpr double kHatGyration = 0.496;
 
 struct Params {
   Param mass, height, g, lumbar_fraction;
-  std::array<Param, 4> squat;  // the squat's joint angles [rad]
+  std::array<Param, 4> squat;    // the squat's joint angles [rad]
+  std::array<Param, 4> tau_max;  // peak joint torques [N m]
 };
+
+/// Peak joint torques [N m], both legs: the knee 2 x 3.2 N m/kg x 75 kg
+/// (isometric knee extension of adult men at mid-range angles, 2.92-3.45
+/// N m/kg per leg: Sarabon, Kozinc and Perman, Front. Physiol. 12:767941,
+/// 2021); the hip taken equal to the knee, the ankle and the lumbar joint
+/// 300 N m (assumptions: no source checked for them).
+inline constexpr std::array<double, 4> kTauMax = {300.0, 480.0, 480.0, 300.0};
 
 /// Segment properties for body mass M [kg] and height H [m]: masses m,
 /// lengths L (joint to joint), COM distances c from the lower joint,

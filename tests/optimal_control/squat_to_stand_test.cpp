@@ -139,29 +139,33 @@ std::vector<double> Grid(double a, double b, int n) {
 }
 
 // The rise on a coarse grid: cubic B-splines on `knots` knots per joint,
-// |tau| <= tau_max, the standing posture (0, 5, 5, 0 deg) at rest at 1 s,
-// the joint ranges as path constraints (examples/optimal_control/
-// squat_to_stand.json is the same on 11 knots).
-constexpr double kTauMax[4] = {300.0, 480.0, 480.0, 300.0};
+// the torques as fractions u of their peaks (|u| <= 1, effort int u^2 dt), the
+// standing posture (0, 5, 5, 0 deg) at rest at 1 s, the joint ranges as path
+// constraints (examples/optimal_control/ squat_to_stand.json is the same on 11
+// knots).
 constexpr double kStand[4] = {0.0, 5.0 * kDeg, 5.0 * kDeg, 0.0};
 constexpr double kLower[4] = {-50.0 * kDeg, 0.0, -15.0 * kDeg, -30.0 * kDeg};
 constexpr double kUpper[4] = {20.0 * kDeg, 130.0 * kDeg, 125.0 * kDeg,
                               75.0 * kDeg};
 
-OptimalControlProblem Rise(int knots, int path_samples) {
+OptimalControlProblem Rise(const Problem& p, int knots, int path_samples) {
   OptimalControlProblem ocp;
-  const Eigen::Vector4d hold(42.66, -118.96, -122.19, -86.93);  // the squat's
+  // Start from the torques holding the squat, as fractions of the peaks
+  // (exactly: the squat is an unstable equilibrium, time constant 1/19 s,
+  // and rounded torques make the first trajectory fall).
+  const Eigen::Vector4d hold =
+      sq::HoldTorques<double>(p.model.default_parameters(), ParamsOf(p.model))
+          .cwiseQuotient(Eigen::Map<const Eigen::Vector4d>(sq::kTauMax.data()));
   for (int k = 0; k < 4; ++k) {
     ControlChannel c;
     c.input = kSquatJoints[size_t(k)];
     c.basis = ControlBasis::kCubicBSpline;
     c.knots = Grid(0.0, 1.0, knots);
     c.initial = Eigen::VectorXd::Constant(knots, hold[k]);
-    c.lower = Eigen::VectorXd::Constant(1, -kTauMax[k]);
-    c.upper = Eigen::VectorXd::Constant(1, kTauMax[k]);
+    c.lower = Eigen::VectorXd::Constant(1, -1.0);
+    c.upper = Eigen::VectorXd::Constant(1, 1.0);
     ocp.controls.push_back(c);
-    ocp.objective.push_back(
-        {"effort:" + c.input, 1.0 / (kTauMax[k] * kTauMax[k])});
+    ocp.objective.push_back({"effort:" + c.input, 1.0});
     ocp.constraints.push_back({"q_" + c.input, kStand[k], kStand[k]});
     ocp.constraints.push_back({"v_" + c.input, 0.0, 0.0});
     ocp.path_constraints.push_back({"q_" + c.input, kLower[k], kUpper[k]});
@@ -187,7 +191,7 @@ TEST(SquatToStand, ShootingGradientsMatchCentralDifferences) {
   OptimizeOptions o;
   o.shooting_intervals = 2;
   o.gradient = GradientMethod::kForward;
-  internal::ShootingNlp nlp(p, Rise(4, 2), p.defaults,
+  internal::ShootingNlp nlp(p, Rise(p, 4, 2), p.defaults,
                             p.model.default_parameters(), o);
   Eigen::VectorXd w = nlp.x0();
   for (int i = 0; i < w.size(); ++i)
@@ -286,7 +290,7 @@ TEST(SquatToStand, MinimumEffortRiseReachesStandingWithinTheRanges) {
   OptimizeOptions o;
   o.shooting_intervals = 2;
   const OptimizeResult r =
-      Optimize(p, Rise(5, 5), sim, p.model.default_parameters(), o);
+      Optimize(p, Rise(p, 5, 5), sim, p.model.default_parameters(), o);
   ASSERT_TRUE(r.ok) << r.message;
   EXPECT_LE(r.kkt_residual, 1e-6);
   EXPECT_GT(r.iterations, 0);
@@ -307,12 +311,12 @@ TEST(SquatToStand, MinimumEffortRiseReachesStandingWithinTheRanges) {
   double objective = 0.0;
   for (int k = 0; k < 4; ++k) {
     const ControlChannel& c = r.controls[size_t(k)];
-    EXPECT_LE(c.initial.cwiseAbs().maxCoeff(), kTauMax[k] * (1 + 1e-12));
+    EXPECT_LE(c.initial.cwiseAbs().maxCoeff(), 1.0 + 1e-12);
     const double effort = SplineEffort(c);
     ASSERT_GT(effort, 0.0);
     EXPECT_NEAR(r.objective_terms[size_t(k)].value, effort, 1e-7 * effort)
         << c.input;
-    objective += effort / (kTauMax[k] * kTauMax[k]);
+    objective += effort;
   }
   EXPECT_NEAR(r.objective, objective, 1e-7 * objective);
 }
