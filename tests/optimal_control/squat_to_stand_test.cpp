@@ -293,8 +293,10 @@ TEST(SquatToStand, MinimumEffortRiseReachesStandingWithinTheRanges) {
   OptimizeOptions o;
   o.shooting_intervals = 5;
   // As the spec: a first quasi-Newton matrix 100 I, so that the first
-  // steps do not move the torques by their whole range (u is normalized).
-  o.ipopt_options = {"limited_memory_initialization=constant",
+  // steps do not move the torques by their whole range (u is normalized),
+  // then IPOPT's scaled one.
+  o.max_iterations = 500;
+  o.ipopt_options = {"limited_memory_initialization=scalar1",
                      "limited_memory_init_val=100"};
   const OptimizeResult r =
       Optimize(p, Rise(p, 5, 2), sim, p.model.default_parameters(), o);
