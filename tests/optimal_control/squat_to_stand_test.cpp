@@ -277,11 +277,10 @@ double SplineEffort(const ControlChannel& c) {
 
 // The coarse rise (5 knots per joint, five intervals): IPOPT converges, the
 // KKT residual is below 1e-6 (the bound, as optimal_control_test.cpp
-// asserts), the solution's own run ends at the standing posture at rest to
-// 1e-6 (IPOPT's constraint tolerance 1e-8 on the NLP rows, the rerun at
-// rtol 1e-10), no joint leaves its range at a path sample, every torque
-// stays within its bound, and each effort term equals the integral of its
-// spline squared by exact quadrature (to 1e-7 relative: the run integrates
+// asserts), the end conditions (standing at rest) hold to IPOPT's
+// constraint tolerance 1e-8, no joint leaves its range at a path sample, every
+// torque stays within its bound, and each effort term equals the integral of
+// its spline squared by exact quadrature (to 1e-7 relative: the run integrates
 // it as an error-controlled quadrature at rtol 1e-10).
 TEST(SquatToStand, MinimumEffortRiseReachesStandingWithinTheRanges) {
   DAEDALUS_RELEASE_BUILD_ONLY("an IPOPT solve of a few hundred runs");
@@ -308,16 +307,27 @@ TEST(SquatToStand, MinimumEffortRiseReachesStandingWithinTheRanges) {
   EXPECT_LE(r.kkt_residual, 1e-6);
   EXPECT_GT(r.iterations, 0);
   ASSERT_TRUE(r.run.ok) << r.run.error;
-  for (int k = 0; k < 4; ++k) {
-    EXPECT_NEAR(r.run.final.q[k], kStand[k], 1e-6) << kSquatJoints[k];
-    EXPECT_NEAR(r.run.final.v[k], 0.0, 1e-6) << kSquatJoints[k];
-  }
+  // The end conditions as the NLP's rows (the last interval's run from its
+  // node). The solution's single run from t = 0 is not the check: through
+  // the unstable squat (1/19 s) its error grows about 1e8-fold over 1 s.
   EXPECT_TRUE(r.violated.empty()) << r.message;
-  int path_rows = 0;
+  int path_rows = 0, end_rows = 0;
   for (const ConstraintValue& c : r.constraints) {
     EXPECT_LE(c.violation, 1e-8) << c.name;
     if (c.name.rfind("path", 0) == 0) ++path_rows;
+    for (int k = 0; k < 4; ++k) {
+      const std::string joint = kSquatJoints[size_t(k)];
+      if (c.name == "constraint q_" + joint) {
+        EXPECT_NEAR(c.value, kStand[k], 1e-8) << c.name;
+        ++end_rows;
+      }
+      if (c.name == "constraint v_" + joint) {
+        EXPECT_NEAR(c.value, 0.0, 1e-8) << c.name;
+        ++end_rows;
+      }
+    }
   }
+  EXPECT_EQ(end_rows, 8);
   EXPECT_EQ(path_rows, 4 * (5 * 2 + 1));  // 2 per interval and the end
   ASSERT_EQ(r.controls.size(), 4u);
   ASSERT_EQ(r.objective_terms.size(), 4u);
