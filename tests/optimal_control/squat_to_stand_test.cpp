@@ -176,23 +176,24 @@ OptimalControlProblem Rise(const Problem& p, int knots, int path_samples) {
 
 // Central differences of the NLP's f and g against Gradients() at the
 // initial guess moved off its trajectory (so the continuity rows are not
-// zero): 3 knots per joint, three shooting intervals (forward
-// sensitivities with continuity and path rows, the end conditions on the
-// last). The squat is unstable (time constant 1/19 s), so intervals are
-// kept short: over 1/3 s a perturbation grows about 500-fold, and the NLP's
-// entries reach 1e2-1e3. Richardson extrapolation of two central
-// differences at h = 1e-3 and 5e-4 relative (truncation O(h^4)); the runs
-// at rtol 1e-11 put an error of about 1e-11 in f and g, 1e-8 over h; bound
-// 1e-6 of each row's largest entry, as optimal_control_test.cpp asserts on
-// the other models (this model has no constraints, so the node columns
-// need no step of their own).
+// zero): 3 knots per joint, six shooting intervals (forward sensitivities
+// with continuity and path rows, the end conditions on the last).
+// Richardson extrapolation of two central differences at h = 1e-3 and
+// 5e-4 relative (truncation O(h^4)). The squat is unstable (its fastest
+// mode grows at 19/s), which amplifies the runs' own error: over 1/6 s
+// about 24-fold, so at rtol 1e-12 the error in f and g is about 2e-11,
+// 2e-8 over h; bound 1e-6 of each row's largest entry, as
+// optimal_control_test.cpp asserts on the other models. (On 3 intervals
+// at rtol 1e-11, a 500-fold growth, the differences were off by 1-3e-6.)
+// The model has no constraints, so the node columns need no step of their
+// own.
 TEST(SquatToStand, ShootingGradientsMatchCentralDifferences) {
   Problem p = problems::SquatToStandProblem();
-  p.defaults.rtol = 1e-11;
-  p.defaults.atol = 1e-13;
-  p.defaults.output_step = 1.0 / 30;
+  p.defaults.rtol = 1e-12;
+  p.defaults.atol = 1e-14;
+  p.defaults.output_step = 1.0 / 60;
   OptimizeOptions o;
-  o.shooting_intervals = 3;
+  o.shooting_intervals = 6;
   o.gradient = GradientMethod::kForward;
   internal::ShootingNlp nlp(p, Rise(p, 3, 2), p.defaults,
                             p.model.default_parameters(), o);
