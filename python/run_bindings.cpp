@@ -63,6 +63,7 @@
 #include "slider_crank.hpp"
 #include "slider_crank_mb.hpp"
 #include "sliding_sphere.hpp"
+#include "squat_to_stand.hpp"
 #include "stiff_linkage.hpp"
 #include "woodpecker_toy.hpp"
 
@@ -155,6 +156,7 @@ const std::vector<Entry>& Catalogue() {
     plain("car_axis", CarAxisProblem);
     plain("rocking_block", RockingBlockProblem);
     plain("woodpecker_toy", WoodpeckerToyProblem);
+    plain("squat_to_stand", SquatToStandProblem);
     sized("newtons_cradle", {"balls", 3, 2, 20, "number of balls"},
           NewtonsCradleProblem);
     // Sizes as the executables (problems/chain.cpp, chain_reduced.cpp).
