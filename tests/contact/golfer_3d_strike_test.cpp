@@ -303,8 +303,8 @@ double ClubInverseMass(const Swing& w, const Sample& before) {
   const Eigen::MatrixXd mjb = minv * jb.transpose();
   const Eigen::MatrixXd wm =
       minv - mjb * (jb * mjb).fullPivLu().solve(mjb.transpose());
-  const Eigen::RowVectorXd js = ws.J.row(Row(m, "strike"));
-  return js * wm * js.transpose() - 1.0 / w.mb;
+  const VectorXd js = ws.J.row(Row(m, "strike")).transpose();
+  return js.dot(wm * js) - 1.0 / w.mb;
 }
 
 // One strike, near golfer_3d's impact, central to within the run's error;
