@@ -62,6 +62,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <string>
 
 #include "daedalus/model.hpp"
 #include "daedalus/multibody.hpp"
