@@ -171,8 +171,8 @@ TEST(Golfer3dStrike, KeepsGolfer3dsDescriptionFirst) {
   EXPECT_EQ(ps[ms.ParameterIndex("m_ball")], sd::kBallMass);
   EXPECT_EQ(ps[ms.ParameterIndex("e")], sd::kDriverRestitution);
   EXPECT_EQ(Row(ms, "trail_grip"), 0);
-  EXPECT_EQ(Row(ms, "strike"), 3);
-  EXPECT_EQ(Row(ms, "tee"), 4);
+  EXPECT_EQ(Row(ms, "tee"), 3);  // the ball's, then the strike
+  EXPECT_EQ(Row(ms, "strike"), 4);
   const InitialState xg = g.initial(pg), xs = s.initial(ps);
   EXPECT_EQ(xs.q.head(mg.nq()), xg.q);
   EXPECT_EQ(xs.v.head(mg.nv()), xg.v);
