@@ -15,7 +15,8 @@ Eigen::Vector3d StrikeBallAddress() {
   // at its impact event, t = 0.321944 s: the head's centre of mass plus
   // (kHeadRadius + kBallRadius) times its velocity's direction
   // (Golfer3dStrike.TheBallSitsWhereTheHeadArrives recomputes it).
-  return Eigen::Vector3d(1.2026215610252544, -0.059437116699897305, 0.068023078580112875);
+  return Eigen::Vector3d(1.2026215610252544, -0.059437116699897305,
+                         0.068023078580112875);
 }
 
 ContactLaw StrikeLaw() { return ContactLaw{.restitution_parameter = "e"}; }
