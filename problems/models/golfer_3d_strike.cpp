@@ -12,9 +12,11 @@ namespace strike_detail {
 
 Eigen::Vector3d StrikeBallAddress() {
   // golfer_3d's default run (the recursive form, rtol 1e-8, atol 1e-10)
-  // at its impact event, t = 0.321944 s: the head's centre of mass plus
-  // (kHeadRadius + kBallRadius) times its velocity's direction
-  // (Golfer3dStrike.TheBallSitsWhereTheHeadArrives recomputes it).
+  // at its impact event, t = 0.321940 s: the head's centre of mass plus
+  // (kHeadRadius + kBallRadius) times its velocity's direction (the
+  // velocity differentiated from the run's output at a 1e-5 s step;
+  // Golfer3dStrike.TheBallSitsWhereTheHeadArrives recomputes it from the
+  // state at the event).
   return Eigen::Vector3d(1.2026215610252544, -0.059437116699897305,
                          0.068023078580112875);
 }
