@@ -199,6 +199,7 @@ TEST(Golfer3dStrike, AFreeHeadLaunchesTheBallInClosedForm) {
   const double mb = sd::kBallMass, mh = kHeadMass, e = sd::kDriverRestitution;
   Collector c;
   SimulationOptions o = p.defaults;
+  o.sensitivity.method = SensMethod::kForward;
   o.sensitivity.parameters = {"e", "m_ball"};
   o.sensitivity.functional = "ball_speed";
   o.sensitivity.initial_tangent = InitialStateTangent(p, prm);
@@ -367,7 +368,10 @@ TEST(Golfer3dStrike, TheStrikeObeysTheImpulseLawAndTheEnergyBalance) {
   EXPECT_LT(smash, 1.0 + w.e);
   const double loss =
       0.5 * (1.0 - w.e * w.e) * u * u / (1.0 / m_eff + 1.0 / w.mb);
-  EXPECT_NEAR(hit.energy_change, -loss, 1e-10 * loss);
+  // The record's energy change also holds the restart's projection onto
+  // trail_grip, which removes the velocity drift (2.7e-7 m/s at rtol
+  // 1e-8; measured 1.3e-8 of the loss): 1e-7 of the loss.
+  EXPECT_NEAR(hit.energy_change, -loss, 1e-7 * loss);
   // The energy balance: the loss is impact work, the residual the
   // integration error (golfer_3d's bound: 10 rtol of the input work).
   EXPECT_NEAR(s.contact.impact_work, hit.energy_change, 1e-12 * loss);
@@ -413,6 +417,7 @@ TEST(Golfer3dStrike, BallSpeedGradientCrossesTheStrike) {
   o.atol = 1e-12;
   const std::vector<std::string> params = {"e", "m_ball", "U_wrist"};
   SimulationOptions os = o;
+  os.sensitivity.method = SensMethod::kForward;
   os.sensitivity.parameters = params;
   os.sensitivity.functional = "ball_speed";
   os.sensitivity.initial_tangent = InitialStateTangent(w.p, w.prm);
