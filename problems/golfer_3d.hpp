@@ -45,10 +45,12 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 
 #include "daedalus/model.hpp"
 #include "daedalus/multibody.hpp"
 #include "daedalus/run.hpp"
+#include "daedalus/side_outputs.hpp"
 
 namespace daedalus::problems {
 
@@ -103,6 +105,36 @@ GripPowers GripPower(const mb::Kinematics& kin,
 /// (the club_tip's inertia about the hinge, the spring k = I (2 pi f)^2)
 /// is f_shaft by construction; this returns the inertia I [kg m^2].
 double TipInertiaAboutHinge();
+
+/// golfer_3d's description before Multibody::AddTo, for the problems built
+/// on it (golfer_3d_strike.hpp). DeclareGolfer declares golfer_3d's
+/// parameters in the builder and its bodies, frames, joints, passive
+/// elements, actuators and the trail_grip closure in `system`, in
+/// golfer_3d's order: a problem that adds bodies, joints, contacts and
+/// parameters after them keeps golfer_3d's coordinates, velocities,
+/// parameters and constraint rows first, with their indices.
+struct GolferDescription {
+  mb::Multibody system{mb::Dimension::kSpatial};
+  /// The club's tip body (the shaft beyond the flex hinge and the head);
+  /// its frame has its origin at the hinge, world axes at address.
+  mb::BodyIndex club_tip;
+  /// p_TH: the clubhead's centre of mass in club_tip's frame [m].
+  Eigen::Vector3d head_in_tip = Eigen::Vector3d::Zero();
+  /// The gravity parameter `g` [m/s^2].
+  Param g;
+  /// The golfer at rest at the top of the backswing, for the model `kin`
+  /// describes (its nq and nv; coordinates that are not the golfer's stay
+  /// at kin.Neutral()).
+  std::function<InitialState(const mb::Kinematics& kin,
+                             const Eigen::VectorXd& params)>
+      initial;
+};
+GolferDescription DeclareGolfer(ModelBuilder* b);
+
+/// The side file `swing.csv` (the clubhead's position and speed, the
+/// trail_grip force and its powers; golfer_3d.hpp) of a model built on
+/// DeclareGolfer, whose first three constraint rows are trail_grip's.
+SideOutput SwingFile(const mb::Kinematics& kin);
 
 }  // namespace golfer_detail
 }  // namespace daedalus::problems

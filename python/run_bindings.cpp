@@ -47,6 +47,7 @@
 #include "golf_impact.hpp"
 #include "golf_swing.hpp"
 #include "golfer_3d.hpp"
+#include "golfer_3d_strike.hpp"
 #include "heavy_top.hpp"
 #include "monitor/sample_collector.hpp"
 #include "moving_support.hpp"
@@ -145,6 +146,7 @@ const std::vector<Entry>& Catalogue() {
     multibody("heavy_top", HeavyTopProblemForm);
     plain("stiff_linkage", StiffLinkageProblem);
     multibody("golfer_3d", Golfer3dProblemForm);
+    multibody("golfer_3d_strike", Golfer3dStrikeProblemForm);
     plain("bouncing_ball", BouncingBallProblem);
     plain("bouncing_ball_contact", BouncingBallContactProblem);
     plain("particle_hemisphere", ParticleHemisphereProblem);

@@ -283,16 +283,16 @@ Params DeclareParameters(ModelBuilder* b) {
 
 }  // namespace
 
-Golfer3d MakeGolfer3d(mb::DynamicsForm form) {
+golfer_detail::GolferDescription golfer_detail::DeclareGolfer(ModelBuilder* b) {
   using golfer_detail::Part;
   using mb::Joint;
   using mb::PExpr;
   using mb::PVec;
   namespace gd = golfer_detail;
   const Geometry& g = gd::Geo();
-  ModelBuilder b("golfer_3d");
-  const Params P = DeclareParameters(&b);
-  mb::Multibody s(mb::Dimension::kSpatial);
+  const Params P = DeclareParameters(b);
+  GolferDescription out;
+  mb::Multibody& s = out.system;
   s.SetGravity(PVec(0.0, 0.0, -PExpr(P.g)));
 
   // Bodies (frames at their inboard joint centres, world axes at address).
@@ -445,37 +445,12 @@ Golfer3d MakeGolfer3d(mb::DynamicsForm form) {
   });
 
   s.AddCoincidence("trail_grip", trail_grip_hand, trail_grip_club);
-  const mb::Kinematics kin = std::move(s).AddTo(&b, form);
 
-  const mb::FrameIndex head = kin.Frame("clubhead");
-  const double ball_y = g.head.y();
-  b.Event("impact", [kin, head, ball_y](const auto& x) {
-    return kin.Pose(head, x).p[1] - ball_y;
-  });
-  // The clubhead's speed [m/s] (the swing file's head_speed): --functional
-  // head_speed, or head_speed@impact.
-  b.TerminalFunctional("head_speed", [kin, head](const auto& x) {
-    using S = Scalar<decltype(x)>;
-    return sqrt(kin.Velocity<S>(head, x.q, x.v, x.p).v.squaredNorm());
-  });
-
-  Golfer3d out;
-  Problem& p = out.problem;
-  p.model = std::move(b).Build();
-  p.description =
-      "A 3-D golfer plus driver (13 velocities): pelvis and torso turns, "
-      "lead shoulder ball joint, elbow and wrist (cock and roll), the club "
-      "with one shaft bending mode, and a trail arm (ball shoulder, elbow) "
-      "whose hand closes a loop on the grip (point coincidence "
-      "trail_grip). Driven from the top of the backswing by the named "
-      "actuators pelvis_drive, torso_drive, shoulder_drive, wrist_drive, "
-      "trail_elbow_drive; stops at the event impact (the clubhead passing "
-      "the ball along the target line). Writes the poses "
-      "(golfer_3d.poses.csv) and golfer_3d.swing.csv: the clubhead's "
-      "position and speed, the grip force and the powers it delivers to "
-      "the trail hand and to the club.";
-  p.initial = [kin, P, trail_socket, trail_grip_club,
-               g](const Eigen::VectorXd& prm) {
+  out.club_tip = club_tip;
+  out.head_in_tip = g.head - g.hinge;
+  out.g = P.g;
+  out.initial = [P, trail_socket, trail_grip_club, g](
+                    const mb::Kinematics& kin, const Eigen::VectorXd& prm) {
     InitialState st;
     Eigen::VectorXd q = kin.Neutral();
     const auto& tree = kin.tree();
@@ -539,7 +514,10 @@ Golfer3d MakeGolfer3d(mb::DynamicsForm form) {
     st.v = Eigen::VectorXd::Zero(kin.nv());
     return st;
   };
-  p.side_outputs.push_back(mb::PosesFile(kin));
+  return out;
+}
+
+SideOutput golfer_detail::SwingFile(const mb::Kinematics& kin) {
   SideOutput swing;
   swing.suffix = "swing.csv";
   swing.open = [kin](const std::string& path, const Eigen::VectorXd& params) {
@@ -567,7 +545,46 @@ Golfer3d MakeGolfer3d(mb::DynamicsForm form) {
       R"([m] and speed [m/s]; trail_grip multiplier (the force on the club )"
       R"([N]) and its power on the trail hand, on the club and their sum )"
       R"([W]"})";
-  p.side_outputs.push_back(std::move(swing));
+  return swing;
+}
+
+Golfer3d MakeGolfer3d(mb::DynamicsForm form) {
+  ModelBuilder b("golfer_3d");
+  golfer_detail::GolferDescription d = golfer_detail::DeclareGolfer(&b);
+  const mb::Kinematics kin = std::move(d.system).AddTo(&b, form);
+
+  const mb::FrameIndex head = kin.Frame("clubhead");
+  const double ball_y = golfer_detail::BallPosition().y();
+  b.Event("impact", [kin, head, ball_y](const auto& x) {
+    return kin.Pose(head, x).p[1] - ball_y;
+  });
+  // The clubhead's speed [m/s] (the swing file's head_speed): --functional
+  // head_speed, or head_speed@impact.
+  b.TerminalFunctional("head_speed", [kin, head](const auto& x) {
+    using S = Scalar<decltype(x)>;
+    return sqrt(kin.Velocity<S>(head, x.q, x.v, x.p).v.squaredNorm());
+  });
+
+  Golfer3d out;
+  Problem& p = out.problem;
+  p.model = std::move(b).Build();
+  p.description =
+      "A 3-D golfer plus driver (13 velocities): pelvis and torso turns, "
+      "lead shoulder ball joint, elbow and wrist (cock and roll), the club "
+      "with one shaft bending mode, and a trail arm (ball shoulder, elbow) "
+      "whose hand closes a loop on the grip (point coincidence "
+      "trail_grip). Driven from the top of the backswing by the named "
+      "actuators pelvis_drive, torso_drive, shoulder_drive, wrist_drive, "
+      "trail_elbow_drive; stops at the event impact (the clubhead passing "
+      "the ball along the target line). Writes the poses "
+      "(golfer_3d.poses.csv) and golfer_3d.swing.csv: the clubhead's "
+      "position and speed, the grip force and the powers it delivers to "
+      "the trail hand and to the club.";
+  p.initial = [kin, initial = d.initial](const Eigen::VectorXd& prm) {
+    return initial(kin, prm);
+  };
+  p.side_outputs.push_back(mb::PosesFile(kin));
+  p.side_outputs.push_back(golfer_detail::SwingFile(kin));
   p.defaults.t_end = 0.5;
   p.defaults.output_step = 0.001;
   p.defaults.rtol = 1e-8;
