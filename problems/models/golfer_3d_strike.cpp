@@ -77,21 +77,35 @@ Ball DeclareBall(ModelBuilder* b,
 
   // The launch, from the ball's state at the end of the run while it
   // flies: its energy per unit mass |v|^2 / 2 + g (z - z0) and its
-  // horizontal velocity are those it left the tee with.
+  // horizontal velocity are those it left the tee with. Before the strike
+  // (a run that ends with the ball on its tee) the ball is at rest: the
+  // functionals are 0 there, with derivative 0, which is exact, since a
+  // small change of the parameters leaves it at rest. Rest is a squared
+  // speed below (1e-6 m/s)^2, a tenth of the contact's zeno_velocity: the
+  // resting ball's drift, about 1e-16 m/s, would otherwise put sqrt near 0
+  // (derivative 1 / (2 sqrt), infinite at 0).
   const int q = ball.q, v = ball.v;
   const double z0 = address.z();
+  constexpr double kRest = 1e-12;
   b->TerminalFunctional("ball_speed", [=](const auto& x) {
+    using S = Scalar<decltype(x)>;
     const auto& w = x.v;
-    return sqrt(w[v] * w[v] + w[v + 1] * w[v + 1] + w[v + 2] * w[v + 2] +
-                2.0 * x.p[g] * (x.q[q + 2] - z0));
+    const S s2 = w[v] * w[v] + w[v + 1] * w[v + 1] + w[v + 2] * w[v + 2] +
+                 2.0 * x.p[g] * (x.q[q + 2] - z0);
+    return IfPositive(S(s2 - kRest), S(sqrt(s2)), S(0.0));
   });
   b->TerminalFunctional("launch_angle", [=](const auto& x) {
+    using S = Scalar<decltype(x)>;
     const auto& w = x.v;
-    return atan2(sqrt(w[v + 2] * w[v + 2] + 2.0 * x.p[g] * (x.q[q + 2] - z0)),
-                 sqrt(w[v] * w[v] + w[v + 1] * w[v + 1]));
+    const S up = w[v + 2] * w[v + 2] + 2.0 * x.p[g] * (x.q[q + 2] - z0);
+    const S across = w[v] * w[v] + w[v + 1] * w[v + 1];
+    return IfPositive(S(up + across - kRest), S(atan2(sqrt(up), sqrt(across))),
+                      S(0.0));
   });
   b->TerminalFunctional("launch_direction", [=](const auto& x) {
-    return atan2(x.v[v], x.v[v + 1]);
+    using S = Scalar<decltype(x)>;
+    const S across = x.v[v] * x.v[v] + x.v[v + 1] * x.v[v + 1];
+    return IfPositive(S(across - kRest), S(atan2(x.v[v], x.v[v + 1])), S(0.0));
   });
   return ball;
 }
