@@ -136,5 +136,14 @@ GolferDescription DeclareGolfer(ModelBuilder* b);
 /// DeclareGolfer, whose first three constraint rows are trail_grip's.
 SideOutput SwingFile(const mb::Kinematics& kin);
 
+/// The terminal functional `head_speed`: the clubhead's speed |v_WH| [m/s]
+/// (--functional head_speed, or head_speed@impact).
+void AddHeadSpeed(ModelBuilder* b, const mb::Kinematics& kin);
+
+/// golfer_3d's run defaults (Baumgarte on CVODES BDF, rtol 1e-8, atol
+/// 1e-10, output every 1 ms) up to `t_end` [s], and its side files: the
+/// poses and SwingFile.
+void SetSwingDefaults(Problem* p, const mb::Kinematics& kin, double t_end);
+
 }  // namespace golfer_detail
 }  // namespace daedalus::problems

@@ -223,6 +223,25 @@ GripPowers GripPower(const mb::Kinematics& kin,
   return {-lambda.dot(vh), lambda.dot(vc)};
 }
 
+void AddHeadSpeed(ModelBuilder* b, const mb::Kinematics& kin) {
+  const mb::FrameIndex head = kin.Frame("clubhead");
+  b->TerminalFunctional("head_speed", [kin, head](const auto& x) {
+    using S = Scalar<decltype(x)>;
+    return sqrt(kin.Velocity<S>(head, x.q, x.v, x.p).v.squaredNorm());
+  });
+}
+
+void SetSwingDefaults(Problem* p, const mb::Kinematics& kin, double t_end) {
+  p->side_outputs.push_back(mb::PosesFile(kin));
+  p->side_outputs.push_back(SwingFile(kin));
+  p->defaults.t_end = t_end;
+  p->defaults.output_step = 0.001;
+  p->defaults.rtol = 1e-8;
+  p->defaults.atol = 1e-10;
+  p->defaults.formulation = Formulation::kBaumgarte;
+  p->defaults.integrator = Integrator::kCvodesBdf;
+}
+
 }  // namespace golfer_detail
 
 namespace {
@@ -558,12 +577,7 @@ Golfer3d MakeGolfer3d(mb::DynamicsForm form) {
   b.Event("impact", [kin, head, ball_y](const auto& x) {
     return kin.Pose(head, x).p[1] - ball_y;
   });
-  // The clubhead's speed [m/s] (the swing file's head_speed): --functional
-  // head_speed, or head_speed@impact.
-  b.TerminalFunctional("head_speed", [kin, head](const auto& x) {
-    using S = Scalar<decltype(x)>;
-    return sqrt(kin.Velocity<S>(head, x.q, x.v, x.p).v.squaredNorm());
-  });
+  golfer_detail::AddHeadSpeed(&b, kin);
 
   Golfer3d out;
   Problem& p = out.problem;
@@ -583,14 +597,7 @@ Golfer3d MakeGolfer3d(mb::DynamicsForm form) {
   p.initial = [kin, initial = d.initial](const Eigen::VectorXd& prm) {
     return initial(kin, prm);
   };
-  p.side_outputs.push_back(mb::PosesFile(kin));
-  p.side_outputs.push_back(golfer_detail::SwingFile(kin));
-  p.defaults.t_end = 0.5;
-  p.defaults.output_step = 0.001;
-  p.defaults.rtol = 1e-8;
-  p.defaults.atol = 1e-10;
-  p.defaults.formulation = Formulation::kBaumgarte;
-  p.defaults.integrator = Integrator::kCvodesBdf;
+  golfer_detail::SetSwingDefaults(&p, kin, 0.5);
   out.kin = kin;
   return out;
 }

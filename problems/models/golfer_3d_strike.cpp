@@ -126,11 +126,7 @@ Golfer3dStrike MakeGolfer3dStrike(mb::DynamicsForm form) {
   s.AddContact("strike", head, ball.sphere, sd::StrikeLaw());
   const mb::Kinematics kin = std::move(s).AddTo(&b, form);
 
-  const mb::FrameIndex frame = kin.Frame("clubhead");
-  b.TerminalFunctional("head_speed", [kin, frame](const auto& x) {
-    using S = Scalar<decltype(x)>;
-    return sqrt(kin.Velocity<S>(frame, x.q, x.v, x.p).v.squaredNorm());
-  });
+  golfer_detail::AddHeadSpeed(&b, kin);
 
   Golfer3dStrike out;
   Problem& p = out.problem;
@@ -151,14 +147,7 @@ Golfer3dStrike MakeGolfer3dStrike(mb::DynamicsForm form) {
     st.q.segment<3>(bq) = address;
     return st;
   };
-  p.side_outputs.push_back(mb::PosesFile(kin));
-  p.side_outputs.push_back(golfer_detail::SwingFile(kin));
-  p.defaults.t_end = 0.42;
-  p.defaults.output_step = 0.001;
-  p.defaults.rtol = 1e-8;
-  p.defaults.atol = 1e-10;
-  p.defaults.formulation = Formulation::kBaumgarte;
-  p.defaults.integrator = Integrator::kCvodesBdf;
+  golfer_detail::SetSwingDefaults(&p, kin, 0.42);
   out.kin = kin;
   return out;
 }
