@@ -7,7 +7,10 @@
 // beside the Daedalus executables and prints the tables. It links MuJoCo
 // only (Debian's libmujoco-dev 2.2.2), no Daedalus library:
 //
-//   contact_mujoco [ball|rocking|incline|all] [--variant NAME] [--t-end T]
+//   contact_mujoco [ball|rocking|incline|cradle|all] [--variant NAME]
+//     [--t-end T] [--balls N] [--restitution E] [--spacing S]
+//
+// ("all" leaves the cradle out; bench/cradle_side_by_side.py runs it.)
 //
 // Built by bench/CMakeLists.txt when MuJoCo is found, or by hand:
 //   g++ -O2 -std=c++20 bench/contact_mujoco.cpp -lmujoco -o contact_mujoco
@@ -52,6 +55,17 @@
 //          the elliptic cone, elliptic with impratio 10, and
 //          noslip_iterations 10 on either cone (MuJoCo's documented remedy
 //          for slip).
+// cradle   Newton's cradle (problems/models/newtons_cradle.cpp): --balls N
+//          spheres (diameter d = 0.05 m, m = 0.1) on slide joints along x,
+//          no gravity, condim 1; ball 1 at v0 = 1 m/s, 0.01 m from the
+//          others, which rest --spacing apart (default 0: touching).
+//          Variants: "default" (solref 0.02 1, time step 0.002 s);
+//          "direct_w500" and "direct_w5000_h1e-4": solref in the direct
+//          format as for the ball, w = 500 rad/s at 0.002 s and w = 5000
+//          rad/s at 1e-4 s, the damping ratio that gives one pair
+//          --restitution (0 at e = 1). Reported at --t-end (default 0.1
+//          s): the velocities, the kinetic energy, the deepest overlap, the
+//          first touch and the last release of overlapping contacts.
 //
 // Times: the loop's process CPU time (clock_gettime
 // (CLOCK_PROCESS_CPUTIME_ID)), without loading the model; the script adds
@@ -428,24 +442,136 @@ void RunIncline(const char* variant, const char* option, double t_end) {
       Num(max_pen).c_str(), d->ncon);
 }
 
+// ---- Newton's cradle
+
+constexpr double kCradleM = 0.1, kCradleD = 0.05, kCradleV0 = 1.0,
+                 kCradleGap0 = 0.01;
+
+struct CradleSpec {
+  int balls = 3;
+  double e = 1.0, spacing = 0.0;
+};
+
+// omega > 0: solref in the direct format tuned, as for the ball, to the
+// natural frequency omega and the damping ratio that leaves a single
+// pair with restitution c.e; omega = 0: MuJoCo's default solref 0.02 1.
+void RunCradle(const char* variant,
+               double omega,
+               double timestep,
+               const CradleSpec& c,
+               double t_end) {
+  const double ln_e = std::log(std::max(c.e, 1e-300));
+  const double zeta =
+      c.e > 0 ? -ln_e / std::sqrt(kPi * kPi + ln_e * ln_e) : 1.0;
+  const double stiffness = 0.95 * omega * omega, damping = 2.0 * zeta * omega;
+  std::string xml = "<mujoco model=\"newtons_cradle\">\n  <option timestep=\"" +
+                    Num(timestep) +
+                    "\" gravity=\"0 0 0\"/>\n  <default><geom condim=\"1\"";
+  if (omega > 0)
+    xml += " solref=\"" + Num(-stiffness) + " " + Num(-damping) + "\"";
+  xml += "/></default>\n  <worldbody>\n";
+  for (int i = 0; i < c.balls; ++i) {
+    const double x =
+        i == 0 ? -kCradleGap0 - kCradleD : (i - 1) * (kCradleD + c.spacing);
+    char body[400];
+    std::snprintf(
+        body, sizeof(body),
+        "    <body pos=\"%.17g 0 0\">\n"
+        "      <joint type=\"slide\" axis=\"1 0 0\"/>\n"
+        "      <geom type=\"sphere\" size=\"%.17g\" mass=\"%.17g\"/>\n"
+        "    </body>\n",
+        x, 0.5 * kCradleD, kCradleM);
+    xml += body;
+  }
+  xml += "  </worldbody>\n</mujoco>\n";
+  Sim sim(xml);
+  mjModel* m = sim.m();
+  mjData* d = sim.d();
+  d->qvel[0] = kCradleV0;
+  const int n = c.balls;
+  auto velocities = [&] { return std::vector<double>(d->qvel, d->qvel + n); };
+  auto kinetic = [&] {
+    double e = 0.0;
+    for (int i = 0; i < n; ++i) e += d->qvel[i] * d->qvel[i];
+    return 0.5 * kCradleM * e;
+  };
+  // Overlaps from the positions after the step (d->contact holds the
+  // contacts found at the step's start).
+  std::vector<double> x0(n);
+  for (int i = 0; i < n; ++i)
+    x0[i] = i == 0 ? -kCradleGap0 - kCradleD : (i - 1) * (kCradleD + c.spacing);
+  double deepest = 0.0;
+  auto touching = [&] {  // pairs overlapping; deepest: their deepest overlap
+    int k = 0;
+    deepest = 0.0;
+    for (int i = 0; i + 1 < n; ++i) {
+      const double gap =
+          x0[i + 1] + d->qpos[i + 1] - x0[i] - d->qpos[i] - kCradleD;
+      if (gap < 0) {
+        ++k;
+        deepest = std::max(deepest, -gap);
+      }
+    }
+    return k;
+  };
+  const long steps = std::lround(t_end / timestep);
+  double max_pen = 0.0, first_touch = -1.0, last_release = -1.0;
+  int most = 0, prev = 0;
+  const double cpu0 = CpuSeconds();
+  for (long k = 0; k < steps; ++k) {
+    mj_step(m, d);
+    const int now = touching();
+    if (now > 0 && first_touch < 0) first_touch = d->time;
+    if (now == 0 && prev > 0) last_release = d->time;
+    most = std::max(most, now);
+    prev = now;
+    max_pen = std::max(max_pen, deepest);
+  }
+  const double cpu = CpuSeconds() - cpu0;
+  std::printf(
+      "{\"engine\": \"mujoco\", \"case\": \"newtons_cradle\", \"variant\": "
+      "\"%s\", \"balls\": %d, \"restitution\": %s, \"spacing\": %s, "
+      "\"settings\": %s, \"omega\": %s, \"zeta\": %s, \"t_end\": %s, "
+      "\"steps\": %ld, \"cpu_s\": %s, \"first_touch\": %s, "
+      "\"last_release\": %s, \"most_overlapping\": %d, "
+      "\"overlapping_at_end\": %d, \"final_v\": %s, \"energy0\": %s, "
+      "\"energy_final\": %s, \"max_penetration\": %s}\n",
+      variant, n, Num(c.e).c_str(), Num(c.spacing).c_str(), Settings(m).c_str(),
+      Num(omega).c_str(), Num(zeta).c_str(), Num(t_end).c_str(), steps,
+      Num(cpu).c_str(), Num(first_touch).c_str(), Num(last_release).c_str(),
+      most, prev, Array(velocities()).c_str(),
+      Num(0.5 * kCradleM * kCradleV0 * kCradleV0).c_str(),
+      Num(kinetic()).c_str(), Num(max_pen).c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string which = "all", only;
   double t_end = -1.0;  // the case's default
+  CradleSpec cradle;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--t-end" && i + 1 < argc) {
       t_end = std::atof(argv[++i]);
     } else if (a == "--variant" && i + 1 < argc) {
       only = argv[++i];
-    } else if (a == "ball" || a == "rocking" || a == "incline" || a == "all") {
+    } else if (a == "--balls" && i + 1 < argc) {
+      cradle.balls = std::atoi(argv[++i]);
+    } else if (a == "--restitution" && i + 1 < argc) {
+      cradle.e = std::atof(argv[++i]);
+    } else if (a == "--spacing" && i + 1 < argc) {
+      cradle.spacing = std::atof(argv[++i]);
+    } else if (a == "ball" || a == "rocking" || a == "incline" ||
+               a == "cradle" || a == "all") {
       which = a;
     } else {
-      std::fprintf(stderr,
-                   "usage: %s [ball|rocking|incline|all] [--variant NAME] "
-                   "[--t-end T]\nunknown argument '%s'\n",
-                   argv[0], a.c_str());
+      std::fprintf(
+          stderr,
+          "usage: %s [ball|rocking|incline|cradle|all] [--variant NAME] "
+          "[--t-end T] [--balls N] [--restitution E] [--spacing "
+          "S]\nunknown argument '%s'\n",
+          argv[0], a.c_str());
       return 2;
     }
   }
@@ -495,11 +621,25 @@ int main(int argc, char** argv) {
          RunIncline("elliptic_noslip10",
                     "cone=\"elliptic\" noslip_iterations=\"10\"", te(10));
        }},
+      {"cradle", "default",
+       [&] { RunCradle("default", 0.0, 0.002, cradle, te(0.1)); }},
+      {"cradle", "direct_w500",
+       [&] { RunCradle("direct_w500", 500.0, 0.002, cradle, te(0.1)); }},
+      {"cradle", "direct_w5000_h1e-4",
+       [&] { RunCradle("direct_w5000_h1e-4", 5000.0, 1e-4, cradle, te(0.1)); }},
   };
+  if (cradle.balls < 2 || cradle.e < 0 || cradle.e > 1 || cradle.spacing < 0) {
+    std::fprintf(stderr,
+                 "contact_mujoco: --balls >= 2, --restitution in "
+                 "[0, 1], --spacing >= 0\n");
+    return 2;
+  }
   int done = 0;
   try {
     for (const Run& r : runs) {
-      if (which != "all" && which != r.group) continue;
+      if (which != r.group &&
+          (which != "all" || std::string(r.group) == "cradle"))
+        continue;
       if (!only.empty() && only != r.variant) continue;
       r.run();
       ++done;

@@ -27,7 +27,20 @@
 // own examples (siconos-tutorials, examples/mechanics/BouncingBall:
 // BouncingBallTS.cpp and BouncingBallED.cpp); the code is this project's.
 //
-//   contact_siconos [ed|mj|all] [--tol T] [--step H] [--t-end T]
+// Newton's cradle (bench/cradle_side_by_side.py; docs/contact.md, "Newton's
+// cradle beside Siconos and MuJoCo"): the balls of
+// problems/models/newtons_cradle.cpp, by both schemes (cradle-ed,
+// cradle-mj; default 0.1 s, Moreau-Jean at 1e-4 s), one JSON line each:
+// the velocities after the first impact and at the end, the impact
+// times, the kinetic energy at the end, the deepest overlap of two balls.
+//
+//   contact_siconos [ed|mj|rocking|cradle-ed|cradle-mj|all] [--tol T]
+//     [--step H] [--t-end T] [--balls N] [--restitution E] [--spacing S]
+//     [--activation-threshold A]
+//
+// Moreau-Jean activates a contact when its predicted gap y + h ydot / 2
+// is at most MoreauJeanOSI's constraint activation threshold (Siconos's
+// default 0; --activation-threshold sets it).
 //
 // Built by bench/CMakeLists.txt when Siconos is found, or by hand:
 //   g++ -O2 -std=c++17 bench/contact_siconos.cpp -I/usr/include/siconos
@@ -361,12 +374,230 @@ void RunRocking(double h, double t_end) {
   std::fflush(stdout);
 }
 
+// ---- Newton's cradle (problems/models/newtons_cradle.cpp): N balls of
+// mass m = 0.1 and diameter d = 0.05 on a line, ball 1 at v0 = 1 m/s
+// gap0 = 0.01 m from the others, which rest `spacing` apart (0: touching).
+// One LagrangianLinearTIDS of the N positions, N - 1 interactions
+// y_i = x_(i+1) - x_i - d (LagrangianLinearTIR, H = (-1, 1), e = -d) with
+// NewtonImpactNSL(e). No gravity (the balls slide along x).
+
+constexpr double kCradleM = 0.1, kCradleD = 0.05, kCradleV0 = 1.0,
+                 kCradleGap0 = 0.01;
+
+struct CradleSpec {
+  int balls = 3;
+  double e = 1.0, spacing = 0.0;
+};
+
+struct Cradle {
+  SP::LagrangianLinearTIDS ds;
+  SP::NonSmoothDynamicalSystem nsds;
+};
+
+Cradle MakeCradle(const CradleSpec& c, double t_end) {
+  const int n = c.balls;
+  Cradle out;
+  SP::SiconosMatrix mass(new SimpleMatrix(n, n));
+  SP::SiconosVector q0(new SiconosVector(n)), v0(new SiconosVector(n));
+  for (int i = 0; i < n; ++i) {
+    (*mass)(i, i) = kCradleM;
+    (*q0)(i) =
+        i == 0 ? -kCradleGap0 - kCradleD : (i - 1) * (kCradleD + c.spacing);
+    (*v0)(i) = i == 0 ? kCradleV0 : 0.0;
+  }
+  out.ds.reset(new LagrangianLinearTIDS(q0, v0, mass));
+  out.nsds.reset(new NonSmoothDynamicalSystem(0.0, t_end));
+  out.nsds->insertDynamicalSystem(out.ds);
+  for (int i = 0; i + 1 < n; ++i) {
+    SP::SimpleMatrix H(new SimpleMatrix(1, n));
+    (*H)(0, i) = -1.0;
+    (*H)(0, i + 1) = 1.0;
+    SP::SiconosVector b(new SiconosVector(1));
+    (*b)(0) = -kCradleD;
+    SP::NonSmoothLaw law(new NewtonImpactNSL(c.e));
+    SP::Relation relation(new LagrangianLinearTIR(H, b));
+    SP::Interaction inter(new Interaction(law, relation));
+    out.nsds->link(inter, out.ds);
+  }
+  return out;
+}
+
+std::vector<double> Values(const SiconosVector& x) {
+  std::vector<double> out(x.size());
+  for (unsigned i = 0; i < x.size(); ++i) out[i] = x(i);
+  return out;
+}
+
+// The smallest gap x_(i+1) - x_i - d of the positions q.
+double MinGap(const SiconosVector& q) {
+  double g = 1.0;
+  for (unsigned i = 0; i + 1 < q.size(); ++i)
+    g = std::min(g, q(i + 1) - q(i) - kCradleD);
+  return g;
+}
+
+double Kinetic(const SiconosVector& v) {
+  double s = 0.0;
+  for (unsigned i = 0; i < v.size(); ++i) s += v(i) * v(i);
+  return 0.5 * kCradleM * s;
+}
+
+void PrintCradle(const char* variant,
+                 const std::string& settings,
+                 const CradleSpec& c,
+                 double t_end,
+                 long steps,
+                 double cpu,
+                 const std::vector<double>& impacts,
+                 const std::vector<double>& first_v,
+                 const SiconosVector& v_end,
+                 double min_gap,
+                 bool ok,
+                 const std::string& error) {
+  std::printf(
+      "{\"engine\": \"siconos\", \"case\": \"newtons_cradle\", \"variant\": "
+      "\"%s\", \"balls\": %d, \"restitution\": %s, \"spacing\": %s, "
+      "\"settings\": %s, \"t_end\": %s, \"steps\": %ld, \"cpu_s\": %s, "
+      "\"impact_times\": %s, \"first_impact_v\": %s, \"final_v\": %s, "
+      "\"energy0\": %s, \"energy_final\": %s, \"max_penetration\": %s, "
+      "\"ok\": %s, \"error\": \"%s\"}\n",
+      variant, c.balls, Num(c.e).c_str(), Num(c.spacing).c_str(),
+      settings.c_str(), Num(t_end).c_str(), steps, Num(cpu).c_str(),
+      Array(impacts).c_str(), Array(first_v).c_str(),
+      Array(Values(v_end)).c_str(),
+      Num(0.5 * kCradleM * kCradleV0 * kCradleV0).c_str(),
+      Num(Kinetic(v_end)).c_str(), Num(std::max(0.0, -min_gap)).c_str(),
+      ok ? "true" : "false", error.c_str());
+  std::fflush(stdout);
+}
+
+// Event-driven: every impact LCP spans the contacts whose gap is closed
+// (Siconos's index set 1), so a strike on a touching row is one
+// simultaneous impact. An impact: a nonsmooth event at which some gap was
+// closing (from the pre-event velocities in the memory).
+void RunCradleEventDriven(const CradleSpec& c,
+                          double tol,
+                          double t_end,
+                          long max_events) {
+  Cradle k = MakeCradle(c, t_end);
+  SP::LsodarOSI osi(new LsodarOSI());
+  SP::TimeDiscretisation td(new TimeDiscretisation(0.0, 0.001));
+  SP::OneStepNSProblem impact(new LCP()), acceleration(new LCP());
+  SP::EventDriven s(new EventDriven(k.nsds, td));
+  s->insertIntegrator(osi);
+  s->insertNonSmoothProblem(impact, SICONOS_OSNSP_ED_IMPACT);
+  s->insertNonSmoothProblem(acceleration, SICONOS_OSNSP_ED_SMOOTH_ACC);
+  osi->setTol(1, tol, tol);
+  SP::EventsManager events = s->eventsManager();
+  SP::SiconosVector q = k.ds->q(), v = k.ds->velocity();
+  std::vector<double> impacts, first_v;
+  double min_gap = MinGap(*q);
+  long n = 0;
+  bool ok = true;
+  std::string error;
+  const double cpu0 = CpuSeconds();
+  try {
+    while (s->hasNextEvent() && n < max_events) {
+      s->advanceToEvent();
+      const bool nonsmooth = events->nextEvent()->getType() == NS_EVENT;
+      s->processEvents();
+      ++n;
+      if (nonsmooth) {
+        const SiconosVector& vm = k.ds->velocityMemory().getSiconosVector(1);
+        bool closing = false;
+        for (unsigned i = 0; i + 1 < vm.size(); ++i)
+          closing = closing || ((*q)(i + 1) - (*q)(i)-kCradleD < 1e-9 &&
+                                vm(i + 1) - vm(i) < 0);
+        if (closing) {
+          impacts.push_back(s->startingTime());
+          if (first_v.empty()) first_v = Values(*v);
+        }
+      }
+      min_gap = std::min(min_gap, MinGap(*q));
+    }
+    if (n >= max_events) {
+      ok = false;
+      error = "stopped after " + std::to_string(max_events) + " events";
+    }
+  } catch (const std::exception& e) {
+    ok = false;
+    error = "exception at t = " + Num(s->startingTime());
+    std::fprintf(stderr, "contact_siconos (cradle, event-driven): %s\n",
+                 boost::diagnostic_information(e).c_str());
+  }
+  const double cpu = CpuSeconds() - cpu0;
+  char settings[200];
+  std::snprintf(settings, sizeof(settings),
+                "{\"integrator\": \"LsodarOSI\", \"rtol\": %s, \"atol\": %s, "
+                "\"output_step\": 0.001}",
+                Num(tol).c_str(), Num(tol).c_str());
+  PrintCradle(("event_driven_tol" + Num(tol)).c_str(), settings, c, t_end, n,
+              cpu, impacts, first_v, *v, min_gap, ok, error);
+}
+
+// Moreau-Jean: one velocity-level LCP a step over the contacts whose
+// predicted gap y + h ydot / 2 is closed. An impact: a step with a nonzero
+// percussion after a step without.
+void RunCradleMoreauJean(const CradleSpec& c,
+                         double h,
+                         double threshold,
+                         double t_end) {
+  Cradle k = MakeCradle(c, t_end);
+  SP::MoreauJeanOSI osi(new MoreauJeanOSI(0.5));
+  if (threshold >= 0) osi->setConstraintActivationThreshold(threshold);
+  SP::TimeDiscretisation td(new TimeDiscretisation(0.0, h));
+  SP::OneStepNSProblem lcp(new LCP());
+  SP::TimeStepping s(new TimeStepping(k.nsds, td, osi, lcp));
+  SP::SiconosVector q = k.ds->q(), v = k.ds->velocity();
+  SP::SiconosVector p = k.ds->p(1);
+  std::vector<double> impacts, first_v;
+  double min_gap = MinGap(*q);
+  bool pushed = false;
+  long n = 0;
+  bool ok = true;
+  std::string error;
+  const double cpu0 = CpuSeconds();
+  try {
+    while (s->hasNextEvent()) {
+      s->computeOneStep();
+      bool push = false;
+      for (unsigned i = 0; i < p->size(); ++i) push = push || (*p)(i) != 0.0;
+      if (push && !pushed) {
+        impacts.push_back(s->nextTime());
+        if (first_v.empty()) first_v = Values(*v);
+      }
+      pushed = push;
+      min_gap = std::min(min_gap, MinGap(*q));
+      s->nextStep();
+      ++n;
+    }
+  } catch (const std::exception& e) {
+    ok = false;
+    error = "exception at step " + std::to_string(n);
+    std::fprintf(stderr, "contact_siconos (cradle, Moreau-Jean): %s\n",
+                 boost::diagnostic_information(e).c_str());
+  }
+  const double cpu = CpuSeconds() - cpu0;
+  char settings[160];
+  std::snprintf(settings, sizeof(settings),
+                "{\"integrator\": \"MoreauJeanOSI\", \"theta\": 0.5, "
+                "\"step\": %s, \"activation_threshold\": %s}",
+                Num(h).c_str(),
+                Num(osi->constraintActivationThreshold()).c_str());
+  std::string variant = "moreau_jean_h" + Num(h);
+  if (threshold >= 0) variant += "_threshold" + Num(threshold);
+  PrintCradle(variant.c_str(), settings, c, t_end, n, cpu, impacts, first_v, *v,
+              min_gap, ok, error);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string which = "all";
-  double tol = 1e-12, h = 0.002, t_end = 10.0;
+  double tol = 1e-12, h = -1.0, t_end = -1.0;  // -1: the case's default
   long max_events = 100000;
+  double threshold = -1.0;  // cradle-mj: -1 keeps Siconos's default
+  CradleSpec cradle;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--tol" && i + 1 < argc) {
@@ -377,19 +608,41 @@ int main(int argc, char** argv) {
       t_end = std::atof(argv[++i]);
     } else if (a == "--max-events" && i + 1 < argc) {
       max_events = std::atol(argv[++i]);
-    } else if (a == "ed" || a == "mj" || a == "rocking" || a == "all") {
+    } else if (a == "--balls" && i + 1 < argc) {
+      cradle.balls = std::atoi(argv[++i]);
+    } else if (a == "--restitution" && i + 1 < argc) {
+      cradle.e = std::atof(argv[++i]);
+    } else if (a == "--activation-threshold" && i + 1 < argc) {
+      threshold = std::atof(argv[++i]);
+    } else if (a == "--spacing" && i + 1 < argc) {
+      cradle.spacing = std::atof(argv[++i]);
+    } else if (a == "ed" || a == "mj" || a == "rocking" || a == "all" ||
+               a == "cradle-ed" || a == "cradle-mj") {
       which = a;
     } else {
       std::fprintf(stderr,
-                   "usage: %s [ed|mj|rocking|all] [--tol T] [--step H] "
-                   "[--t-end T] "
-                   "[--max-events N]\nunknown argument '%s'\n",
+                   "usage: %s [ed|mj|rocking|cradle-ed|cradle-mj|all] "
+                   "[--tol T] [--step H] [--t-end T] [--max-events N] "
+                   "[--balls N] [--restitution E] [--spacing S] "
+                   "[--activation-threshold A]\n"
+                   "unknown argument '%s'\n",
                    argv[0], a.c_str());
       return 2;
     }
   }
-  if (which == "ed" || which == "all") RunEventDriven(tol, t_end, max_events);
-  if (which == "mj" || which == "all") RunMoreauJean(h, t_end);
-  if (which == "rocking") RunRocking(h, t_end);
+  if (cradle.balls < 2 || cradle.e < 0 || cradle.e > 1 || cradle.spacing < 0) {
+    std::fprintf(stderr,
+                 "contact_siconos: --balls >= 2, --restitution in "
+                 "[0, 1], --spacing >= 0\n");
+    return 2;
+  }
+  const bool cradle_case = which == "cradle-ed" || which == "cradle-mj";
+  const double te = t_end > 0 ? t_end : cradle_case ? 0.1 : 10.0;
+  const double step = h > 0 ? h : cradle_case ? 1e-4 : 0.002;
+  if (which == "ed" || which == "all") RunEventDriven(tol, te, max_events);
+  if (which == "mj" || which == "all") RunMoreauJean(step, te);
+  if (which == "rocking") RunRocking(step, te);
+  if (which == "cradle-ed") RunCradleEventDriven(cradle, tol, te, max_events);
+  if (which == "cradle-mj") RunCradleMoreauJean(cradle, step, threshold, te);
   return 0;
 }
