@@ -4,8 +4,9 @@
 // instead of bouncing_ball's event and reset map. The contact stage finds
 // each impact as the gap's root, applies Newton's law by its impulse LCP,
 // books the energy lost as impact work, and closes the contact for good
-// when the ball strikes below ContactOptions::zeno_velocity: the ball
-// then rests on the ground with lambda = m g.
+// when the ball would rebound below the integrator's resolution (rising
+// u+^2 / (2 g) no higher than atol, docs/contact.md "Accumulation
+// (Zeno)"): the ball then rests on the ground with lambda = m g.
 //
 //   T = m vy^2 / 2,  V = m g y,  contact ground: y >= 0, e.
 //
@@ -24,9 +25,11 @@ namespace daedalus::problems {
 
 Problem BouncingBallContactProblem();
 
-/// The accumulation threshold of this problem [m/s] (ContactOptions'
-/// default): the ball rests at most 2 v / (g (1 - e)) = 2.04e-5 s before
-/// t_inf, its last bounce 5e-12 m high, 500 times the problem's atol.
+/// The fixed accumulation speed this problem used before the resolution
+/// criterion (ContactOptions::zeno_velocity, now an explicit override)
+/// [m/s]: with it the ball rests up to 2 v / (g (1 - e)) = 2.04e-5 s
+/// before t_inf, its last bounce 5e-12 m high, 500 times the problem's
+/// atol; without it (the default) it rests within 1e-6 s of t_inf.
 inline constexpr double kBallZenoVelocity = 1e-5;
 
 }  // namespace daedalus::problems

@@ -88,13 +88,18 @@ ContactMode ContactModeFromString(const std::string& s);
 
 struct ContactOptions {
   ContactMode mode = ContactMode::kAuto;
-  /// Accumulation (Zeno): a contact that strikes with a normal speed below
-  /// this [m/s, or the gap's unit per second] closes persistently (its
-  /// restitution is taken as 0). The bouncing ball then rests after its
-  /// last resolved impact, at most 2 v_zeno / (g (1 - e)) before t_inf.
-  /// Keep it above the integrator's resolution: a bounce at speed v rises
-  /// v^2 / (2 g), which must stay well above atol (1e-5 m/s: 5e-12 m).
-  double zeno_velocity = 1e-5;
+  /// Accumulation (Zeno), docs/contact.md: a contact that would rebound
+  /// below the integrator's resolution closes persistently (its
+  /// restitution taken as 0): its rebound u+ would rise u+^2 / (2 |a|)
+  /// (a < 0 the gap's free-flight acceleration) no higher than the gap's
+  /// error tolerance (atol + rtol |q| through the contact's Jacobian), or
+  /// land within the root finder's time resolution 2 u+ / |a|. Always on:
+  /// it follows the physics and the tolerances, whatever the units.
+  /// zeno_velocity > 0 is an explicit override on top of it: a contact
+  /// that strikes slower than this [m/s, or the gap's unit per second]
+  /// closes persistently too (a coarser rest, fewer impacts); 0 (the
+  /// default) leaves the decision to the resolution criterion alone.
+  double zeno_velocity = 0.0;
   /// A gap below this (in the gap's unit) counts as touching when a
   /// contact's mode is decided (at the start and at every switch); a gap
   /// below -gap_tolerance at the start is a penetration.
@@ -167,8 +172,9 @@ struct ContactEvent {
   /// E+ - E- (<= 0 for an impact with e <= 1) [J]: in the energy balance
   /// as impact work.
   double energy_change = 0.0;
-  /// Contacts that strike below ContactOptions::zeno_velocity (closed
-  /// persistently, e taken as 0).
+  /// Contacts closed persistently by accumulation (e taken as 0): their
+  /// rebound would fall below the integrator's resolution, or they struck
+  /// slower than ContactOptions::zeno_velocity (docs/contact.md).
   std::vector<std::string> zeno;
   /// The closed contact rows after the switch (names).
   std::vector<std::string> closed;
@@ -219,8 +225,8 @@ struct ContactReport {
   /// The time of the last switch after which every contact stayed closed
   /// (the run came to rest on its contacts), or -1.
   double t_rest = -1.0;
-  /// At the last accumulation (a contact closed for good by
-  /// zeno_velocity): the accumulation point of its impact times, from the
+  /// At the last accumulation (a contact closed for good, ContactEvent::
+  /// zeno): the accumulation point of its impact times, from the
   /// geometric tail of the last (up to eight), t_K + d r / (1 - r) with d
   /// the last interval and r the intervals' mean ratio (exact for the
   /// bouncing ball's t_k); -1 when there was none or fewer than three

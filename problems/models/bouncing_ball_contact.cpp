@@ -37,7 +37,6 @@ Problem BouncingBallContactProblem() {
   p.defaults.atol = 1e-14;
   p.defaults.integrator = Integrator::kCvodesBdf;
   p.defaults.formulation = Formulation::kBaumgarte;
-  p.defaults.contact.zeno_velocity = kBallZenoVelocity;
   return p;
 }
 

@@ -81,9 +81,9 @@ Ball DeclareBall(ModelBuilder* b,
   // (a run that ends with the ball on its tee) the ball is at rest: the
   // functionals are 0 there, with derivative 0, which is exact, since a
   // small change of the parameters leaves it at rest. Rest is a squared
-  // speed below (1e-6 m/s)^2, a tenth of the contact's zeno_velocity: the
-  // resting ball's drift, about 1e-16 m/s, would otherwise put sqrt near 0
-  // (derivative 1 / (2 sqrt), infinite at 0).
+  // speed below (1e-6 m/s)^2, far below any launch and far above the
+  // resting ball's drift, about 1e-16 m/s, which would otherwise put sqrt
+  // near 0 (derivative 1 / (2 sqrt), infinite at 0).
   const int q = ball.q, v = ball.v;
   const double z0 = address.z();
   constexpr double kRest = 1e-12;

@@ -16,17 +16,20 @@
 #include "contact/lcp.hpp"
 #include "contact/switch_counter.hpp"
 #include "contact/witness_jump.hpp"
+#include "contact/zeno.hpp"
 #include "formulation/support.hpp"
 
 namespace daedalus::internal {
 
 namespace {
 
-// A normal velocity below this fraction of ContactOptions::zeno_velocity
-// (or of round-off at the problem's velocity scale) counts as zero when
-// the stage decides which touching contacts separate: the post-impact
-// velocity of a contact with e > 0 is at least e v_zeno, of a closing one
-// zero to round-off.
+// A normal velocity below the integrator's resolution of the normal
+// velocities (zeno.hpp), this fraction of an explicit
+// ContactOptions::zeno_velocity, or round-off at the problem's velocity
+// scale counts as zero when the stage decides which touching contacts
+// separate: the post-impact velocity of a contact with e > 0 that is not
+// closed by accumulation is at least e v_zeno and resolved (zeno.hpp), of
+// a closing one zero to round-off.
 constexpr double kVelocityFraction = 1e-3;
 constexpr double kRoundOff = 64 * std::numeric_limits<double>::epsilon();
 
@@ -171,7 +174,7 @@ class ContactStage final : public ModeSwitcher {
     // integrator's resolution (a gap within atol of zero after a bounce
     // too small to resolve): its witness is re-armed where it is, and
     // nothing switches.
-    const double utol = VelocityTolerance(x.u);
+    const double utol = VelocityTolerance(x, v);
     bool real = false;
     last_ = SwitchLinearization{};
     for (size_t k = 0; k < rows_.size(); ++k) {
@@ -389,9 +392,11 @@ class ContactStage final : public ModeSwitcher {
     return x;
   }
 
-  double VelocityTolerance(const Eigen::VectorXd& u) const {
-    const double scale = u.size() > 0 ? u.cwiseAbs().maxCoeff() : 0.0;
-    return std::max(kVelocityFraction * co_.zeno_velocity, kRoundOff * scale);
+  double VelocityTolerance(const AllRows& x, const Eigen::VectorXd& v) const {
+    const double scale = x.u.size() > 0 ? x.u.cwiseAbs().maxCoeff() : 0.0;
+    return std::max(
+        {kVelocityFraction * co_.zeno_velocity, kRoundOff * scale,
+         NormalVelocityResolution(x.J, rows_, v, opt_.rtol, opt_.atol)});
   }
 
   [[noreturn]] void NoSolution(const char* which,
@@ -437,33 +442,68 @@ class ContactStage final : public ModeSwitcher {
     Eigen::VectorXd u(m);
     for (Eigen::Index i = 0; i < m; ++i)
       u[i] = x.u[trows[static_cast<size_t>(i)]];
-    const double utol = VelocityTolerance(x.u);
-    // 2. The impact, when a touching contact approaches.
+    const double utol = VelocityTolerance(x, *v);
+    // 2. The impact, when a touching contact approaches. Accumulation: a
+    // contact that strikes slower than an explicit zeno_velocity, or whose
+    // rebound would fall below the integrator's resolution (zeno.hpp),
+    // restitutes with e = 0 (the impact solved again without its rebound)
+    // and closes for good.
     Eigen::VectorXd u_plus = u;
     AllRows after = x;
     bool impact = false;
-    for (Eigen::Index i = 0; i < m; ++i) impact |= u[i] < -utol;
+    std::vector<bool> zeno(touch.size(), false), below(touch.size(), false);
+    std::vector<double> margin(touch.size(), 0.0);
+    for (Eigen::Index i = 0; i < m; ++i) {
+      impact |= u[i] < -utol;
+      zeno[static_cast<size_t>(i)] = u[i] < -utol && u[i] >= -co_.zeno_velocity;
+    }
     if (impact) {
-      u_plus = Strike(t, x, touch, utol, v, ev);
-      after = Evaluate(t, *q, *v);
+      const Eigen::VectorXd v_minus = *v;
+      for (int pass = 0; pass < 2; ++pass) {  // again without those rebounds
+        *v = v_minus;
+        u_plus = Strike(t, x, touch, utol, zeno, v, ev);
+        after = Evaluate(t, *q, *v);
+        margin = ReboundMargins(after, trows, bilateral_, u_plus, utol,
+                                mech_->model(), opt_, t, *q);
+        bool again = false;
+        for (size_t i = 0; i < touch.size(); ++i) {
+          const Eigen::Index ii = static_cast<Eigen::Index>(i);
+          below[i] = u_plus[ii] > utol && margin[i] <= 1.0;
+          const bool slow = u[ii] < -utol && below[i] &&
+                            e_[static_cast<size_t>(touch[i])] > 0.0;
+          again |= slow && !zeno[i];
+          zeno[i] = zeno[i] || slow;
+        }
+        if (!again) break;
+      }
+      // The accumulation point from the impacts with well resolved
+      // rebounds (zeno.hpp).
+      for (size_t i = 0; i < touch.size(); ++i) {
+        if (!(u[static_cast<Eigen::Index>(i)] < -utol)) continue;
+        const double ta = AccumulationPoint(
+            &impact_times_[static_cast<size_t>(touch[i])], t,
+            !zeno[i] && margin[i] >= kExtrapolationMargin, zeno[i]);
+        if (ta >= 0.0) sum_->contact.t_accumulation = ta;
+      }
     }
     // 3. Which of the touching contacts that do not separate close.
     std::vector<int> cand;
     std::vector<bool> prefer_open;
     for (Eigen::Index i = 0; i < m; ++i) {
-      // A touching contact that did not approach but is kicked off by the
-      // impulses of the others (through the bodies' coupling) slower than
-      // zeno_velocity would bounce below the integrator's resolution
-      // (rising u+^2 / (2 a)): as at an accumulation, it stays a
-      // candidate, and closing it projects its u+ away, which only removes
-      // kinetic energy. Left open, its witness met the gap again at the
-      // integrator's noise and was re-armed gap_tolerance below, so each
-      // such bounce sank gap_tolerance and the projection at its next
-      // impact gave the energy back: two joint limits of a humanoid
+      // A touching contact kicked off by the impulses of the others
+      // (through the bodies' coupling) on a rebound below the integrator's
+      // resolution (zeno.hpp), or one that did not approach kicked off
+      // slower than an explicit zeno_velocity: as at an accumulation, it
+      // stays a candidate, and closing it projects its u+ away, which
+      // only removes kinetic energy. Left open, its witness met the gap
+      // again at the integrator's noise and was re-armed gap_tolerance
+      // below, so each bounce sank gap_tolerance and the projection at its
+      // next impact gave the energy back: two joint limits of a humanoid
       // (neck and elbow) kicked each other off forever (1e5 impacts per
       // second of 4e-6 and 4e-4 rad/s, the energy rising 2e-10 J each).
       const bool kicked_slow =
-          impact && u[i] >= -utol && u_plus[i] <= co_.zeno_velocity;
+          impact && (below[static_cast<size_t>(i)] ||
+                     (u[i] >= -utol && u_plus[i] <= co_.zeno_velocity));
       if (u_plus[i] > utol && !kicked_slow) continue;
       const int k = touch[static_cast<size_t>(i)];
       cand.push_back(k);
@@ -543,15 +583,19 @@ class ContactStage final : public ModeSwitcher {
 
   // Step 2 of Decide: the impulse problem (impulse.hpp) over the
   // touching contacts `touch`, with the tangential rows of those with
-  // planar friction; v += the impact's velocity change, the impact's map
-  // into impact_. Returns the contacts' normal velocities after it.
+  // planar friction, e = 0 for those closed by accumulation (`zeno`);
+  // v += the impact's velocity change, the impact's map into impact_.
+  // Returns the contacts' normal velocities after it.
   Eigen::VectorXd Strike(double t,
                          const AllRows& x,
                          const std::vector<int>& touch,
                          double utol,
+                         const std::vector<bool>& zeno,
                          Eigen::VectorXd* v,
                          ContactEvent* ev) {
     ev->kind = "impact";
+    ev->zeno.clear();
+    impact_ = ImpactLinearization{};
     const Eigen::Index m = static_cast<Eigen::Index>(touch.size());
     std::vector<int> rows;  // the normals, then the tangential rows
     for (int k : touch) rows.push_back(rows_[static_cast<size_t>(k)]);
@@ -561,12 +605,9 @@ class ContactStage final : public ModeSwitcher {
     for (Eigen::Index i = 0; i < m; ++i) {
       const size_t k = static_cast<size_t>(touch[static_cast<size_t>(i)]);
       u[i] = x.u[rows_[k]];
-      double e = 0.0;
-      if (u[i] < -co_.zeno_velocity) {
-        e = e_[k];
-      } else if (u[i] < -utol) {
-        ev->zeno.push_back(names_[k]);
-      }
+      const bool slow = zeno[static_cast<size_t>(i)];
+      const double e = u[i] < -utol && !slow ? e_[k] : 0.0;
+      if (slow) ev->zeno.push_back(names_[k]);
       if (cone3d_[k]) RefuseCone(t, names_[k]);
       ip.e.push_back(e);
       ip.poisson.push_back(poisson_[k]);
@@ -582,13 +623,6 @@ class ContactStage final : public ModeSwitcher {
       ip.u[static_cast<Eigen::Index>(j)] = x.u[rows[j]];
     const ImpulseSolution s = SolveImpulse(ip);
     if (!s.solved) NoSolution("impulse", t, touch, s.last);
-    for (Eigen::Index i = 0; i < m; ++i) {
-      if (!(u[i] < -utol)) continue;
-      const size_t k = static_cast<size_t>(touch[static_cast<size_t>(i)]);
-      const double ta =
-          AccumulationPoint(&impact_times_[k], t, u[i] >= -co_.zeno_velocity);
-      if (ta >= 0.0) sum_->contact.t_accumulation = ta;
-    }
     ev->lcp_size = s.lcp_size;
     ev->lcp_residual = s.residual;
     // The impact map on its active set (SensitivitiesAfter).
@@ -600,7 +634,7 @@ class ContactStage final : public ModeSwitcher {
     for (Eigen::Index i = 0; i < m; ++i) {
       if (!(s.P[i] > tol)) continue;
       const size_t k = static_cast<size_t>(touch[static_cast<size_t>(i)]);
-      const bool restitutes = u[i] < -co_.zeno_velocity;
+      const bool restitutes = u[i] < -utol && !zeno[static_cast<size_t>(i)];
       impact_.rows.push_back(rows_[k]);
       impact_.impulse.push_back(s.P[i]);
       impact_.e.push_back(restitutes ? e_[k] : 0.0);

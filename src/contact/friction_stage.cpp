@@ -17,10 +17,17 @@ namespace daedalus::internal {
 
 namespace {
 
-// A slip speed below this fraction of ContactOptions::zeno_velocity (or
-// of round-off at the run's velocity scale) counts as zero when a slip
-// stops: the stick test decides then.
+// A slip speed below kSlipResolution times the integrator's error weight
+// of the velocities (atol + rtol |v| at the run's velocity scale), this
+// fraction of an explicit ContactOptions::zeno_velocity, or round-off at
+// the run's velocity scale counts as zero when a slip stops: the stick
+// test decides then. At a slip witness's root the slip speed carries the
+// interpolant's error and the root's location error times the tangential
+// acceleration (estimated 11 m/s^2 times 1e-14 s = 1e-13 m/s for the
+// spring-pulled block of friction_test.cpp, whose weight at rtol 1e-12
+// and atol 1e-14 is 1e-14 m/s: at 1 it slipped a third time).
 constexpr double kSlipVelocityFraction = 1e-3;
+constexpr double kSlipResolution = 100.0;
 constexpr double kSlipRoundOff = 64 * std::numeric_limits<double>::epsilon();
 // Stick holds while |lambda_t| <= mu_s lambda_n (1 + kStickSlack): the
 // multipliers' round-off (1e-15 relative) must not make a contact at rest
@@ -54,7 +61,12 @@ class FrictionStage final : public ModeSwitcher {
                 const SimulationOptions& o,
                 SimulationSummary* sum,
                 std::unique_ptr<ModeSwitcher> inner)
-      : mech_(mech), co_(o.contact), sum_(sum), inner_(std::move(inner)) {
+      : mech_(mech),
+        co_(o.contact),
+        rtol_(o.rtol),
+        atol_(o.atol),
+        sum_(sum),
+        inner_(std::move(inner)) {
     const Model& m = mech->model();
     const ModelData& d = m.data();
     for (int ci = 0; ci < m.num_constraints(); ++ci) {
@@ -318,8 +330,9 @@ class FrictionStage final : public ModeSwitcher {
     double scale_u = v->norm();
     for (const Contact& c : c_)
       scale_u = std::max(scale_u, TangentialVelocity(c, x).norm());
-    const double utol = std::max(kSlipVelocityFraction * co_.zeno_velocity,
-                                 kSlipRoundOff * scale_u);
+    const double utol = std::max({kSlipVelocityFraction * co_.zeno_velocity,
+                                  kSlipResolution * (atol_ + rtol_ * scale_u),
+                                  kSlipRoundOff * scale_u});
     std::vector<size_t> test;   // contacts to test for stick
     std::vector<size_t> onset;  // stick -> slip: direction from lambda_t
     for (size_t k = 0; k < c_.size(); ++k) {
@@ -648,6 +661,7 @@ class FrictionStage final : public ModeSwitcher {
 
   Mechanics* mech_;
   const ContactOptions& co_;
+  double rtol_, atol_;  // the run's tolerances (slip speed resolution)
   SimulationSummary* sum_;
   std::unique_ptr<ModeSwitcher> inner_;
   std::vector<Contact> c_;

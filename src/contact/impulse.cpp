@@ -147,9 +147,12 @@ void RefuseCone(double t, const std::string& name) {
   throw std::runtime_error(os.str());
 }
 
-double AccumulationPoint(std::vector<double>* history, double t, bool slow) {
+double AccumulationPoint(std::vector<double>* history,
+                         double t,
+                         bool record,
+                         bool slow) {
   std::vector<double>& h = *history;
-  h.push_back(t);
+  if (record) h.push_back(t);
   if (h.size() > 8) h.erase(h.begin());
   if (!slow || h.size() < 3) return -1.0;
   // The geometric tail of the impact intervals, with the ratio r averaged

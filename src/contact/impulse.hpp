@@ -86,10 +86,14 @@ void CheckDissipation(double t,
 /// (the isotropic cone's impulse problem is not implemented).
 [[noreturn]] void RefuseCone(double t, const std::string& name);
 
-/// Accumulation (Zeno): appends the impact time t to a contact's history
-/// (the last 8 kept) and, when `slow` (it struck below zeno_velocity)
-/// with 3 or more kept, returns the accumulation point of their geometric
-/// tail, else -1.
-double AccumulationPoint(std::vector<double>* history, double t, bool slow);
+/// Accumulation (Zeno): when `record` (an impact whose rebound the run
+/// resolves well, zeno.hpp), appends the impact time t to a contact's
+/// history (the last 8 kept); when `slow` (it closed for good at t) with 3
+/// or more kept, returns the accumulation point of their geometric tail,
+/// else -1.
+double AccumulationPoint(std::vector<double>* history,
+                         double t,
+                         bool record,
+                         bool slow);
 
 }  // namespace daedalus::internal

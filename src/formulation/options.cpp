@@ -129,7 +129,7 @@ std::string OptionsRangeError(const SimulationOptions& o) {
   if (o.max_steps <= 0) return "max_steps must be positive";
   if (!(o.contact.zeno_velocity >= 0.0) ||
       !std::isfinite(o.contact.zeno_velocity))
-    return "--zeno-velocity must be a finite speed >= 0";
+    return "--zeno-velocity must be a finite speed >= 0 (0: off)";
   if (!(o.contact.gap_tolerance >= 0.0) ||
       !std::isfinite(o.contact.gap_tolerance))
     return "--gap-tolerance must be a finite length >= 0";
