@@ -33,18 +33,6 @@ namespace {
 constexpr double kVelocityFraction = 1e-3;
 constexpr double kRoundOff = 64 * std::numeric_limits<double>::epsilon();
 
-// The last switch that restarted the run, for its linearization.
-struct SwitchLinearization {
-  bool valid = false;
-  double t = 0.0;
-  Eigen::VectorXd q, v;          // before it
-  std::vector<int> witnesses;    // the contacts whose witness fired
-  bool witness_closed = false;   // a multiplier (release), not a gap
-  std::vector<int> open_before;  // the mode before it (open rows)
-  ImpactLinearization impact;
-  size_t record = 0;  // its EventRecord
-};
-
 class ContactStage final : public ModeSwitcher {
  public:
   ContactStage(Mechanics* mech,
@@ -129,6 +117,11 @@ class ContactStage final : public ModeSwitcher {
       g[k] =
           (closed_[k] ? lambda[rows_[k]] : gaps[static_cast<Eigen::Index>(k)]) -
           offset_[k];
+  }
+
+  // A closed contact's witness is its multiplier; an open one's, its gap.
+  bool NeedsMultipliers() const override {
+    return std::find(closed_.begin(), closed_.end(), true) != closed_.end();
   }
 
   // ---- ModeSwitcher

@@ -32,6 +32,19 @@ struct ImpactLinearization {
   std::string refused;
 };
 
+/// The contact stage's last switch that restarted the run, for its
+/// linearization (contact_stage.cpp).
+struct SwitchLinearization {
+  bool valid = false;
+  double t = 0.0;
+  Eigen::VectorXd q, v;          // before it
+  std::vector<int> witnesses;    // the contacts whose witness fired
+  bool witness_closed = false;   // a multiplier (release), not a gap
+  std::vector<int> open_before;  // the mode before it (open rows)
+  ImpactLinearization impact;
+  size_t record = 0;  // its EventRecord
+};
+
 /// Adds the impact map at (t, q, v-) to the state map d (value and
 /// derivatives of (q, v), nq + nv rows, the identity before the impact).
 /// Leaves the Mechanics evaluated with every row closed.

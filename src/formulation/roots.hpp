@@ -71,6 +71,11 @@ class ModeRoots {
   virtual void EvaluateRoots(const Mechanics& mech,
                              const Eigen::Ref<const Eigen::VectorXd>& lambda,
                              double* g) const = 0;
+  /// Whether EvaluateRoots reads `lambda` in the current mode. When it
+  /// does not, the roots are functions of (t, q, v, p) alone and may be
+  /// evaluated at a state that was set without the KKT solve
+  /// (Mechanics::SetState; `lambda` then empty).
+  virtual bool NeedsMultipliers() const { return true; }
 };
 
 /// Root functions of a run: the model's events, then the feasibility
@@ -101,6 +106,13 @@ class RootSet {
   /// SUNDIALS's root directions (CVodeSetRootDirection,
   /// IDASetRootDirection): +1 rising, -1 falling, 0 both, per root.
   const std::vector<int>& Directions() const { return directions_; }
+  /// Whether Evaluate reads the multipliers: when there are feasibility
+  /// margins, or the attached ModeRoots needs them. The model's events
+  /// are functions of (t, q, v, p) only (Point).
+  bool NeedsMultipliers() const {
+    return feasibility_.size() > 0 ||
+           (mode_ != nullptr && mode_->NeedsMultipliers());
+  }
   /// g at the evaluated state of `mech` with reported multipliers `lambda`.
   void Evaluate(const Mechanics& mech,
                 const Eigen::Ref<const Eigen::VectorXd>& lambda,
