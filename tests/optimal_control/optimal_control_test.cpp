@@ -17,6 +17,7 @@
 #include "daedalus/run.hpp"
 #include "golf_swing.hpp"
 #include "optimal_control/shooting.hpp"
+#include "optimal_control/shooting_differences.hpp"
 #include "support/test_support.hpp"
 
 namespace daedalus {
@@ -181,57 +182,24 @@ void ExpectGradientsMatch(internal::ShootingNlp& nlp,
   Eigen::VectorXd grad;
   Eigen::MatrixXd jac;
   ASSERT_TRUE(nlp.Gradients(w, &grad, &jac)) << nlp.error();
-  Eigen::VectorXd fd_grad(nlp.n());
-  Eigen::MatrixXd fd_jac(nlp.m(), nlp.n());
-  // One central difference of f and g along column i with step h.
-  auto central = [&](int i, double h, double* df, Eigen::VectorXd* dg) {
-    Eigen::VectorXd a = w, b = w;
-    a[i] += h;
-    b[i] -= h;
-    double fa = 0.0, fb = 0.0;
-    Eigen::VectorXd ga, gb;
-    if (!nlp.Values(a, &fa, &ga) || !nlp.Values(b, &fb, &gb)) return false;
-    *df = (fa - fb) / (2 * h);
-    *dg = (ga - gb) / (2 * h);
-    return true;
-  };
-  for (int i = 0; i < nlp.n(); ++i) {
-    // Node states ("s<i>.<name>") take their own step; the other columns
-    // a Richardson extrapolation (4 D(h/2) - D(h)) / 3 of two central
-    // differences, whose truncation error is O(h^4), so that h can be
-    // large enough for the runs' own error over h to stay small.
-    const std::string& name = nlp.variable_names()[i];
+  // Node states ("s<i>.<name>") take one central difference at their own
+  // step; the other columns the Richardson extrapolation.
+  auto step = [&](int i) {
+    const std::string& name = nlp.variable_names()[size_t(i)];
     const bool node = name.size() > 1 && name[0] == 's' &&
                       std::isdigit(static_cast<unsigned char>(name[1]));
-    const double scale = std::max(1.0, std::abs(w[i]));
-    double d1 = 0.0, d2 = 0.0;
-    Eigen::VectorXd g1, g2;
-    if (node) {
-      ASSERT_TRUE(central(i, node_step * scale, &d1, &g1)) << nlp.error();
-      fd_grad[i] = d1;
-      fd_jac.col(i) = g1;
-    } else {
-      ASSERT_TRUE(central(i, richardson_step * scale, &d1, &g1)) << nlp.error();
-      ASSERT_TRUE(central(i, 0.5 * richardson_step * scale, &d2, &g2))
-          << nlp.error();
-      fd_grad[i] = (4.0 * d2 - d1) / 3.0;
-      fd_jac.col(i) = (4.0 * g2 - g1) / 3.0;
-    }
-  }
-  const double gscale = grad.lpNorm<Eigen::Infinity>();
-  ASSERT_GT(gscale, 0.0);
-  EXPECT_LE((grad - fd_grad).lpNorm<Eigen::Infinity>(), rel * gscale)
-      << "grad f\n"
-      << grad.transpose() << "\nfd\n"
-      << fd_grad.transpose();
+    return node ? test_support::DifferenceStep{node_step, false}
+                : test_support::DifferenceStep{richardson_step, true};
+  };
+  Eigen::VectorXd fd_grad;
+  Eigen::MatrixXd fd_jac;
+  ASSERT_TRUE(
+      test_support::ShootingDifferences(nlp, w, step, &fd_grad, &fd_jac));
+  test_support::ExpectObjectiveGradientMatches(grad, fd_grad, rel);
   for (int r = 0; r < nlp.m(); ++r) {
-    const double scale = jac.row(r).lpNorm<Eigen::Infinity>();
-    ASSERT_GT(scale, 0.0) << nlp.constraint_names()[r];
-    EXPECT_LE((jac.row(r) - fd_jac.row(r)).lpNorm<Eigen::Infinity>(),
-              rel * scale)
-        << nlp.constraint_names()[r] << "\n"
-        << jac.row(r) << "\n"
-        << fd_jac.row(r);
+    ASSERT_GT(jac.row(r).lpNorm<Eigen::Infinity>(), 0.0)
+        << nlp.constraint_names()[size_t(r)];
+    test_support::ExpectJacobianRowMatches(nlp, jac, fd_jac, r, rel);
   }
 }
 

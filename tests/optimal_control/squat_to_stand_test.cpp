@@ -18,6 +18,7 @@
 #include "daedalus/optimal_control.hpp"
 #include "daedalus/run.hpp"
 #include "optimal_control/shooting.hpp"
+#include "optimal_control/shooting_differences.hpp"
 #include "support/test_support.hpp"
 
 namespace daedalus {
@@ -214,34 +215,15 @@ TEST(SquatToStand, ShootingGradientsMatchCentralDifferences) {
   Eigen::VectorXd grad;
   Eigen::MatrixXd jac;
   ASSERT_TRUE(nlp.Gradients(w, &grad, &jac)) << nlp.error();
-  auto central = [&](int i, double h, double* df, Eigen::VectorXd* dg) {
-    Eigen::VectorXd a = w, b = w;
-    a[i] += h;
-    b[i] -= h;
-    double fa = 0.0, fb = 0.0;
-    Eigen::VectorXd ga, gb;
-    if (!nlp.Values(a, &fa, &ga) || !nlp.Values(b, &fb, &gb)) return false;
-    *df = (fa - fb) / (2 * h);
-    *dg = (ga - gb) / (2 * h);
-    return true;
-  };
-  Eigen::VectorXd fd_grad(nlp.n());
-  Eigen::MatrixXd fd_jac(nlp.m(), nlp.n());
-  for (int i = 0; i < nlp.n(); ++i) {
-    const double h = 2e-4 * std::max(1.0, std::abs(w[i]));
-    double d1 = 0.0, d2 = 0.0;
-    Eigen::VectorXd g1, g2;
-    ASSERT_TRUE(central(i, h, &d1, &g1)) << nlp.error();
-    ASSERT_TRUE(central(i, 0.5 * h, &d2, &g2)) << nlp.error();
-    fd_grad[i] = (4.0 * d2 - d1) / 3.0;
-    fd_jac.col(i) = (4.0 * g2 - g1) / 3.0;
-  }
-  const double gscale = grad.lpNorm<Eigen::Infinity>();
-  ASSERT_GT(gscale, 0.0);
-  EXPECT_LE((grad - fd_grad).lpNorm<Eigen::Infinity>(), 1e-6 * gscale)
-      << "grad f\n"
-      << grad.transpose() << "\nfd\n"
-      << fd_grad.transpose();
+  Eigen::VectorXd fd_grad;
+  Eigen::MatrixXd fd_jac;
+  ASSERT_TRUE(test_support::ShootingDifferences(
+      nlp, w,
+      [](int) {
+        return test_support::DifferenceStep{2e-4, true};
+      },
+      &fd_grad, &fd_jac));
+  test_support::ExpectObjectiveGradientMatches(grad, fd_grad, 1e-6);
   // The path rows at t = 0 sample the fixed initial state: constant rows
   // (zero in both), one per joint. Every other row is compared relative to
   // its largest entry.
@@ -257,11 +239,7 @@ TEST(SquatToStand, ShootingGradientsMatchCentralDifferences) {
       ++constant_rows;
       continue;
     }
-    EXPECT_LE((jac.row(r) - fd_jac.row(r)).lpNorm<Eigen::Infinity>(),
-              1e-6 * scale)
-        << nlp.constraint_names()[size_t(r)] << "\n"
-        << jac.row(r) << "\n"
-        << fd_jac.row(r);
+    test_support::ExpectJacobianRowMatches(nlp, jac, fd_jac, r, 1e-6);
   }
   EXPECT_EQ(constant_rows, 4);
   EXPECT_GT(nlp.forward_runs, 0);
