@@ -460,6 +460,18 @@ void DaeForm::Roots(double t,
                     const double* y,
                     const RootSet& roots,
                     double* g) {
+  if (!roots.NeedsMultipliers()) {
+    // As OdeForm::Roots: the events and the open contacts' gaps read (t,
+    // q, v, p) alone, so the state is set without evaluating the model or
+    // solving the KKT system. The multipliers cached for (reported_t_,
+    // reported_y_) stay right, but the mechanics no longer hold their
+    // state: the cache is dropped.
+    if (dq_params_) mech_->SetParameters(*dq_params_);
+    mech_->SetState(t, y + L_.iq(), y + L_.iv());
+    reported_valid_ = false;
+    roots.Evaluate(*mech_, Eigen::VectorXd(), g);
+    return;
+  }
   const KktResult& r = SampleState(t, y);
   roots.Evaluate(*mech_, r.lambda, g);
 }

@@ -338,7 +338,14 @@ int AdjRoot(realtype t, N_Vector y, realtype* gout, void* ud) {
     const ModelData& md = run->mech->model().data();
     for (size_t k = 0; k < md.events.size(); ++k)
       gout[k] = ValueAt(md, md.events[k].fn, x) - run->offsets[k];
-    if (run->modes) {
+    if (run->modes && !run->modes->NeedsMultipliers()) {
+      // No contact closed: the witnesses read (t, q, v, p) alone
+      // (OdeForm::Roots); StateJacobian's cache compares the mechanics'
+      // state, so setting it here cannot stale it.
+      run->mech->SetState(t, yv, yv + run->nq);
+      run->modes->EvaluateRoots(*run->mech, Eigen::VectorXd(),
+                                gout + md.events.size());
+    } else if (run->modes) {
       run->form.Accelerations(t, yv);
       run->modes->EvaluateRoots(*run->mech, run->form.Reported(),
                                 gout + md.events.size());

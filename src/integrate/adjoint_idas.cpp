@@ -163,7 +163,13 @@ int RootF(realtype t, N_Vector y, N_Vector /*yp*/, realtype* gout, void* ud) {
     const ModelData& md = run->mech->model().data();
     for (size_t k = 0; k < md.events.size(); ++k)
       gout[k] = ValueAt(md, md.events[k].fn, x) - run->offsets[k];
-    if (run->modes) {
+    if (run->modes && !run->modes->NeedsMultipliers()) {
+      // No contact closed: the witnesses read (t, q, v, p) alone
+      // (DaeForm::Roots).
+      run->mech->SetState(t, yv, yv + run->nq);
+      run->modes->EvaluateRoots(*run->mech, Eigen::VectorXd(),
+                                gout + md.events.size());
+    } else if (run->modes) {
       const KktResult& r = run->form.SampleState(t, yv);
       run->modes->EvaluateRoots(*run->mech, r.lambda, gout + md.events.size());
     }
