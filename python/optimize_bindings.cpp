@@ -1,16 +1,20 @@
 // Optimal control from Python (docs/optimal_control.md, "From Python"):
 // daedalus.optimize(problem, spec, ...) hands the spec (the JSON of the
 // --optimize file) and the run options to Optimize() and returns the
-// solution as numpy arrays, the JSON summary and the optimal controls.
+// solution as numpy arrays, the JSON summary and the optimal controls;
+// with `starts`, OptimizeFromStarts from several.
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
+#include "cli/ensemble_input.hpp"
 #include "daedalus/optimal_control.hpp"
 #include "daedalus/output.hpp"
 #include "monitor/sample_collector.hpp"
@@ -45,28 +49,39 @@ py::array_t<double> Rows(const std::vector<Sample>& s,
   return a;
 }
 
-py::dict Optimize(const Problem& problem,
-                  const std::string& spec_json,
-                  const std::vector<std::string>& args,
-                  const std::function<bool(py::dict)>& callback,
-                  const std::string& output_dir) {
-  RunConfig cfg = ParseOptimizeArgs(problem, args);
-  SimulationOptions sim = cfg.options;
-  sim.sensitivity = SensitivityOptions();
-  OptimizeSpec spec = ParseOptimizeSpec(spec_json, &sim);
+// The spec and the run options, with the Python callback (given the
+// iteration's figures and, under several starts, the start's index).
+OptimizeSpec ParseSpec(const Problem& problem,
+                       const std::string& spec_json,
+                       const std::vector<std::string>& args,
+                       const std::function<bool(py::dict)>& callback,
+                       SimulationOptions* sim,
+                       RunConfig* cfg) {
+  *cfg = ParseOptimizeArgs(problem, args);
+  *sim = cfg->options;
+  sim->sensitivity = SensitivityOptions();
+  OptimizeSpec spec = ParseOptimizeSpec(spec_json, sim);
   if (callback) {
-    spec.options.callback = [&callback](const IterationInfo& it) {
+    spec.options.callback = [callback](const IterationInfo& it) {
       py::dict d;
       d["iteration"] = it.iteration;
       d["objective"] = it.objective;
       d["infeasibility"] = it.infeasibility;
       d["dual_infeasibility"] = it.dual_infeasibility;
       d["step"] = it.step;
+      d["start"] = it.start;
       return callback(d);
     };
   }
-  const OptimizeResult r =
-      daedalus::Optimize(problem, spec.problem, sim, cfg.params, spec.options);
+  return spec;
+}
+
+// One result as numpy arrays and JSON, with the solution's run; its files
+// written to output_dir when one is given.
+py::dict ResultDict(const Problem& problem,
+                    const OptimizeResult& r,
+                    const SimulationOptions& sim,
+                    const std::string& output_dir) {
   py::dict out;
   out["ok"] = r.ok;
   out["status"] = r.status;
@@ -121,11 +136,87 @@ py::dict Optimize(const Problem& problem,
   return out;
 }
 
+py::dict Optimize(const Problem& problem,
+                  const std::string& spec_json,
+                  const std::vector<std::string>& args,
+                  const std::function<bool(py::dict)>& callback,
+                  const std::string& output_dir) {
+  SimulationOptions sim;
+  RunConfig cfg;
+  const OptimizeSpec spec =
+      ParseSpec(problem, spec_json, args, callback, &sim, &cfg);
+  const OptimizeResult r =
+      daedalus::Optimize(problem, spec.problem, sim, cfg.params, spec.options);
+  return ResultDict(problem, r, sim, output_dir);
+}
+
+// Several starts, one after the other (OptimizeFromStarts): `starts` the
+// guesses by name, or, when `draw` > 0, that many starts drawn as
+// --multi-start N --seed S draws them (DrawStarts: member i's start is the
+// command line's member i's). Member i's files go to
+// output_dir/members/NNNNNN as the command line writes them.
+py::dict OptimizeStarts(
+    const Problem& problem,
+    const std::string& spec_json,
+    const std::vector<std::string>& args,
+    std::vector<std::vector<std::pair<std::string, double>>> starts,
+    long draw,
+    uint64_t seed,
+    const std::function<bool(py::dict)>& callback,
+    const std::string& output_dir) {
+  SimulationOptions sim;
+  RunConfig cfg;
+  const OptimizeSpec spec =
+      ParseSpec(problem, spec_json, args, callback, &sim, &cfg);
+  if (draw > 0) {
+    starts.clear();
+    const auto vars = FreeVariables(problem, spec.problem, sim, cfg.params);
+    for (const internal::MemberSpec& m :
+         internal::DrawStarts(vars, draw, seed)) {
+      std::vector<std::pair<std::string, double>> guess;
+      // Member 0 is the spec's own start (no guess), as on the command line.
+      if (m.index > 0)
+        for (const auto& [name, text] : m.inputs)
+          guess.emplace_back(name, std::stod(text));
+      starts.push_back(std::move(guess));
+    }
+  }
+  const MultiStartResult ms = OptimizeFromStarts(
+      problem, spec.problem, sim, cfg.params, starts, spec.options);
+  py::list results, used;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    py::dict g;
+    for (const auto& [name, value] : starts[i]) g[py::str(name)] = value;
+    used.append(g);
+    if (!ms.errors[i].empty()) {
+      results.append(py::none());
+      continue;
+    }
+    char member[24];
+    std::snprintf(member, sizeof member, "%06zu", i);
+    results.append(ResultDict(
+        problem, ms.results[i], sim,
+        output_dir.empty() ? output_dir
+                           : output_dir + "/members/" + std::string(member)));
+  }
+  py::dict out;
+  out["results"] = results;
+  out["errors"] = ms.errors;
+  out["starts"] = used;
+  out["optimum"] = ms.optimum;
+  out["distinct_optima"] = ms.distinct_optima;
+  out["best"] = ms.best;
+  return out;
+}
+
 }  // namespace
 
 void BindOptimize(py::module_& m) {
   m.def("_optimize", &Optimize, py::arg("problem"), py::arg("spec"),
         py::arg("args"), py::arg("callback"), py::arg("output_dir"));
+  m.def("_optimize_starts", &OptimizeStarts, py::arg("problem"),
+        py::arg("spec"), py::arg("args"), py::arg("starts"), py::arg("draw"),
+        py::arg("seed"), py::arg("callback"), py::arg("output_dir"));
 }
 
 }  // namespace daedalus::python

@@ -155,6 +155,9 @@ struct IterationInfo {
   double dual_infeasibility = 0.0;  ///< inf_du (scaled)
   double step = 0.0;                ///< alpha_pr
   double mu = 0.0;
+  /// Under OptimizeFromStarts, the index of the start being solved (0
+  /// for a lone Optimize).
+  int start = 0;
 };
 
 struct OptimizeOptions {

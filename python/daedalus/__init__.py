@@ -13,16 +13,16 @@ import math as _math
 
 from ._daedalus import NotTraceableError, Problem, Sym, problems, usage
 from ._model import ModelBuilder
-from ._optimize import OptimizeResult, optimize
+from ._optimize import MultiStartResult, OptimizeResult, optimize
 from ._run import (BatchResult, Results, RunFailed, evaluate_batch, problem,
                    problem_options, run)
 
-__all__ = ["BatchResult", "ModelBuilder", "NotTraceableError",
-           "OptimizeResult", "Problem", "Results", "RunFailed", "Sym",
-           "evaluate_batch", "optimize", "problem", "problem_options",
-           "problems", "run", "usage", "sin", "cos", "tan", "exp", "log",
-           "sqrt", "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2",
-           "pow", "if_positive", "clamp"]
+__all__ = ["BatchResult", "ModelBuilder", "MultiStartResult",
+           "NotTraceableError", "OptimizeResult", "Problem", "Results",
+           "RunFailed", "Sym", "evaluate_batch", "optimize", "problem",
+           "problem_options", "problems", "run", "usage", "sin", "cos",
+           "tan", "exp", "log", "sqrt", "sinh", "cosh", "tanh", "asin",
+           "acos", "atan", "atan2", "pow", "if_positive", "clamp"]
 
 
 def _unary(name, method, fallback):

@@ -178,8 +178,16 @@ MultiStartResult OptimizeFromStarts(
   std::vector<Eigen::VectorXd> values(starts.size());
   std::vector<bool> converged(starts.size(), false);
   for (size_t i = 0; i < starts.size(); ++i) {
+    // The callback learns which start reports (IterationInfo::start).
+    OptimizeOptions oi = options;
+    if (options.callback)
+      oi.callback = [&options, i](const IterationInfo& it) {
+        IterationInfo at = it;
+        at.start = static_cast<int>(i);
+        return options.callback(at);
+      };
     try {
-      out.results[i] = Optimize(problem, problems[i], sim, params, options);
+      out.results[i] = Optimize(problem, problems[i], sim, params, oi);
     } catch (const std::exception& e) {
       out.errors[i] = e.what();
       continue;
