@@ -126,6 +126,12 @@ struct MoreauJeanOptions {
   /// Sweeps allowed per step (--pgs-max-iter); a solve that has not
   /// reached the tolerance then ends the run with its residual.
   int max_iterations = 5000;
+  /// Leave the rows of contacts that cannot close within a step (their
+  /// gaps at q +- h v say so) unevaluated: the step is the same, and a
+  /// scene of thousands of contact rows evaluates only the near ones
+  /// (docs/moreau_jean.md, "The broad phase"). false (--no-broad-phase)
+  /// evaluates every row at every step.
+  bool broad_phase = true;
 };
 
 /// What a Moreau-Jean run reports about its contacts (ContactReport::

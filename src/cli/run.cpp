@@ -78,6 +78,7 @@ const char* const kBoolFlags[] = {"--quiet",
                                   "--sens-no-error-control",
                                   "--project-penetration",
                                   "--allow-redundant",
+                                  "--no-broad-phase",
                                   "--no-joint-limits",
                                   "--error-estimate"};
 
@@ -244,6 +245,10 @@ RunConfig ParseCommandLine(const Problem& problem,
       if (arg == "--project-penetration")
         cfg.options.contact.project_penetration = true;
       if (arg == "--allow-redundant") cfg.options.kkt.allow_redundant = true;
+      if (arg == "--no-broad-phase") {
+        cfg.options.moreau_jean.broad_phase = false;
+        moreau_jean_flag = arg;
+      }
       if (arg == "--error-estimate") cfg.error_estimate = true;
       if (arg == "--no-joint-limits") cfg.joint_limits = false;
       continue;

@@ -105,6 +105,9 @@ std::string Usage(const Problem& problem, const std::string& program) {
      << "  --pgs-max-iter N     moreau-jean: its sweeps per step before the\n"
      << "                       run ends as stalled (default "
      << d.moreau_jean.max_iterations << ")\n"
+     << "  --no-broad-phase     moreau-jean: evaluate every contact row at\n"
+     << "                       every step (default: only the contacts\n"
+     << "                       that can close within the step)\n"
      << "  --rho-inf R          generalized-alpha | hht: spectral radius at\n"
      << "                       infinite frequency, [0, 1] ([0.5, 1] for\n"
      << "                       hht; default " << d.rho_inf

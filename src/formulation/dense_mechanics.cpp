@@ -144,6 +144,12 @@ class DenseMechanics final : public Mechanics {
   }
   Eigen::MatrixXd DenseMass() const override { return ws_.M; }
   Eigen::MatrixXd DenseJacobian() const override { return ws_.J; }
+  void JacobianRows(const std::vector<int>& rows,
+                    Eigen::MatrixXd* out) const override {
+    out->resize(static_cast<Eigen::Index>(rows.size()), ws_.J.cols());
+    for (size_t i = 0; i < rows.size(); ++i)
+      out->row(static_cast<Eigen::Index>(i)) = ws_.J.row(rows[i]);
+  }
 
   ProjectionResult ProjectPositions(double t,
                                     Eigen::VectorXd* q,

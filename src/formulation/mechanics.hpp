@@ -226,6 +226,16 @@ class Mechanics {
   /// M and J at the evaluated state, dense (for the fixed-step schemes).
   virtual Eigen::MatrixXd DenseMass() const = 0;
   virtual Eigen::MatrixXd DenseJacobian() const = 0;
+  /// Rows `rows` of J at the evaluated state into *out (rows.size() x
+  /// nv), without copying the whole of J (Moreau-Jean's active rows of a
+  /// scene with thousands of contacts).
+  virtual void JacobianRows(const std::vector<int>& rows,
+                            Eigen::MatrixXd* out) const {
+    const Eigen::MatrixXd J = DenseJacobian();
+    out->resize(static_cast<Eigen::Index>(rows.size()), J.cols());
+    for (size_t i = 0; i < rows.size(); ++i)
+      out->row(static_cast<Eigen::Index>(i)) = J.row(rows[i]);
+  }
 
   // ---- projection onto the constraint manifold (docs/formulations.md)
   virtual ProjectionResult ProjectPositions(double t,
