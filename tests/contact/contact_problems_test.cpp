@@ -23,6 +23,7 @@
 #include "daedalus/simulate.hpp"
 #include "newtons_cradle.hpp"
 #include "particle_hemisphere.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -45,10 +46,7 @@ constexpr double kAccumulationTol = 1e-6;
 // Velocities after one impulse LCP: round-off of a few dense solves.
 constexpr double kImpulseRoundOff = 1e-12;
 
-struct Keep : Observer {
-  std::vector<Sample> samples;
-  void OnSample(const Sample& s) override { samples.push_back(s); }
-};
+using daedalus::testing::Keep;
 
 std::vector<ContactEvent> Impacts(const SimulationSummary& s) {
   std::vector<ContactEvent> out;

@@ -26,6 +26,7 @@
 #include "daedalus/simulate.hpp"
 #include "newtons_cradle.hpp"
 #include "particle_hemisphere.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -38,10 +39,7 @@ using problems::BouncingBallImpactTime;
 constexpr double kClosedFormTol = 1e-8;
 constexpr int kImpacts = 10;
 
-struct Keep : Observer {
-  std::vector<Sample> samples;
-  void OnSample(const Sample& s) override { samples.push_back(s); }
-};
+using daedalus::testing::Keep;
 
 // The run's records of the contact switches of one kind ("impact",
 // "release", "close").

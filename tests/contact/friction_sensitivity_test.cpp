@@ -17,6 +17,7 @@
 #include "daedalus/run.hpp"
 #include "daedalus/simulate.hpp"
 #include "sliding_sphere.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -31,10 +32,7 @@ using ::testing::HasSubstr;
 // the closed forms are met to about 1e-12.
 constexpr double kClosedForm = 1e-9;
 
-struct Keep : Observer {
-  std::vector<Sample> samples;
-  void OnSample(const Sample& s) override { samples.push_back(s); }
-};
+using daedalus::testing::Keep;
 
 std::vector<EventRecord> Switches(const SimulationSummary& s,
                                   const std::string& name) {

@@ -25,6 +25,7 @@
 #include "daedalus/simulate.hpp"
 #include "painleve_rod.hpp"
 #include "sliding_sphere.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -39,10 +40,7 @@ using ::testing::HasSubstr;
 // round-off, and the root of the linear slip speed is located to ~1e-15 s.
 constexpr double kClosedForm = 1e-9;
 
-struct Keep : Observer {
-  std::vector<Sample> samples;
-  void OnSample(const Sample& s) override { samples.push_back(s); }
-};
+using daedalus::testing::Keep;
 
 double Prm(const Problem& p, const Eigen::VectorXd& prm, const char* name) {
   return prm[p.model.ParameterIndex(name)];

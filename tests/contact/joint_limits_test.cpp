@@ -26,6 +26,7 @@
 #include "daedalus/multibody.hpp"
 #include "daedalus/simulate.hpp"
 #if defined(DAEDALUS_SOURCE_DIR)
+#include "support/test_support.hpp"
 #include "urdf.hpp"
 #endif
 
@@ -42,10 +43,7 @@ using mb::PExpr;
 using mb::PVec;
 using ::testing::HasSubstr;
 
-struct Keep : Observer {
-  std::vector<Sample> samples;
-  void OnSample(const Sample& s) override { samples.push_back(s); }
-};
+using daedalus::testing::Keep;
 
 // The pendulum: a bob of mass m, centre of mass at distance l below the
 // pin, inertia Ic about it; theta = 0 hangs down.

@@ -29,6 +29,7 @@
 #include "daedalus/simulate.hpp"
 #include "newtons_cradle.hpp"
 #include "spheres_in_box.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -37,10 +38,7 @@ namespace moreau_jean_test {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-struct Keep : Observer {
-  std::vector<Sample> samples;
-  void OnSample(const Sample& s) override { samples.push_back(s); }
-};
+using daedalus::testing::Keep;
 
 SimulationOptions MjOptions(double h, double t_end) {
   SimulationOptions o;

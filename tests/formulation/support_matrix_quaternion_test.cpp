@@ -25,6 +25,7 @@
 #include "daedalus/quaternion.hpp"
 #include "daedalus/simulate.hpp"
 #include "formulation/support.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -275,10 +276,7 @@ void ExpectAgrees(const SimulationSummary& s,
 }
 
 // Keeps every sample of a run.
-struct Keep : Observer {
-  std::vector<Sample> samples;
-  void OnSample(const Sample& s) override { samples.push_back(s); }
-};
+using daedalus::testing::Keep;
 
 // The drift contract (--drift-tol with --drift-action escalate), as in
 // support_matrix_test.cpp: at a tolerance between the drift of the cell's

@@ -23,6 +23,7 @@
 #include "daedalus/run.hpp"
 #include "daedalus/simulate.hpp"
 #include "formulation/support.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -354,10 +355,7 @@ bool KnownDefect(const Cell& c) {
 class SupportMatrix : public ::testing::TestWithParam<Cell> {};
 
 // Keeps every sample of a run.
-struct Keep : Observer {
-  std::vector<Sample> samples;
-  void OnSample(const Sample& s) override { samples.push_back(s); }
-};
+using daedalus::testing::Keep;
 
 void ExpectAgrees(const SimulationSummary& s,
                   const SimulationSummary& ref,

@@ -55,10 +55,7 @@ TEST(SparseKkt, MultiplierChangeEqualsTheDifferenceOfTwoSolves) {
   }
 }
 
-struct Keep : Observer {
-  std::vector<Sample> samples;
-  void OnSample(const Sample& s) override { samples.push_back(s); }
-};
+using daedalus::testing::Keep;
 
 // The Baumgarte run's reported (ideal) multipliers and its constraint
 // work come from MultiplierChange on the sparse path and from a whole

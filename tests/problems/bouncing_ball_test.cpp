@@ -46,10 +46,7 @@ SimulationOptions Options(const Ball& b, Integrator i) {
   return o;
 }
 
-struct Keep : Observer {
-  std::vector<Sample> samples;
-  void OnSample(const Sample& s) override { samples.push_back(s); }
-};
+using daedalus::testing::Keep;
 
 class BouncingBallForward : public ::testing::TestWithParam<Integrator> {};
 

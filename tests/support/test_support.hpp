@@ -9,6 +9,9 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <vector>
+
+#include "daedalus/simulate.hpp"
 
 // Skips the calling test in the sanitizer build (-O1, the library
 // instrumented with ASan and UBSan: 3 to 15 times slower than release on
@@ -81,5 +84,11 @@ inline Eigen::VectorXd RandomVector(std::mt19937& gen,
   for (int i = 0; i < n; ++i) x[i] = d(gen);
   return x;
 }
+
+/// An observer that keeps every sample of a run.
+struct Keep : Observer {
+  std::vector<Sample> samples;
+  void OnSample(const Sample& s) override { samples.push_back(s); }
+};
 
 }  // namespace daedalus::testing
