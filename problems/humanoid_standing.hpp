@@ -22,7 +22,7 @@
 // tau* the exact static-equilibrium torques at q* (inverse statics below),
 // M_r the joints' inertia matrix seen from the ground at q* (T' M T, T the
 // joints-to-velocities map of the feet-on-the-ground motions: the base
-// follows the joints), omega = stand_omega (4 pi rad/s: 2 Hz) and zeta =
+// follows the joints), omega = stand_omega (16 pi rad/s: 8 Hz) and zeta =
 // stand_zeta (1): every mode of the standing body a critically damped
 // oscillator at omega, well above gravity's destabilizing rate (the model
 // file says why not a diagonal gain). The URDF's own channels tau_<joint>

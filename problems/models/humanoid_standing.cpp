@@ -28,7 +28,7 @@ const Eigen::Vector3d kSoleHalf(0.11, 0.05, 0.03);
 constexpr double kMu = 0.8;
 constexpr double kBend = 0.1;    // a [rad]: knee 2a, hip and ankle -a
 constexpr double kElbow = -0.3;  // [rad]
-constexpr double kOmega = 4.0 * 3.14159265358979323846;  // 2 Hz
+constexpr double kOmega = 16.0 * 3.14159265358979323846;  // 8 Hz
 constexpr double kZeta = 1.0;
 
 std::string ReadText(const std::string& path) {
@@ -215,9 +215,14 @@ HumanoidStanding MakeHumanoidStanding(const std::string& path) {
   // The PD torque u = -M_r (omega^2 (q_J - q*_J) + 2 zeta omega v_J) makes
   // every mode of that motion a critically damped oscillator at omega
   // (M_r^-1 K = omega^2 I, M_r^-1 D = 2 zeta omega I), against which
-  // gravity's destabilizing stiffness, at most g / h ~ 11 s^-2 for the
-  // whole body leaning on its ankles (h ~ 0.9 m), is small beside omega^2
-  // = 158 s^-2. Two simpler choices failed: the floating tree's diagonal
+  // gravity's destabilizing stiffness must be small. It is largest in the
+  // squat (knees bending further): near straight legs the pelvis's height
+  // changes fast with the bend while its inertia is small. Measured: with
+  // zeta = 0 and omega = 4 pi (2 Hz) that mode grows at 21 s^-1, so
+  // gravity's rate^2 there is ~21^2 + (4 pi)^2 ~ 600 s^-2 (with zeta = 1
+  // it still grew at ~12 s^-1 and the humanoid fell at 2.4 s); omega = 16
+  // pi (8 Hz, omega^2 = 2527 s^-2) keeps a factor 4. Two simpler choices
+  // failed: the floating tree's diagonal
   // M_jj sees a foot's inertia at the ankle (the foot is a leaf of the
   // tree, though it is held), too little stiffness against the lean, and
   // the apparent inertias 1 / (M^-1)_jj with the feet held likewise; a
@@ -355,7 +360,11 @@ HumanoidStanding MakeHumanoidStanding(const std::string& path) {
   o.output_step = 0.01;
   o.rtol = 1e-8;
   o.atol = 1e-10;
-  o.integrator = Integrator::kCvodesAdams;
+  o.integrator = Integrator::kCvodesBdf;
+  // Projection onto the closed rows after each step: the sole corners'
+  // drift over 0.5 s is 1.0e-11 m (with Baumgarte 1.7e-10 m; at rtol 1e-10,
+  // atol 1e-12 still 1.6e-10 m and 8 times slower).
+  o.formulation = Formulation::kProjection;
   o.contact.zeno_velocity = 1e-3;
   o.kkt.allow_redundant = true;
   return h;
