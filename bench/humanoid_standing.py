@@ -4,7 +4,7 @@ docs/problems.md, "humanoid_standing").
 
     bench/humanoid_standing.py [--bin build/problems]
         [--mujoco build-bench/bench/humanoid_stand_mujoco]
-        [--t-end 5] [--repeats N] [--json OUT.json]
+        [--t-end 5] [--repeats N] [--json OUT.json] [--reuse DIR]
 
 Runs build/problems/humanoid_standing --t-end T --quiet --output-dir TMP
 (N times, default 1) and reads TMP/humanoid_standing.standing.csv (the
@@ -41,10 +41,12 @@ def timed(cmd):
     return out.stdout, cpu
 
 
-def daedalus(exe, t_end, repeats):
+def daedalus(exe, t_end, repeats, reuse=None):
     times = []
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(repeats):
+        if reuse:
+            tmp = reuse
+        for _ in range(0 if reuse else repeats):
             _, cpu = timed([exe, "--t-end", str(t_end), "--quiet",
                             "--output-dir", tmp])
             times.append(cpu)
@@ -57,7 +59,7 @@ def daedalus(exe, t_end, repeats):
                 if s.get("file", "").endswith("standing.csv"))
     events = summary.get("contact", {}).get("events", [])
     return {
-        "process_s": statistics.median(times),
+        "process_s": statistics.median(times) if times else float("nan"),
         "samples": len(rows),
         "max_drift_m": max(r["drift"] for r in rows),
         "max_reaction_error": max(abs(r["reaction_error"]) for r in rows),
@@ -99,8 +101,11 @@ def main():
     ap.add_argument("--t-end", type=float, default=5.0)
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--json")
+    ap.add_argument("--reuse", help="read a finished run's output directory "
+                    "instead of running Daedalus (no process time)")
     a = ap.parse_args()
-    d = daedalus(os.path.join(a.bin, "humanoid_standing"), a.t_end, a.repeats)
+    d = daedalus(os.path.join(a.bin, "humanoid_standing"), a.t_end, a.repeats,
+                 a.reuse)
     out = {"t_end": a.t_end, "daedalus": {k: v for k, v in d.items()
                                           if k != "side"}}
     print("humanoid standing %g s" % a.t_end)
