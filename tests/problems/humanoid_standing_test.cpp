@@ -31,8 +31,10 @@ class Collect : public Observer {
   Collect(const HumanoidStanding& h, const Eigen::VectorXd& p) : h_(h), p_(p) {}
   void OnSample(const Sample& s) override {
     m.push_back(MeasureStanding(h_, s.q, s.lambda, p_));
+    speed.push_back(s.v.cwiseAbs().maxCoeff());
   }
   std::vector<StandingMeasures> m;
+  std::vector<double> speed;  ///< max |v_i| per sample
 
  private:
   const HumanoidStanding& h_;
@@ -116,6 +118,38 @@ TEST(HumanoidStanding, StandsStillWithoutCreep) {
   std::cout << "humanoid standing 0.2 s: drift " << drift
             << " m, |reaction - m g|/(m g) " << reaction << ", CoP margin "
             << margin << " m, " << s.stats.steps << " steps\n";
+}
+
+// A small push (0.5 N s along +x on the pelvis at t = 0, the closed rows'
+// impact map) is rejected by the PD: the feet stay closed and sticking (no
+// contact event, drift <= 1e-10 m) and the motion decays. An 8 Hz
+// critically damped mode alone would leave e^(-omega t)(1 + omega t) =
+// 5e-6 of its speed after 0.3 s; gravity's squat mode decays slower
+// (measured: 0.151 -> 3.05e-5, a ratio of 2.0e-4), so the bound is 1e-3.
+TEST(HumanoidStanding, RejectsASmallPush) {
+  STANDING_RELEASE_ONLY();
+  const HumanoidStanding h = MakeHumanoidStanding(HumanoidUrdfPath());
+  Eigen::VectorXd p = h.problem.model.default_parameters();
+  p[h.problem.model.ParameterIndex("push_impulse")] = 0.5;
+  SimulationOptions o = h.problem.defaults;
+  o.t_end = 0.3;
+  Collect c(h, p);
+  const SimulationSummary s =
+      Simulate(h.problem.model, h.problem.initial(p), p, o, &c);
+  ASSERT_TRUE(s.ok) << s.error;
+  ASSERT_GT(c.speed.size(), 20u);
+  EXPECT_GT(c.speed.front(), 0.1);  // the push moved it
+  EXPECT_LE(c.speed.back(), 1e-3 * c.speed.front());
+  double drift = 0.0;
+  for (const StandingMeasures& m : c.m) {
+    drift = std::max(drift, m.drift);
+    EXPECT_EQ(m.closed, 8);
+    EXPECT_GT(m.cop_margin, 0.0);
+  }
+  EXPECT_LE(drift, 1e-10);
+  ASSERT_EQ(s.contact.events.size(), 1u);
+  std::cout << "pushed 0.5 N s: max |v| " << c.speed.front() << " -> "
+            << c.speed.back() << " at 0.3 s, drift " << drift << " m\n";
 }
 
 }  // namespace humanoid_standing_test
