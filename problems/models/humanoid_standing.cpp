@@ -221,13 +221,12 @@ HumanoidStanding MakeHumanoidStanding(const std::string& path) {
   // zeta = 0 and omega = 4 pi (2 Hz) that mode grows at 21 s^-1, so
   // gravity's rate^2 there is ~21^2 + (4 pi)^2 ~ 600 s^-2 (with zeta = 1
   // it still grew at ~12 s^-1 and the humanoid fell at 2.4 s); omega = 16
-  // pi (8 Hz, omega^2 = 2527 s^-2) keeps a factor 4. Two simpler choices
-  // failed: the floating tree's diagonal
-  // M_jj sees a foot's inertia at the ankle (the foot is a leaf of the
-  // tree, though it is held), too little stiffness against the lean, and
-  // the apparent inertias 1 / (M^-1)_jj with the feet held likewise; a
-  // diagonal gain large enough for the lean makes the damping of the
-  // joints' light modes stiff (the run's steps then fall to 0.5 ms).
+  // pi (8 Hz, omega^2 = 2527 s^-2) keeps a factor 4. Two diagonal gains
+  // were tried first, at 2 Hz: the floating tree's M_jj (at the ankle a
+  // foot's inertia, the foot being a leaf of the tree though it is held)
+  // gave 0.5 ms steps with a Newton failure at nearly every one; the
+  // apparent inertias 1 / N_jj with the feet held let the humanoid fold
+  // (a corner slipped at 4.07 s and the run ended).
   {
     Eigen::MatrixXd Jb(Jc.rows(), 6), Jj(Jc.rows(), nj), T(nv, nj);
     for (int i = 0; i < 6; ++i) Jb.col(i) = Jc.col(base[i]);
