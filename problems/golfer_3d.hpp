@@ -140,6 +140,16 @@ SideOutput SwingFile(const mb::Kinematics& kin);
 /// (--functional head_speed, or head_speed@impact).
 void AddHeadSpeed(ModelBuilder* b, const mb::Kinematics& kin);
 
+/// The functionals of the optimization (docs/optimal_control.md,
+/// "golfer_3d"): `head_dx`, `head_dz`, the clubhead's centre of mass minus
+/// the ball's position along x and z [m] (the event `impact` fixes y); the
+/// joint angles [rad] `pelvis_turn`, `torso_turn` (on the pelvis),
+/// `lead_elbow_flexion`, `wrist_cock`, `trail_elbow_flexion` (the
+/// coordinates, 0 at address); the lead shoulder's rotation from address
+/// split into swing and twist about the upper arm's axis: `lead_arm_swing`
+/// = 1 - cos(swing angle) and `lead_arm_twist_cos` = cos(twist angle).
+void AddStrikeFunctionals(ModelBuilder* b, const mb::Kinematics& kin);
+
 /// golfer_3d's run defaults (Baumgarte on CVODES BDF, rtol 1e-8, atol
 /// 1e-10, output every 1 ms) up to `t_end` [s], and its side files: the
 /// poses and SwingFile.

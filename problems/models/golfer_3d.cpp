@@ -231,6 +231,53 @@ void AddHeadSpeed(ModelBuilder* b, const mb::Kinematics& kin) {
   });
 }
 
+void AddStrikeFunctionals(ModelBuilder* b, const mb::Kinematics& kin) {
+  const mb::FrameIndex head = kin.Frame("clubhead");
+  const Vector3d ball = BallPosition();
+  b->TerminalFunctional("head_dx", [kin, head, ball](const auto& x) {
+    return kin.Pose(head, x).p[0] - ball.x();
+  });
+  b->TerminalFunctional("head_dz", [kin, head, ball](const auto& x) {
+    return kin.Pose(head, x).p[2] - ball.z();
+  });
+  const std::vector<std::string>& names = kin.coordinate_names();
+  auto coord = [&names](const std::string& name) {
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return static_cast<int>(i);
+    throw std::logic_error("golfer_3d: no coordinate " + name);
+  };
+  // Joint angles: the coordinates themselves (0 at address).
+  const std::pair<const char*, const char*> angles[] = {
+      {"pelvis_turn", "pelvis"},
+      {"torso_turn", "torso"},
+      {"lead_elbow_flexion", "lead_elbow"},
+      {"wrist_cock", "wrist_cock"},
+      {"trail_elbow_flexion", "trail_elbow"}};
+  for (const auto& [functional, coordinate] : angles) {
+    const int i = coord(coordinate);
+    b->TerminalFunctional(functional, [i](const auto& x) { return x.q[i]; });
+  }
+  // The lead shoulder's rotation q = (w, x, y, z) from address, in its
+  // frames' axes (x = n, y = the upper arm's axis): swing-twist about the
+  // arm's axis y. The arm's axis turns by the swing angle s, cos s = R_yy =
+  // 1 - 2 (x^2 + z^2) / |q|^2; the twist about it has cos = (w^2 - y^2) /
+  // (w^2 + y^2). Both are smooth in q (no acos or atan2 at the address
+  // orientation), and neither depends on q's sign.
+  const int w = coord("lead_shoulder.w");
+  b->TerminalFunctional("lead_arm_swing", [w](const auto& x) {
+    using S = Scalar<decltype(x)>;
+    const S n2 = x.q[w] * x.q[w] + x.q[w + 1] * x.q[w + 1] +
+                 x.q[w + 2] * x.q[w + 2] + x.q[w + 3] * x.q[w + 3];
+    return S(2.0 * (x.q[w + 1] * x.q[w + 1] + x.q[w + 3] * x.q[w + 3]) / n2);
+  });
+  b->TerminalFunctional("lead_arm_twist_cos", [w](const auto& x) {
+    using S = Scalar<decltype(x)>;
+    const S w2 = x.q[w] * x.q[w];
+    const S y2 = x.q[w + 2] * x.q[w + 2];
+    return S((w2 - y2) / (w2 + y2));
+  });
+}
+
 void SetSwingDefaults(Problem* p, const mb::Kinematics& kin, double t_end) {
   p->side_outputs.push_back(mb::PosesFile(kin));
   p->side_outputs.push_back(SwingFile(kin));
@@ -578,6 +625,7 @@ Golfer3d MakeGolfer3d(mb::DynamicsForm form) {
     return kin.Pose(head, x).p[1] - ball_y;
   });
   golfer_detail::AddHeadSpeed(&b, kin);
+  golfer_detail::AddStrikeFunctionals(&b, kin);
 
   Golfer3d out;
   Problem& p = out.problem;
