@@ -227,7 +227,9 @@ void IntegrateMoreauJean(Mechanics* mech,
   };
 
   Eigen::MatrixXd M, JR, Y, W;
-  Eigen::VectorXd phi, u, f, gap0, gap_p, gap_m, scratch;
+  Eigen::VectorXd phi, u, f, gap0, gap_p, gap_m, scratch, qp, qm;
+  std::vector<int> open;   // the broad phase's far contacts' rows
+  std::vector<char> near;  // per contact: near enough to close
   std::vector<int> R;
   std::vector<ConeBlock> blocks;
   double t = options.t0;
@@ -270,13 +272,14 @@ void IntegrateMoreauJean(Mechanics* mech,
       // would not have been active. The near set only saves evaluations;
       // the step is the same (MoreauJeanOptions::broad_phase false
       // evaluates every row: MoreauJean.BroadPhaseKeepsTheRunBitwise).
-      const Eigen::VectorXd qp = q + hk * v, qm = q - hk * v;
       const Eigen::VectorXd& prm = mech->parameters();
       ContactGaps(model.data(), rows.contacts, Point<double>{q, v, t, prm},
                   &scratch, &gap0);
-      std::vector<int> open;
-      std::vector<char> near(static_cast<size_t>(ncontacts), 1);
+      open.clear();
+      near.assign(static_cast<size_t>(ncontacts), 1);
       if (mj.broad_phase && ncontacts > 0) {
+        qp = q + hk * v;
+        qm = q - hk * v;
         ContactGaps(model.data(), rows.contacts, Point<double>{qp, v, t1, prm},
                     &scratch, &gap_p);
         ContactGaps(model.data(), rows.contacts, Point<double>{qm, v, t1, prm},

@@ -3,7 +3,7 @@
 // torques and a PD about the pose. Release build only: the model runs on
 // dual numbers (its URDF is read at run time), 0.2 s of standing takes
 // seconds in release and minutes under the sanitizers. The 5 s run is
-// bench/humanoid_standing.sh.
+// bench/humanoid_standing.py.
 #include "humanoid_standing.hpp"
 
 #include <gtest/gtest.h>
@@ -14,17 +14,11 @@
 #include <vector>
 
 #include "daedalus/simulate.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus::problems {
 namespace {
 namespace humanoid_standing_test {
-
-#if defined(DAEDALUS_SANITIZER_BUILD)
-#define STANDING_RELEASE_ONLY() \
-  GTEST_SKIP() << "run by the release build only: dual numbers, minutes"
-#else
-#define STANDING_RELEASE_ONLY() static_cast<void>(0)
-#endif
 
 class Collect : public Observer {
  public:
@@ -40,6 +34,16 @@ class Collect : public Observer {
   const HumanoidStanding& h_;
   Eigen::VectorXd p_;
 };
+
+// The standing run at the problem's defaults over [0, t_end].
+SimulationSummary Stand(const HumanoidStanding& h,
+                        const Eigen::VectorXd& p,
+                        double t_end,
+                        Collect* c) {
+  SimulationOptions o = h.problem.defaults;
+  o.t_end = t_end;
+  return Simulate(h.problem.model, h.problem.initial(p), p, o, c);
+}
 
 // The inverse statics balances the base to round-off: the normal forces
 // sum to m g, the pose is symmetric (equal feet), and the CoP of the
@@ -90,14 +94,11 @@ TEST(HumanoidStanding, ConvexHullMargin) {
 // the ground carries the weight, the CoP stays inside the support polygon
 // of the 8 closed corners, and no contact changes mode.
 TEST(HumanoidStanding, StandsStillWithoutCreep) {
-  STANDING_RELEASE_ONLY();
+  DAEDALUS_RELEASE_BUILD_ONLY("dual numbers, minutes");
   const HumanoidStanding h = MakeHumanoidStanding(HumanoidUrdfPath());
   const Eigen::VectorXd p = h.problem.model.default_parameters();
-  SimulationOptions o = h.problem.defaults;
-  o.t_end = 0.2;
   Collect c(h, p);
-  const SimulationSummary s =
-      Simulate(h.problem.model, h.problem.initial(p), p, o, &c);
+  const SimulationSummary s = Stand(h, p, 0.2, &c);
   ASSERT_TRUE(s.ok) << s.error;
   ASSERT_GT(c.m.size(), 20u);
   double drift = 0.0, reaction = 0.0, margin = 1.0;
@@ -127,15 +128,12 @@ TEST(HumanoidStanding, StandsStillWithoutCreep) {
 // 5e-6 of its speed after 0.3 s; gravity's squat mode decays slower
 // (measured: 0.151 -> 3.05e-5, a ratio of 2.0e-4), so the bound is 1e-3.
 TEST(HumanoidStanding, RejectsASmallPush) {
-  STANDING_RELEASE_ONLY();
+  DAEDALUS_RELEASE_BUILD_ONLY("dual numbers, minutes");
   const HumanoidStanding h = MakeHumanoidStanding(HumanoidUrdfPath());
   Eigen::VectorXd p = h.problem.model.default_parameters();
   p[h.problem.model.ParameterIndex("push_impulse")] = 0.5;
-  SimulationOptions o = h.problem.defaults;
-  o.t_end = 0.3;
   Collect c(h, p);
-  const SimulationSummary s =
-      Simulate(h.problem.model, h.problem.initial(p), p, o, &c);
+  const SimulationSummary s = Stand(h, p, 0.3, &c);
   ASSERT_TRUE(s.ok) << s.error;
   ASSERT_GT(c.speed.size(), 20u);
   EXPECT_GT(c.speed.front(), 0.1);  // the push moved it
