@@ -78,10 +78,8 @@ class ContactStage final : public ModeSwitcher {
         // tangential row) or on a 3D cone (two).
         std::vector<int> tr;
         double mu = 0.0;
-        bool cone = false;
         if (c.law && !c.law->friction.empty()) {
           const FrictionLaw f = ResolveFriction(m, c.name, *c.law, p);
-          cone = f.mu_kinetic > 0.0 && f.rows.size() == 2;
           if (f.mu_kinetic > 0.0) {
             tr = f.rows;
             mu = f.mu_kinetic;
@@ -89,7 +87,6 @@ class ContactStage final : public ModeSwitcher {
         }
         trows_.push_back(tr);
         mu_.push_back(mu);
-        cone3d_.push_back(cone);
         poisson_.push_back(c.law && c.law->impact_law == ImpactLaw::kPoisson);
       }
     }
@@ -604,7 +601,7 @@ class ContactStage final : public ModeSwitcher {
       const bool slow = zeno[static_cast<size_t>(i)];
       const double e = u[i] < -utol && !slow ? e_[k] : 0.0;
       if (slow) ev->zeno.push_back(names_[k]);
-      if (cone3d_[k]) cone += " '" + names_[k] + "'";
+      if (trows_[k].size() == 2) cone += " '" + names_[k] + "'";
       if (poisson_[k]) poisson += " '" + names_[k] + "'";
       ip.e.push_back(e);
       ip.poisson.push_back(poisson_[k]);
@@ -772,11 +769,11 @@ class ContactStage final : public ModeSwitcher {
   std::vector<int> forced_;     // penetrating at a projected start
   SwitchCounter switches_;
   // Per contact: the tangential rows of its friction (empty when
-  // frictionless or mu_kinetic = 0), mu_kinetic, whether they are a 3D
-  // cone's (two rows), and whether it restitutes by Poisson's law.
+  // frictionless or mu_kinetic = 0; two on a 3D cone), mu_kinetic, and
+  // whether it restitutes by Poisson's law.
   std::vector<std::vector<int>> trows_;
   std::vector<double> mu_;
-  std::vector<bool> cone3d_, poisson_;
+  std::vector<bool> poisson_;
   // Per contact: its last impact times (accumulation).
   std::vector<std::vector<double>> impact_times_;
   // The last impact's map on its active set, and the last switch, for
