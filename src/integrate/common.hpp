@@ -146,9 +146,9 @@ std::string DriftViolation(const Model& model,
 
 /// The dense Jacobian of f at y (n components; f0 = f(y)) by forward
 /// difference quotients, into `jac` (column-major, n x n; `work`: n
-/// doubles). Column j steps y_j by max(sqrt(eps), rtol) |y_j| + atol at
-/// the least (IDAS's floor, idaLsDenseDQJac: never below the tolerance
-/// scale of y_j). CVODES's own quotient floors it at 1e3 |h| eps n
+/// doubles). Column j steps y_j by max(sqrt(eps) |y_j|, rtol |y_j| +
+/// atol) (IDAS's floor, idaLsDenseDQJac: never below the tolerance scale
+/// of y_j). CVODES's own quotient floors it at 1e3 |h| eps n
 /// |f0|_wrms (rtol |y_j| + atol) instead, which collapses where f0
 /// vanishes: at rest, where q_j = 0 or v_j = 0, steps of ~1e-27 whose
 /// quotients are the right-hand side's round-off over the step (the
