@@ -61,7 +61,23 @@ OptimizeRunResult OptimizeSingle(const Problem& problem,
 int RunOptimize(const Problem& problem,
                 const RunConfig& cfg,
                 const std::string& program) {
-  return OptimizeSingle(problem, cfg, program, true).exit_code;
+  // SIGINT, SIGTERM and SIGHUP end IPOPT after its current iteration
+  // (the callback above); the best iterate met is written and the status
+  // is 128 + N, as an interrupted run's. A second signal has its default
+  // effect (StopOnSignals), for an iteration that takes too long.
+  StopOnSignals signals;
+  const OptimizeRunResult r = OptimizeSingle(problem, cfg, program, true);
+  if (!r.interrupted) return r.exit_code;
+  const int sig = StopOnSignals::flag()->load();
+  const std::string base = cfg.output_dir + "/" + problem.model.name();
+  std::cerr << program << ": interrupted by " << SignalName(sig)
+            << " after iteration " << r.result.iterations << "; "
+            << (r.json.empty() ? std::string("nothing was written")
+                               : base +
+                                     ".json and .csv hold the best "
+                                     "iterate met")
+            << "\n";
+  return 128 + sig;
 }
 
 }  // namespace daedalus::internal

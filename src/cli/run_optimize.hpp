@@ -38,7 +38,8 @@ OptimizeRunResult OptimizeSingle(const Problem& problem,
 
 /// Returns run()'s exit status: 0 converged, 1 IPOPT stopped without
 /// converging (the best iterate is written, the JSON says why), 2 a spec
-/// or option that cannot be used (nothing is written).
+/// or option that cannot be used (nothing is written), 128 + N stopped by
+/// signal N after an iteration (the best iterate is written).
 int RunOptimize(const Problem& problem,
                 const RunConfig& cfg,
                 const std::string& program);

@@ -136,8 +136,22 @@ void SolveRedundantDense(const Workspace& ws,
   cod.setThreshold(opt.rank_tolerance * opt.rank_tolerance);
   cod.compute(S);
   *lambda = cod.solve(r);
-  // J's dependent rows (S and J have the same null space on the left).
-  *dependent = DependentRows(ws.J, opt.rank_tolerance);
+  // The closed rows' dependent ones (S and J have the same null space on
+  // the left). Open rows (Workspace::open_rows: contacts apart, joint
+  // limits away from their stops) are zero rows of the mode, not
+  // dependent constraints: the report named a humanoid's open limits and
+  // upper box corners among "92 dependent rows" of 100.
+  std::vector<int> closed;
+  for (Eigen::Index i = 0; i < ws.J.rows(); ++i)
+    if (std::find(ws.open_rows.begin(), ws.open_rows.end(), i) ==
+        ws.open_rows.end())
+      closed.push_back(static_cast<int>(i));
+  Eigen::MatrixXd Jc(static_cast<Eigen::Index>(closed.size()), ws.J.cols());
+  for (size_t i = 0; i < closed.size(); ++i)
+    Jc.row(static_cast<Eigen::Index>(i)) = ws.J.row(closed[i]);
+  dependent->clear();
+  for (int i : DependentRows(Jc, opt.rank_tolerance))
+    dependent->push_back(closed[static_cast<size_t>(i)]);
   const double res = (S * *lambda - r).cwiseAbs().maxCoeff();
   // Scale: the size of the terms that cancel (cf. sparse_kkt.cpp), with a
   // floor of 64 eps where everything vanishes.
@@ -173,9 +187,13 @@ void SolveRedundantDense(const Workspace& ws,
          << ") although J has full rank; the mass matrix is badly scaled "
             "on the constrained motions";
     } else {
-      os << "redundant constraints: rank of J is "
-         << S.rows() - static_cast<Eigen::Index>(dependent->size()) << " < "
-         << S.rows() << " rows; dependent rows:";
+      os << "redundant constraints: rank of J's closed rows is "
+         << closed.size() - dependent->size() << " < " << closed.size()
+         << (ws.open_rows.empty()
+                 ? std::string(" rows")
+                 : " closed rows (" + std::to_string(ws.open_rows.size()) +
+                       " open)")
+         << "; dependent rows:";
       for (int i : *dependent) os << " '" << model.RowName(i) << "'";
     }
     os << "; solving with minimum-norm multipliers";

@@ -167,8 +167,13 @@ TEST(MultibodyCatalogue, FourBarTrajectoryAgrees) {
   const Problem hand = problems::FourBarProblem();
   const Problem mb = problems::FourBarMbProblem();
   SimulationOptions o = hand.defaults;
-  o.rtol = 1e-11;
-  o.atol = 1e-13;
+  // rtol 1e-13: the final energy's global error is 8e-9 per run at rtol
+  // 1e-11 (both models; 1.0986157694 at 1e-13, where it is 3e-11), so the
+  // 1e-9 bound on their difference held there only while the two step
+  // sequences' errors happened to agree, and failed (1.9e-9) when
+  // CVODES's Newton matrix, and so the step sequences, changed.
+  o.rtol = 1e-13;
+  o.atol = 1e-15;
   const testing::Run a = testing::RunProblem(hand, o);
   const testing::Run b = testing::RunProblem(mb, o);
   ASSERT_TRUE(a.summary.ok) << a.summary.error;

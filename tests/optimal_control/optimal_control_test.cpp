@@ -354,8 +354,13 @@ TEST(OptimalControl, GolfSwingGradientsSingleShooting) {
 }
 
 TEST(OptimalControl, GolfSwingGradientsMultipleShooting) {
-  DAEDALUS_RELEASE_BUILD_ONLY("about 60 golf_swing runs at rtol 1e-11");
-  ExpectGolfGradients(2, 1e-11);
+  DAEDALUS_RELEASE_BUILD_ONLY("about 60 golf_swing runs at rtol 1e-12");
+  // rtol 1e-12: the node states' columns are plain central differences
+  // at h = 1e-5, whose runs' error over 2h is about rtol / h; at 1e-11
+  // that was 1e-6, the bound itself (the continuity rows measured 1.3e-6
+  // and 1.6e-6 once CVODES's Newton matrix changed, its step sequence
+  // with it).
+  ExpectGolfGradients(2, 1e-12);
 }
 
 // The wrist torque's level from the top of the downswing (t_on = 0) that

@@ -35,7 +35,8 @@ BAD_MESSAGE_FRAGMENTS = [", ,", "rows: ''", "rows: (", "rows:;", " ()",
 # the damage done earlier (issue 18: "blames constraint 'rod' returned a
 # non-finite value ... q=(x=-nan...)").
 NAN_STATE = re.compile(r"q=\([^)]*\bnan", re.IGNORECASE)
-SAME_RANK = re.compile(r"rank (?:of J is )?(\d+) < \1 rows")
+SAME_RANK = re.compile(
+    r"rank (?:of J(?:'s closed rows)? is )?(\d+) < \1 (?:closed )?rows")
 
 
 class Outcome:

@@ -28,7 +28,10 @@ leaves what docs/output.md promises:
 - counterfactual: a counterfactual of an interrupted run is marked
   "interrupted", not "failed";
 - alpha: SIGINT during an hht run ends it "interrupted" (it was
-  "failed: stop requested", exit 1).
+  "failed: stop requested", exit 1);
+- optimize: SIGINT during --optimize ends IPOPT after its iteration,
+  exit 130 with the best iterate written (it killed the process with
+  nothing written).
 
 Usage: signals.py --bin BUILD/problems [--timeout-scale K] [--only NAME]
 """
@@ -344,6 +347,31 @@ def case_alpha(c):
         c.bad.append(f"JSON status {js.get('status')!r}: {js.get('error')}")
 
 
+def case_optimize(c):
+    # A signal killed --optimize outright (no handler), nothing written,
+    # however long IPOPT had run (29 iterations, 39 s here). Now IPOPT
+    # stops after the iteration under way (golf_swing_profile: about
+    # 1.4 s each) and the best iterate is written.
+    spec = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "..", "examples", "optimal_control",
+                        "golf_swing_profile.json")
+    proc = c.start("golf_swing", ["--optimize", os.path.abspath(spec),
+                                  "--output-dir", c.out, "--quiet"])
+    c.wait_for(proc, lambda: False, 3)
+    rc, err, _ = c.signal_and_wait(proc, signal.SIGINT, within=8.0)
+    if rc is None:
+        return
+    if "interrupted by SIGINT after iteration" not in err:
+        c.bad.append(f"stderr lacks the interruption: {err[-300:]}")
+    oc = c.json("golf_swing.json").get("optimal_control", {})
+    if oc.get("ok") is not False or \
+            oc.get("status") != "User_Requested_Stop" or \
+            not 0 < oc.get("iterations", 0) < 29:
+        c.bad.append(f"optimal_control ok {oc.get('ok')!r}, status "
+                     f"{oc.get('status')!r}, iterations "
+                     f"{oc.get('iterations')!r}")
+
+
 CASES = {"sighup": case_sighup,
          "sigkill-superseded": case_sigkill_superseded,
          "inverse-dynamics": case_inverse_dynamics,
@@ -352,7 +380,8 @@ CASES = {"sighup": case_sighup,
          "energy-ggl": case_energy_ggl,
          "ensemble-setup": case_ensemble_setup,
          "counterfactual": case_counterfactual,
-         "alpha": case_alpha}
+         "alpha": case_alpha,
+         "optimize": case_optimize}
 
 
 def main():
