@@ -357,9 +357,10 @@ HumanoidStanding MakeHumanoidStanding(const std::string& path) {
   SimulationOptions& o = h.problem.defaults;
   o.t_end = 5.0;
   o.output_step = 0.01;
-  // rtol 1e-9, atol 1e-11: 5 s keep the reaction within 9.1e-11 of the
-  // weight (at 1e-8, 1e-10: 1.21e-9, above the 1e-9) and run in
-  // half the time (9935 steps against 20328: fewer Newton failures).
+  // rtol 1e-9, atol 1e-11: 5 s keep the reaction within 1.8e-11 of the
+  // weight in 7 steps. (Chosen when CVODES's own difference quotients
+  // made the Newton matrix round-off at rest: at 1e-8, 1e-10 the reaction
+  // was then 1.21e-9, above the 1e-9; now 9.2e-12 in 6 steps.)
   o.rtol = 1e-9;
   o.atol = 1e-11;
   o.integrator = Integrator::kCvodesBdf;

@@ -74,21 +74,19 @@ class ContactStage final : public ModeSwitcher {
         e_.push_back(e);
         e_param_.push_back(e_param);
         names_.push_back(m.RowName(row));
-        // Friction at impacts: planar contacts with mu_kinetic > 0.
+        // Friction at impacts: contacts with mu_kinetic > 0, planar (one
+        // tangential row) or on a 3D cone (two).
         std::vector<int> tr;
         double mu = 0.0;
-        bool cone = false;
         if (c.law && !c.law->friction.empty()) {
           const FrictionLaw f = ResolveFriction(m, c.name, *c.law, p);
-          cone = f.mu_kinetic > 0.0 && f.rows.size() == 2;
-          if (f.mu_kinetic > 0.0 && f.rows.size() == 1) {
+          if (f.mu_kinetic > 0.0) {
             tr = f.rows;
             mu = f.mu_kinetic;
           }
         }
         trows_.push_back(tr);
         mu_.push_back(mu);
-        cone3d_.push_back(cone);
         poisson_.push_back(c.law && c.law->impact_law == ImpactLaw::kPoisson);
       }
     }
@@ -594,21 +592,28 @@ class ContactStage final : public ModeSwitcher {
     for (int k : touch) rows.push_back(rows_[static_cast<size_t>(k)]);
     ImpulseProblem ip;
     ip.tangent.assign(static_cast<size_t>(m), -1);
+    ip.tangent2.assign(static_cast<size_t>(m), -1);
     Eigen::VectorXd u(m);
+    std::string cone, poisson;  // names: contacts with a cone, Poisson's
     for (Eigen::Index i = 0; i < m; ++i) {
       const size_t k = static_cast<size_t>(touch[static_cast<size_t>(i)]);
       u[i] = x.u[rows_[k]];
       const bool slow = zeno[static_cast<size_t>(i)];
       const double e = u[i] < -utol && !slow ? e_[k] : 0.0;
       if (slow) ev->zeno.push_back(names_[k]);
-      if (cone3d_[k]) RefuseCone(t, names_[k]);
+      if (trows_[k].size() == 2) cone += " '" + names_[k] + "'";
+      if (poisson_[k]) poisson += " '" + names_[k] + "'";
       ip.e.push_back(e);
       ip.poisson.push_back(poisson_[k]);
       ip.mu.push_back(mu_[k]);
       if (trows_[k].empty()) continue;
       ip.tangent[static_cast<size_t>(i)] = static_cast<int>(rows.size());
       rows.push_back(trows_[k][0]);
+      if (trows_[k].size() < 2) continue;
+      ip.tangent2[static_cast<size_t>(i)] = static_cast<int>(rows.size());
+      rows.push_back(trows_[k][1]);
     }
+    if (!cone.empty() && !poisson.empty()) RefusePoissonCone(t, cone, poisson);
     const ContactOperator op(x, rows, bilateral_);
     ip.A = op.A();
     ip.u.resize(static_cast<Eigen::Index>(rows.size()));
@@ -763,12 +768,12 @@ class ContactStage final : public ModeSwitcher {
   std::vector<double> offset_;  // re-armed witnesses (per contact)
   std::vector<int> forced_;     // penetrating at a projected start
   SwitchCounter switches_;
-  // Per contact: the tangential rows of its planar friction (empty when
-  // frictionless or mu_kinetic = 0), mu_kinetic, a 3D cone's rows, and
+  // Per contact: the tangential rows of its friction (empty when
+  // frictionless or mu_kinetic = 0; two on a 3D cone), mu_kinetic, and
   // whether it restitutes by Poisson's law.
   std::vector<std::vector<int>> trows_;
   std::vector<double> mu_;
-  std::vector<bool> cone3d_, poisson_;
+  std::vector<bool> poisson_;
   // Per contact: its last impact times (accumulation).
   std::vector<std::vector<double>> impact_times_;
   // The last impact's map on its active set, and the last switch, for

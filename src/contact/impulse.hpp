@@ -53,6 +53,10 @@ struct ImpulseProblem {
   std::vector<double> e, mu;
   std::vector<bool> poisson;
   std::vector<int> tangent;
+  /// Per contact with an isotropic 3D cone: the index of its second
+  /// tangential row, else -1 (empty: no cone). With any cone the problem
+  /// is solved on the cones (SolveImpulse).
+  std::vector<int> tangent2;
 };
 
 struct ImpulseSolution {
@@ -69,7 +73,35 @@ struct ImpulseSolution {
   std::string law;
 };
 
+/// Solves the impulse problem: exactly as an LCP without 3D cones (the
+/// file comment); with a cone (tangent2) as the second-order cone
+/// complementarity problem it is, by SolveConeImpulse.
 ImpulseSolution SolveImpulse(const ImpulseProblem& p);
+
+/// The impulse problem with isotropic 3D cones (Newton's law only): on
+/// u = A P + q, q = u- with the normals shifted by e u_N-, each contact
+/// takes off, sticks (u = 0, |P_T| <= mu P_N) or slides on the cone's
+/// edge against its post-impact slip (|P_T| = mu P_N, P_T opposite
+/// u_T+), the impact's form of the Moreau-Jean step's problem
+/// (cone_solver.hpp; Acary and Brogliato 2008, section 12.4). Solved by
+/// projected Gauss-Seidel with each contact's local problem exact, each
+/// 50 sweeps followed by a semismooth Newton method on the Alart-Curnier
+/// function from the iterate (AlartCurnierNewton in impulse.cpp), until
+/// the natural-map residual of De Saxce's formulation (Siconos's fc3d
+/// error: |P - proj_K(P - rho u^)| with u^_N = u_N + mu |u_T|, rho =
+/// 1/A_NN, in velocity units) is below kConeImpulseResidual of the
+/// velocity scale max |q|, or kConeImpulseSweeps sweeps; accepted at
+/// kLcpTolerance (1e-10) of that scale, as the LCPs are. The problem is
+/// not an LCP: it has no finite enumeration, and an unconverged solve is
+/// reported (`solved` false, `last.method` says so) never used.
+ImpulseSolution SolveConeImpulse(const ImpulseProblem& p);
+
+/// The residual aimed at (1e-13, a few hundred times round-off: Newton
+/// reaches it in a few steps near the solution), the sweeps allowed (5000
+/// sweeps of 4 cone contacts take ~0.5 s), and the Newton steps per try.
+inline constexpr double kConeImpulseResidual = 1e-13;
+inline constexpr int kConeImpulseSweeps = 5000;
+inline constexpr int kConeImpulseNewton = 50;
 
 /// An impact with friction only dissipates: a kinetic energy change
 /// `gain` above kImpactEnergyGain times the kinetic energy before it,
@@ -82,9 +114,12 @@ void CheckDissipation(double t,
                       double t_minus,
                       const std::string& law);
 
-/// Throws: contact `name` has a 3D cone and touches during an impact
-/// (the isotropic cone's impulse problem is not implemented).
-[[noreturn]] void RefuseCone(double t, const std::string& name);
+/// Throws: contacts `cones` (quoted names) with a 3D cone touch during an
+/// impact together with contacts `poisson` restituting by Poisson's law
+/// (the cone's impulse problem is solved with Newton's law only).
+[[noreturn]] void RefusePoissonCone(double t,
+                                    const std::string& cones,
+                                    const std::string& poisson);
 
 /// Accumulation (Zeno): when `record` (an impact whose rebound the run
 /// resolves well, zeno.hpp), appends the impact time t to a contact's

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
+#include <vector>
 
 #include "eval/chart.hpp"
 #include "eval/compiled_model.hpp"
@@ -189,6 +191,52 @@ std::string DriftViolation(const Model& model,
   os << "drift " << wd << " of constraint '" << model.RowName(worst)
      << "' exceeds --drift-tol " << o.drift_tol << " at t = " << f.t;
   return os.str();
+}
+
+void DifferenceQuotientJacobian(
+    const std::function<void(const double* y, double* f)>& f,
+    int n,
+    const double* y,
+    const double* f0,
+    double rtol,
+    double atol,
+    double* jac,
+    double* work) {
+  auto overflow = [](const std::string& what) {
+    // As NonFiniteMessage (eval/dynamics_internal.hpp).
+    throw std::runtime_error(
+        what +
+        " overflowed double precision (values beyond 1.8e308); check the "
+        "magnitudes of the parameters and initial values (units); tighter "
+        "tolerances do not help");
+  };
+  // f0 against the tolerances: CVODES's step size control (its first
+  // step: 0) fails where this is not finite.
+  for (int i = 0; i < n; ++i)
+    if (!std::isfinite(f0[i] / (rtol * std::abs(y[i]) + atol)))
+      overflow("the right-hand side's component " + std::to_string(i) +
+               " over its tolerance");
+  const double srur = std::sqrt(std::numeric_limits<double>::epsilon());
+  std::vector<double> yj(y, y + n);
+  for (int j = 0; j < n; ++j) {
+    const double saved = yj[j];
+    double inc =
+        std::max(srur * std::abs(saved), rtol * std::abs(saved) + atol);
+    inc = (saved + inc) - saved;  // the step y_j actually takes
+    if (inc == 0.0) inc = srur;   // atol 0 at y_j = 0
+    yj[j] = saved + inc;
+    f(yj.data(), work);
+    yj[j] = saved;
+    double* col = jac + static_cast<std::ptrdiff_t>(j) * n;
+    for (int i = 0; i < n; ++i) {
+      col[i] = (work[i] - f0[i]) / inc;
+      if (!std::isfinite(col[i]))
+        overflow(
+            "the difference quotient of the right-hand side's "
+            "component " +
+            std::to_string(i) + " along state component " + std::to_string(j));
+    }
+  }
 }
 
 }  // namespace daedalus::internal

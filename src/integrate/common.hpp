@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <atomic>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -142,5 +143,27 @@ std::string DriftViolation(const Model& model,
                            const SimulationSummary& sum,
                            int* row,
                            double* drift);
+
+/// The dense Jacobian of f at y (n components; f0 = f(y)) by forward
+/// difference quotients, into `jac` (column-major, n x n; `work`: n
+/// doubles). Column j steps y_j by max(sqrt(eps) |y_j|, rtol |y_j| +
+/// atol) (IDAS's floor, idaLsDenseDQJac: never below the tolerance scale
+/// of y_j). CVODES's own quotient floors it at 1e3 |h| eps n
+/// |f0|_wrms (rtol |y_j| + atol) instead, which collapses where f0
+/// vanishes: at rest, where q_j = 0 or v_j = 0, steps of ~1e-27 whose
+/// quotients are the right-hand side's round-off over the step (the
+/// standing humanoid: a Newton convergence failure at about every step;
+/// docs/formulations.md, "Newton systems"). @throws std::runtime_error (a
+/// recoverable failure) when f0 over its tolerance or a quotient is not
+/// finite: the values overflowed.
+void DifferenceQuotientJacobian(
+    const std::function<void(const double* y, double* f)>& f,
+    int n,
+    const double* y,
+    const double* f0,
+    double rtol,
+    double atol,
+    double* jac,
+    double* work);
 
 }  // namespace daedalus::internal

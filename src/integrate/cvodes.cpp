@@ -5,7 +5,7 @@
 // from the form and its Mechanics.
 //
 // Newton systems: on the dense evaluator CVODES factors its own dense
-// Newton matrix (difference-quotient Jacobian); on the sparse one it runs
+// Newton matrix (our difference quotients, JacFn); on the sparse one it runs
 // GMRES preconditioned by the exact sparse Newton matrix
 // (formulation/sparse_newton.hpp), or Adams with fixed-point iteration. The
 // sparse evaluator also carries the energy-balance quadratures inside the
@@ -25,7 +25,6 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
-#include <cstdlib>
 #include <memory>
 
 #include "contact/contact_stage.hpp"
@@ -54,6 +53,7 @@ struct CvodesRun : CallbackGuard {
   // Forward sensitivities: one parameter direction per sensitivity.
   std::vector<Eigen::VectorXd> directions;
   Eigen::VectorXd da, dl, dr;
+  const SimulationOptions* options = nullptr;  // JacFn's tolerances
 };
 
 int RhsFn(realtype t, N_Vector y, N_Vector ydot, void* ud) {
@@ -65,6 +65,24 @@ int RhsFn(realtype t, N_Vector y, N_Vector ydot, void* ud) {
     double* w = N_VGetArrayPointer(ydot) + run->n;
     for (size_t j = 0; j < run->live.size(); ++j)
       w[j] = run->integrands[run->live[j]];
+  });
+}
+
+// The dense Newton matrix's f_y (DifferenceQuotientJacobian: why not CVODES's).
+int JacFn(realtype t,
+          N_Vector y,
+          N_Vector fy,
+          SUNMatrix J,
+          void* ud,
+          N_Vector tmp1,
+          N_Vector,
+          N_Vector) {
+  auto* run = static_cast<CvodesRun*>(ud);
+  return run->Trap([&] {
+    DifferenceQuotientJacobian(
+        [&](const double* yj, double* f) { run->form->Rhs(t, yj, f); }, run->n,
+        N_VGetArrayPointer(y), N_VGetArrayPointer(fy), run->options->rtol,
+        run->options->atol, SM_DATA_D(J), N_VGetArrayPointer(tmp1));
   });
 }
 
@@ -279,6 +297,10 @@ void IntegrateCvodes(Mechanics* mech,
     A.reset(SUNDenseMatrix(n, n, ctx.get()));
     LS.reset(MakeDenseLuSolver(y.get(), A.get(), ctx.get()));
     DAEDALUS_SUNDIALS_CHECK(CVodeSetLinearSolver(mem, LS.get(), A.get()));
+    if (!in_state) {  // JacFn differentiates the state only
+      run.options = &options;
+      DAEDALUS_SUNDIALS_CHECK(CVodeSetJacFn(mem, JacFn));
+    }
   }
   DAEDALUS_SUNDIALS_CHECK(CVodeSetMaxNumSteps(mem, options.max_steps));
   // 0 keeps CVODES' default (0.1); see SimulationOptions::nonlin_conv_coef.

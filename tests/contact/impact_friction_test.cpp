@@ -324,39 +324,68 @@ TEST(ImpactInput, AnImpactLawThatIsNeitherIsRefused) {
   EXPECT_STREQ(ToString(ImpactLaw::kPoisson), "poisson");
 }
 
-TEST(ImpactInput, AnEnergyGainAndAThreeDimensionalConeAreRefused) {
+// An impact that would gain energy is refused; so is Poisson's law on a
+// 3D cone (the cone's impulse problem is solved with Newton's law only,
+// impulse.hpp), while Newton's law on the cone gives the closed form.
+TEST(ImpactInput, AnEnergyGainAndPoissonsLawOnAConeAreRefused) {
   EXPECT_THAT(
       [] { internal::CheckDissipation(0.5, " 'a'", 1e-3, 1.0, "newton"); },
       ::testing::ThrowsMessage<std::runtime_error>(
           AllOf(HasSubstr("'a'"), HasSubstr("gain"), HasSubstr("kPoisson"))));
   EXPECT_NO_THROW(internal::CheckDissipation(0.5, " 'a'", 1e-12, 1.0, "x"));
-  // A sphere point with a 3D cone dropped on the ground.
-  ModelBuilder b("cone");
-  b.Coordinates({"x", "y", "z"});
-  b.KineticEnergy([](const auto& x) { return 0.5 * x.v.squaredNorm(); });
-  b.PotentialEnergy([](const auto& x) { return kG * x.q[2]; });
-  b.Holonomic("ground", [](const auto& x) { return x.q[2]; });
-  b.Nonholonomic(
-      "ground_slip",
-      [](const auto& x) {
-        using S = Scalar<decltype(x)>;
-        VecX<S> u(2);
-        u << x.v[0], x.v[1];
-        return u;
-      },
-      2);
-  b.Unilateral("ground",
-               ContactLaw{.friction = "ground_slip", .mu_static = 0.5});
-  const Model m = std::move(b).Build();
-  InitialState x0;
-  x0.q = Eigen::Vector3d(0.0, 0.0, 0.1);
-  x0.v = Eigen::Vector3d(1.0, 0.0, 0.0);
-  SimulationOptions o;
-  o.t_end = 0.5;
-  const SimulationSummary s = Simulate(m, x0, m.default_parameters(), o);
-  EXPECT_FALSE(s.ok);
-  EXPECT_THAT(s.error, AllOf(HasSubstr("'ground'"), HasSubstr("3D"),
-                             HasSubstr("planar")));
+  // A sphere point with a 3D cone (mu 0.5) dropped from 0.1 m on the
+  // ground at 1 m/s along x.
+  auto drop = [](ImpactLaw law) {
+    ModelBuilder b("cone");
+    b.Coordinates({"x", "y", "z"});
+    b.KineticEnergy([](const auto& x) { return 0.5 * x.v.squaredNorm(); });
+    b.PotentialEnergy([](const auto& x) { return kG * x.q[2]; });
+    b.Holonomic("ground", [](const auto& x) { return x.q[2]; });
+    b.Nonholonomic(
+        "ground_slip",
+        [](const auto& x) {
+          using S = Scalar<decltype(x)>;
+          VecX<S> u(2);
+          u << x.v[0], x.v[1];
+          return u;
+        },
+        2);
+    b.Unilateral("ground", ContactLaw{.friction = "ground_slip",
+                                      .mu_static = 0.5,
+                                      .impact_law = law});
+    const Model m = std::move(b).Build();
+    InitialState x0;
+    x0.q = Eigen::Vector3d(0.0, 0.0, 0.1);
+    x0.v = Eigen::Vector3d(1.0, 0.0, 0.0);
+    SimulationOptions o;
+    o.t_end = 0.5;
+    o.rtol = 1e-10;
+    o.atol = 1e-12;
+    return Simulate(m, x0, m.default_parameters(), o);
+  };
+  const SimulationSummary poisson = drop(ImpactLaw::kPoisson);
+  EXPECT_FALSE(poisson.ok);
+  EXPECT_THAT(poisson.error, AllOf(HasSubstr("'ground'"), HasSubstr("3D"),
+                                   HasSubstr("kNewton")));
+  // Newton (e = 0): P_N = m v_n with v_n = sqrt(2 g 0.1); sticking needs
+  // 1 > mu P_N = 0.70, so it slides: v_x+ = 1 - mu v_n, then slows at mu g
+  // to rest.
+  const SimulationSummary newton = drop(ImpactLaw::kNewton);
+  ASSERT_TRUE(newton.ok) << newton.error;
+  const double vn = std::sqrt(2.0 * kG * 0.1);
+  const ContactEvent* impact = nullptr;
+  for (const ContactEvent& e : newton.contact.events)
+    if (e.kind == "impact" && impact == nullptr) impact = &e;
+  ASSERT_NE(impact, nullptr);
+  EXPECT_NEAR(impact->t, std::sqrt(2.0 * 0.1 / kG), 1e-9);
+  EXPECT_NEAR(impact->impulse[0], vn, 1e-10 * vn);
+  EXPECT_NEAR(impact->impulse[1], -0.5 * vn, 1e-10 * vn);
+  EXPECT_NEAR(impact->impulse[2], 0.0, 1e-12);
+  EXPECT_NEAR(impact->u_plus[1], 1.0 - 0.5 * vn, 1e-10);
+  // At rest (sticking) after v1 / (mu g): x = t_impact + v1^2 / (2 mu g).
+  const double v1 = 1.0 - 0.5 * vn;
+  EXPECT_NEAR(newton.final.q[0], impact->t + v1 * v1 / (2.0 * 0.5 * kG), 1e-8);
+  EXPECT_NEAR(newton.final.v[0], 0.0, 1e-10);
 }
 
 }  // namespace impact_friction_test

@@ -1,6 +1,7 @@
 // The optimized vector operations and dense LU solver
 // (src/integrate/serial_ops.hpp) against SUNDIALS's own serial vector and
-// SUNLinSol_Dense.
+// SUNLinSol_Dense; the dense Newton matrix's difference quotients
+// (integrate/common.hpp) against closed forms.
 #include "integrate/serial_ops.hpp"
 
 #include <gtest/gtest.h>
@@ -11,7 +12,11 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "integrate/common.hpp"
 
 namespace daedalus::internal {
 namespace {
@@ -215,6 +220,71 @@ TEST(DenseLuSolver, ASingularMatrixIsARecoverableFailure) {
   SUNLinSolFree(S);
   SUNMatDestroy(A);
   N_VDestroy(y);
+}
+
+// f(y) = (3 y0 + y1^2, sin(y0) y1): the quotients match the closed-form
+// Jacobian to the forward difference's O(sqrt(eps)) truncation.
+TEST(DifferenceQuotientJacobian, MatchesTheClosedForm) {
+  auto f = [](const double* y, double* out) {
+    out[0] = 3.0 * y[0] + y[1] * y[1];
+    out[1] = std::sin(y[0]) * y[1];
+  };
+  const double y[2] = {0.7, -1.3};
+  double f0[2], jac[4], work[2];
+  f(y, f0);
+  DifferenceQuotientJacobian(f, 2, y, f0, 1e-9, 1e-11, jac, work);
+  const double exact[4] = {3.0, std::cos(y[0]) * y[1], 2.0 * y[1],
+                           std::sin(y[0])};  // column-major
+  for (int k = 0; k < 4; ++k) EXPECT_NEAR(jac[k], exact[k], 1e-6) << k;
+}
+
+// At rest (y = 0, f(y) at round-off) CVODES's own quotient steps y_j by
+// about 1e3 h eps n |f0|_wrms (rtol |y_j| + atol), ~1e-27 here, so that
+// the round-off of f is all its quotient sees. These steps are at least
+// the tolerance scale atol: a linear f = A y carrying a round-off error of
+// 1e-13 that changes with y (the standing humanoid's right-hand side at
+// its equilibrium) keeps its quotients within 1e-13 / atol of A.
+TEST(DifferenceQuotientJacobian, StepsAtTheToleranceScaleAtRest) {
+  const int n = 3;
+  Eigen::Matrix3d A;
+  A << -2527.0, 1.0, 0.0, 0.5, -100.0, 3.0, 0.0, 2.0, -7.0;
+  const double atol = 1e-11, noise = 1e-13;
+  std::vector<double> steps;
+  auto f = [&](const double* y, double* out) {
+    const Eigen::Vector3d Y(y[0], y[1], y[2]);
+    Eigen::Vector3d::Map(out) = A * Y;
+    double moved = 0.0;
+    for (int i = 0; i < n; ++i) moved = std::max(moved, std::abs(y[i]));
+    if (moved > 0.0) {
+      steps.push_back(moved);
+      for (int i = 0; i < n; ++i) out[i] += (i % 2 ? noise : -noise);
+    }
+  };
+  const double y[n] = {0.0, 0.0, 0.0};
+  double f0[n], jac[n * n], work[n];
+  f(y, f0);
+  DifferenceQuotientJacobian(f, n, y, f0, 1e-9, atol, jac, work);
+  ASSERT_EQ(steps.size(), static_cast<size_t>(n));
+  for (double s : steps) EXPECT_EQ(s, atol);
+  const Eigen::Map<const Eigen::Matrix3d> J(jac);
+  EXPECT_LE((J - A).cwiseAbs().maxCoeff(), 1.0001 * noise / atol);
+}
+
+// Accelerations of 1e308 over atol 1e-10 overflow CVODES's weighted norms
+// (its first step came out 0): named as an overflow, recoverable.
+TEST(DifferenceQuotientJacobian, AnOverflowedRightHandSideIsNamed) {
+  auto f = [](const double* y, double* out) { out[0] = -1e308 + y[0]; };
+  const double y[1] = {0.0};
+  double f0[1], jac[1], work[1];
+  f(y, f0);
+  try {
+    DifferenceQuotientJacobian(f, 1, y, f0, 1e-8, 1e-10, jac, work);
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("overflowed double precision"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace serial_ops_test
