@@ -61,6 +61,12 @@ struct SensitivityOptions {
   /// the adjoint; with forward sensitivities its gradient is reported
   /// too.
   std::string functional;
+  /// Further functionals in the same syntax, evaluated beside
+  /// `functional` in the same run: each one's value, and with forward
+  /// sensitivities its gradient, in SimulationSummary::functionals (one
+  /// forward run then serves several functionals at an event; the adjoint
+  /// differentiates `functional` alone).
+  std::vector<std::string> more_functionals;
   /// Adjoint: steps between checkpoints (IDAAdjInit / CVodeAdjInit).
   long checkpoint_steps = 100;
   /// d x0 / d p of the caller's initial state ((nq + nv) x np: rows q then

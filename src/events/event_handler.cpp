@@ -18,6 +18,9 @@ EventHandler::EventHandler(Mechanics* mech,
   if (!options.sensitivity.functional.empty())
     target_ =
         ParseFunctionalTarget(mech->model(), options.sensitivity.functional);
+  for (const std::string& f : options.sensitivity.more_functionals)
+    more_.push_back(ParseFunctionalTarget(mech->model(), f));
+  more_done_.assign(more_.size(), false);
 }
 
 bool EventHandler::Fire(const int* found) {
@@ -59,8 +62,11 @@ void EventHandler::Linearize(const FlowPoint& minus, const Eigen::MatrixXd& s) {
     int occurrence = 1;
     for (const EventRecord& r : sum_->events)
       if (r.index == k) ++occurrence;
-    const bool carries_functional =
+    bool carries_functional =
         target_ && target_->event == k && target_->occurrence == occurrence;
+    for (const FunctionalTarget& t : more_)
+      carries_functional =
+          carries_functional || (t.event == k && t.occurrence == occurrence);
     if (jumps_[j].grazing() &&
         (static_cast<int>(j) == primary || carries_functional))
       throw std::runtime_error(GrazingMessage(m, jumps_[j]));
@@ -113,6 +119,17 @@ void EventHandler::Annotate(size_t first, const QuadratureSnapshot& quad) {
       fv.at = target_->Where(mech_->model());
       sum_->functionals.push_back(fv);
       target_done_ = true;
+    }
+    for (size_t e = 0; e < more_.size(); ++e) {
+      const FunctionalTarget& t = more_[e];
+      if (more_done_[e] || t.event != rec.index ||
+          t.occurrence != rec.occurrence)
+        continue;
+      FunctionalValue fv =
+          Evaluate(t.functional, jump.minus(), s_minus_, rec.dt_dp, quad);
+      fv.at = t.Where(mech_->model());
+      sum_->functionals.push_back(fv);
+      more_done_[e] = true;
     }
   }
 }
@@ -190,6 +207,16 @@ void EventHandler::AtEnd(const FlowPoint& at,
        << target_->occurrence
        << "; the functional has no value and no gradient";
     sum_->warnings.push_back(os.str());
+  }
+  for (size_t e = 0; e < more_.size(); ++e) {
+    if (!more_[e].at_event() || more_done_[e]) continue;
+    FunctionalValue fv;
+    fv.name =
+        m.data().functionals[static_cast<size_t>(more_[e].functional)].name;
+    fv.at = more_[e].Where(m);
+    fv.evaluated = false;
+    sum_->functionals.push_back(fv);
+    more_done_[e] = true;  // reported once
   }
   // The target's value and gradient as the sensitivity result's.
   if (!target_ || !sensitivities()) return;

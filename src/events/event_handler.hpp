@@ -68,7 +68,8 @@ class EventHandler {
   Eigen::MatrixXd TotalQuadratureSensitivity(const QuadratureSnapshot& q) const;
   /// After the event's sample and RootSet::Record: completes the records
   /// just added (from index `first`): dt/dp, rate, grazing, and the
-  /// functional at this occurrence when it is the target's.
+  /// functionals at this occurrence when it is the target's (or one of
+  /// SensitivityOptions::more_functionals's).
   void Annotate(size_t first, const QuadratureSnapshot& quad);
 
   // ---- the reset
@@ -108,6 +109,10 @@ class EventHandler {
   SimulationSummary* sum_;
   std::vector<Eigen::VectorXd> dirs_;
   std::optional<FunctionalTarget> target_;
+  // SensitivityOptions::more_functionals, and whether each one's event
+  // occurrence was met.
+  std::vector<FunctionalTarget> more_;
+  std::vector<bool> more_done_;
   std::vector<int> fired_;
   std::vector<EventJump> jumps_;  // one per fired event
   Eigen::MatrixXd s_minus_;

@@ -6,6 +6,7 @@
 
 #include "eval/chart.hpp"
 #include "formulation/roots.hpp"
+#include "model/invoke.hpp"
 
 namespace daedalus::internal {
 
@@ -262,6 +263,25 @@ void OdeForm::IntegrandTangent(const Eigen::VectorXd& dlambda_applied,
   if (split_) stab = (app - lam).dot(tws.J * tws.v);
   QuadratureIntegrands(layout_, tws, lam, stab, q);
   for (Eigen::Index k = 0; k < q.size(); ++k) out[k] = q[k].d;
+}
+
+void OdeForm::UserIntegrandTangent(double t,
+                                   const double* y,
+                                   const double* s,
+                                   const Eigen::VectorXd& dp,
+                                   Eigen::Ref<Eigen::VectorXd> out) const {
+  out.setZero();
+  const ModelData& d = mech_->model().data();
+  if (layout_.nuq == 0) return;
+  const Eigen::VectorXd& p = mech_->parameters();
+  VecX<D1> q(nq_), v(nv_), pd(p.size());
+  for (int j = 0; j < nq_; ++j) q[j] = D1(y[j], s[j]);
+  for (int j = 0; j < nv_; ++j) v[j] = D1(y[nq_ + j], s[nq_ + j]);
+  for (Eigen::Index j = 0; j < p.size(); ++j)
+    pd[j] = D1(p[j], dp.size() > 0 ? dp[j] : 0.0);
+  const Point<D1> x{UserCoordinates(d, q, nv_), v, D1(t), pd};
+  for (int k = 0; k < layout_.nuq; ++k)
+    out[layout_.user() + k] = Invoke(d.quadratures[k].second, x).d;
 }
 
 void OdeForm::StateJacobian(double t, const double* y, Eigen::MatrixXd* fy) {

@@ -121,6 +121,16 @@ class OdeForm {
   void IntegrandTangent(const Eigen::VectorXd& dlambda_applied,
                         const Eigen::VectorXd& dlambda_reported,
                         Eigen::Ref<Eigen::VectorXd> out);
+  /// The tangents of the integrands along s = (dq, dv) and dp at (t, y)
+  /// without a KKT tangent: the user quadratures' (functions of t, q, v,
+  /// p), forward-mode; the energy balance's entries 0 (their
+  /// sensitivities are not reported, and their tangents need the
+  /// multipliers'). CVODES's quadrature sensitivities (forward runs).
+  void UserIntegrandTangent(double t,
+                            const double* y,
+                            const double* s,
+                            const Eigen::VectorXd& dp,
+                            Eigen::Ref<Eigen::VectorXd> out) const;
   /// Exact f_y ((nq + nv) x (nq + nv)) at (t, y).
   void StateJacobian(double t, const double* y, Eigen::MatrixXd* fy);
 

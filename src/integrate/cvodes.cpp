@@ -126,8 +126,10 @@ int SensRhsFn(int ns,
   });
 }
 
-// Quadrature sensitivities: tangents of the integrands along (s_i, e_i),
-// with the multipliers' own tangents.
+// Quadrature sensitivities: tangents of the user integrands along
+// (s_i, e_i), forward-mode on their functions of (t, q, v, p); the energy
+// balance's are not reported, and leaving them 0 spares a KKT tangent per
+// direction and step (docs/optimal_control.md, "golfer_3d").
 int QuadSensFn(int ns,
                realtype t,
                N_Vector y,
@@ -139,13 +141,11 @@ int QuadSensFn(int ns,
                N_Vector) {
   auto* run = static_cast<CvodesRun*>(ud);
   return run->Trap([&] {
-    OdeForm& f = *run->form;
-    f.PrepareTangents(t, N_VGetArrayPointer(y));
-    for (int i = 0; i < ns; ++i) {
-      f.Tangent(N_VGetArrayPointer(yS[i]), run->directions[i], &run->da,
-                &run->dl, &run->dr);
-      f.IntegrandTangent(run->dl, run->dr, View(yQSdot[i]));
-    }
+    const OdeForm& f = *run->form;
+    for (int i = 0; i < ns; ++i)
+      f.UserIntegrandTangent(t, N_VGetArrayPointer(y),
+                             N_VGetArrayPointer(yS[i]), run->directions[i],
+                             View(yQSdot[i]));
   });
 }
 

@@ -90,6 +90,8 @@ SimulationSummary Simulate(const Model& model,
   // The functional, and the adjoint's need of one, before any work.
   if (!options.sensitivity.functional.empty())
     internal::ParseFunctionalTarget(model, options.sensitivity.functional);
+  for (const std::string& f : options.sensitivity.more_functionals)
+    internal::ParseFunctionalTarget(model, f);
   if (options.sensitivity.method == SensMethod::kAdjoint &&
       options.sensitivity.functional.empty()) {
     std::string valid;

@@ -6,6 +6,8 @@
 // limited-memory quasi-Newton approximation.
 #include <IpIpoptApplication.hpp>
 #include <IpTNLP.hpp>
+#include <algorithm>
+#include <cmath>
 #include <exception>
 #include <sstream>
 #include <string>
@@ -61,6 +63,26 @@ class Tnlp : public Ipopt::TNLP {
                           Number* /*lambda*/) override {
     if (init_x)
       for (Index i = 0; i < n; ++i) x[i] = nlp_.x0[i];
+    return true;
+  }
+  // Read only with nlp_scaling_method = user-scaling: each variable with
+  // finite bounds scaled by 1 / max(|lower|, |upper|) (torques of a few
+  // hundred N m beside angles, docs/optimal_control.md, "golfer_3d");
+  // objective and constraints unscaled.
+  bool get_scaling_parameters(Number& obj_scaling,
+                              bool& use_x_scaling,
+                              Index n,
+                              Number* x_scaling,
+                              bool& use_g_scaling,
+                              Index /*m*/,
+                              Number* /*g_scaling*/) override {
+    obj_scaling = 1.0;
+    use_x_scaling = true;
+    for (Index i = 0; i < n; ++i) {
+      const double big = std::max(std::abs(nlp_.x_l[i]), std::abs(nlp_.x_u[i]));
+      x_scaling[i] = std::isfinite(big) && big > 0.0 ? 1.0 / big : 1.0;
+    }
+    use_g_scaling = false;
     return true;
   }
   bool eval_f(Index, const Number* x, bool, Number& f) override {

@@ -111,11 +111,17 @@ class ShootingNlp {
   // on unstabilized and Baumgarte, IDAS also on GGL).
   bool AdjointServes() const;
   InitialState IntervalStart(const Eigen::VectorXd& w, int i) const;
-  // Runs interval i at w (plain: method none) with the functional `spec`.
+  // Runs interval i at w (plain: method none) with the functional `spec`
+  // and the functionals `more` beside it (forward and plain runs).
   IntervalRun Run(const Eigen::VectorXd& w,
                   int i,
                   SensMethod method,
-                  const std::string& spec) const;
+                  const std::string& spec,
+                  const std::vector<std::string>& more = {}) const;
+  // The event functionals last located in interval i (LocalSpec), each
+  // once; the first one is the run's `functional`, the others its
+  // `more_functionals`.
+  std::vector<std::string> EventSpecs(int i) const;
   bool RunAll(const Eigen::VectorXd& w);
   bool Locate();
   double TargetValue(const ShootingTarget& t) const;

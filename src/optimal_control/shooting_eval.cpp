@@ -4,7 +4,8 @@
 // forward sensitivities along its directions (its start s_i, the
 // coefficients whose splines reach it, the free parameters): one run gives
 // every row, the running parts of later functionals (quadrature
-// sensitivities) and the one functional named to the run (its event-time
+// sensitivities) and the event functionals located in the interval, all
+// named to the run (SensitivityOptions::more_functionals; their event-time
 // terms included). An interval with only functionals (the last, or the
 // only one in single shooting) runs one adjoint per functional when that
 // is cheaper by count than one forward run along all its directions:
@@ -78,10 +79,12 @@ InitialState ShootingNlp::IntervalStart(const Eigen::VectorXd& w, int i) const {
 IntervalRun ShootingNlp::Run(const Eigen::VectorXd& w,
                              int i,
                              SensMethod method,
-                             const std::string& spec) const {
+                             const std::string& spec,
+                             const std::vector<std::string>& more) const {
   SimulationOptions o = IntervalOptions(i);
   o.sensitivity.method = method;
   o.sensitivity.functional = spec;
+  o.sensitivity.more_functionals = more;
   const Eigen::VectorXd p = ModelParams(w);
   if (method != SensMethod::kNone) {
     std::vector<int> cols;
@@ -104,17 +107,27 @@ IntervalRun ShootingNlp::Run(const Eigen::VectorXd& w,
   return r;
 }
 
+std::vector<std::string> ShootingNlp::EventSpecs(int i) const {
+  std::vector<std::string> specs;
+  for (const auto* list : {&obj_, &con_})
+    for (const auto& t : *list) {
+      if (t.event < 0 || t.interval != i) continue;
+      const std::string s = t.LocalSpec(model_);
+      if (std::find(specs.begin(), specs.end(), s) == specs.end())
+        specs.push_back(s);
+    }
+  return specs;
+}
+
 bool ShootingNlp::RunAll(const Eigen::VectorXd& w) {
   runs_.assign(static_cast<size_t>(M_), IntervalRun());
   for (int i = 0; i < M_; ++i) {
-    // The functional the last evaluation found in this interval, so that
-    // the run reports it (one per run).
-    std::string spec;
-    for (const auto* list : {&obj_, &con_})
-      for (const auto& t : *list)
-        if (spec.empty() && t.event >= 0 && t.interval == i)
-          spec = t.LocalSpec(model_);
-    runs_[i] = Run(w, i, SensMethod::kNone, spec);
+    // The functionals the last evaluation found in this interval, so that
+    // the run reports them all (Locate runs again for one that moved).
+    std::vector<std::string> specs = EventSpecs(i);
+    const std::string spec = specs.empty() ? std::string() : specs[0];
+    if (!specs.empty()) specs.erase(specs.begin());
+    runs_[i] = Run(w, i, SensMethod::kNone, spec, specs);
     if (!runs_[i].summary.ok) {
       error_ = "shooting interval " + std::to_string(i) + " [" +
                std::to_string(t_[i]) + ", " + std::to_string(t_[i + 1]) +
@@ -332,11 +345,13 @@ bool ShootingNlp::Gradients(const Eigen::VectorXd& w,
                 1.0 + kForwardCostPerDirection * double(cols.size());
     std::vector<size_t> adjoint;  // targets for adjoint runs
     if (forward) {
-      std::string spec;  // the run names one event functional
-      for (size_t k : here)
-        if (spec.empty() && target(k).event >= 0)
-          spec = target(k).LocalSpec(model_);
-      const IntervalRun r = Run(w, i, SensMethod::kForward, spec);
+      // The run names every event functional located here: the first as
+      // its functional, the others beside it (their gradients from the
+      // same sensitivities, docs/optimal_control.md, "golfer_3d").
+      std::vector<std::string> more = EventSpecs(i);
+      const std::string spec = more.empty() ? std::string() : more[0];
+      if (!more.empty()) more.erase(more.begin());
+      const IntervalRun r = Run(w, i, SensMethod::kForward, spec, more);
       if (!r.summary.ok) {
         error_ = "forward sensitivities on interval " + std::to_string(i) +
                  ": " + r.summary.error;
@@ -367,16 +382,13 @@ bool ShootingNlp::Gradients(const Eigen::VectorXd& w,
       for (size_t k : here) {
         const ShootingTarget& t = target(k);
         const auto& decl = md.functionals[static_cast<size_t>(t.functional)];
-        if (t.event >= 0 && t.LocalSpec(model_) != spec) {
-          adjoint.push_back(k);
-          continue;
-        }
-        if (t.LocalSpec(model_) == spec) {
+        if (t.event >= 0) {
           const FunctionalValue* fv =
               FindValue(r.summary, decl.name, AtOf(model_, t));
-          if (!fv || fv->gradient.size() != Eigen::Index(cols.size()))
-            throw std::logic_error("forward run without the gradient of " +
-                                   t.spec);
+          if (!fv || fv->gradient.size() != Eigen::Index(cols.size())) {
+            adjoint.push_back(k);  // not named to the run
+            continue;
+          }
           for (size_t d = 0; d < cols.size(); ++d)
             tgrad[k][cols[d]] += fv->gradient[Eigen::Index(d)];
           continue;

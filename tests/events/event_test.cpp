@@ -118,6 +118,70 @@ TEST(Events, DirectionsAndFunctionalsAtANonStoppingEvent) {
   EXPECT_NEAR(ga[1], u / g, 1e-9);
 }
 
+// SensitivityOptions::more_functionals: one forward run reports the
+// named functional and further ones at the same event (the apex time
+// t_a = u / g and the height there, u^2 / (2 g)) with their closed-form
+// gradients, an occurrence that never comes as not evaluated; the
+// sensitivity result keeps the named one alone; a plain run reports the
+// values; an unknown name is refused before the run.
+TEST(Events, FurtherFunctionalsAtAnEventComeFromTheSameRun) {
+  ModelBuilder b("throw2");
+  b.Coordinates({"y"});
+  const Param g = b.Parameter("g", 9.81);
+  b.Parameter("u", 5.0);
+  b.KineticEnergy([](const auto& x) { return 0.5 * x.v[0] * x.v[0]; });
+  b.PotentialEnergy([=](const auto& x) { return x.p[g] * x.q[0]; });
+  b.Event("apex", [](const auto& x) { return x.v[0]; },
+          {.direction = EventDirection::kFalling, .stop = false});
+  b.TerminalFunctional("height", [](const auto& x) { return x.q[0]; });
+  b.TerminalFunctional("time", [](const auto& x) { return x.t; });
+  const Model m = std::move(b).Build();
+  const Eigen::VectorXd p = m.default_parameters();
+  const double gv = p[0], u = 5.0;
+  SimulationOptions o;
+  o.t_end = 1.0;
+  o.rtol = 1e-12;
+  o.atol = 1e-14;
+  o.sensitivity.method = SensMethod::kForward;
+  o.sensitivity.parameters = {"g", "v0[y]"};
+  o.sensitivity.functional = "height@apex";
+  o.sensitivity.more_functionals = {"time@apex", "height@apex#2"};
+  auto find = [](const SimulationSummary& s, const std::string& name,
+                 const std::string& at) -> const FunctionalValue* {
+    for (const FunctionalValue& f : s.functionals)
+      if (f.name == name && f.at == at) return &f;
+    return nullptr;
+  };
+  const SimulationSummary s = Simulate(m, ThrowStart(u), p, o);
+  ASSERT_TRUE(s.ok) << s.error;
+  const FunctionalValue* h = find(s, "height", "apex#1");
+  const FunctionalValue* t = find(s, "time", "apex#1");
+  const FunctionalValue* h2 = find(s, "height", "apex#2");
+  ASSERT_NE(h, nullptr);
+  ASSERT_NE(t, nullptr);
+  ASSERT_NE(h2, nullptr);
+  EXPECT_FALSE(h2->evaluated);
+  EXPECT_NEAR(h->value, u * u / (2 * gv), 1e-10);
+  EXPECT_NEAR(t->value, u / gv, 1e-10);
+  ASSERT_EQ(h->gradient.size(), 2);
+  ASSERT_EQ(t->gradient.size(), 2);
+  EXPECT_NEAR(h->gradient[0], -u * u / (2 * gv * gv), 1e-9);
+  EXPECT_NEAR(h->gradient[1], u / gv, 1e-9);
+  EXPECT_NEAR(t->gradient[0], -u / (gv * gv), 1e-9);
+  EXPECT_NEAR(t->gradient[1], 1.0 / gv, 1e-9);
+  ASSERT_EQ(s.sensitivities.functionals.size(), 1u);
+  EXPECT_EQ(s.sensitivities.functionals[0].first, "height");
+  // A plain run: the values.
+  o.sensitivity.method = SensMethod::kNone;
+  o.sensitivity.parameters.clear();
+  const SimulationSummary plain = Simulate(m, ThrowStart(u), p, o);
+  ASSERT_TRUE(plain.ok) << plain.error;
+  ASSERT_NE(find(plain, "time", "apex#1"), nullptr);
+  EXPECT_NEAR(find(plain, "time", "apex#1")->value, u / gv, 1e-10);
+  o.sensitivity.more_functionals = {"time@peak"};
+  EXPECT_THROW(Simulate(m, ThrowStart(u), p, o), std::invalid_argument);
+}
+
 // A functional tied to an occurrence that does not come: the plain and
 // forward runs say so (no value), the adjoint refuses to give a gradient.
 TEST(Events, AFunctionalAtAnEventThatNeverOccursHasNoValue) {

@@ -176,6 +176,10 @@ TEST(Golfer3dOptimize, ShootingGradientsMatchCentralDifferences) {
   Eigen::VectorXd grad;
   Eigen::MatrixXd jac;
   ASSERT_TRUE(nlp.Gradients(w, &grad, &jac)) << nlp.error();
+  // One forward run gives the objective and both constraints at the
+  // impact (SensitivityOptions::more_functionals): no adjoint runs.
+  EXPECT_EQ(nlp.forward_runs, 1);
+  EXPECT_EQ(nlp.adjoint_runs, 0);
   auto central = [&](const Eigen::VectorXd& d, double h, double* df,
                      Eigen::VectorXd* dg) {
     double fa = 0.0, fb = 0.0;
