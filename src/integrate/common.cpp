@@ -220,8 +220,7 @@ void DifferenceQuotientJacobian(
   std::vector<double> yj(y, y + n);
   for (int j = 0; j < n; ++j) {
     const double saved = yj[j];
-    double inc =
-        std::max(srur * std::abs(saved), rtol * std::abs(saved) + atol);
+    double inc = std::max(srur * std::abs(saved), atol);
     inc = (saved + inc) - saved;  // the step y_j actually takes
     if (inc == 0.0) inc = srur;   // atol 0 at y_j = 0
     yj[j] = saved + inc;

@@ -146,18 +146,19 @@ std::string DriftViolation(const Model& model,
 
 /// The dense Jacobian of f at y (n components; f0 = f(y)) by forward
 /// difference quotients, into `jac` (column-major, n x n; `work`: n
-/// doubles). Column j steps y_j by max(sqrt(eps) |y_j|, rtol |y_j| +
-/// atol) (IDAS's floor, idaLsDenseDQJac: never below the tolerance scale
-/// of y_j). CVODES's own quotient floors it at 1e3 |h| eps n
-/// |f0|_wrms (rtol |y_j| + atol) instead, which collapses where f0
-/// vanishes: at rest, where q_j = 0 or v_j = 0, steps of ~1e-27 whose
-/// quotients are the right-hand side's round-off over the step (the
-/// standing humanoid: a Newton convergence failure at about every step;
-/// docs/formulations.md, "Newton systems"). A floor of atol alone
-/// (sqrt(eps) |y_j| elsewhere) was tried too: the humanoid pushed at
-/// 20 N s then stalled at 0.444 s with 27439 convergence failures in
-/// 30097 steps, where with this floor it runs its second in 4242 steps
-/// (one case, whose switching path follows the step sequence closely).
+/// doubles). Column j steps y_j by max(sqrt(eps) |y_j|, atol): the step
+/// that balances truncation and round-off where y_j is away from zero
+/// (CVODES's and IDAS's leading term), and never below the absolute
+/// tolerance. CVODES's own quotient floors it at 1e3 |h| eps n |f0|_wrms
+/// (rtol |y_j| + atol) instead, which collapses where f0 vanishes: at
+/// rest, where q_j = 0 or v_j = 0, steps of ~1e-27 whose quotients are
+/// the right-hand side's round-off over the step (the standing humanoid:
+/// a Newton convergence failure at about every step; docs/formulations.md,
+/// "Newton systems"). IDAS's floor, rtol |y_j| + atol (idaLsDenseDQJac),
+/// cures that too and was tried: with it the humanoid pushed at 20 N s ran
+/// its second (with this one it stalls at 0.444 s), but the quaternion
+/// top's GGL adjoint cell on IDAS (support_matrix_test, ggl_idas_sparse_8)
+/// failed in its backward pass, for a reason not found.
 /// @throws std::runtime_error (a
 /// recoverable failure) when f0 over its tolerance or a quotient is not
 /// finite: the values overflowed.
