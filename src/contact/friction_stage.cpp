@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "contact/contact_problems.hpp"
+#include "contact/slip_onset.hpp"
 #include "contact/switch_counter.hpp"
 #include "contact/witness_jump.hpp"
 
@@ -66,7 +67,8 @@ class FrictionStage final : public ModeSwitcher {
         rtol_(o.rtol),
         atol_(o.atol),
         sum_(sum),
-        inner_(std::move(inner)) {
+        inner_(std::move(inner)),
+        chatter_(o.t_end - o.t0) {
     const Model& m = mech->model();
     const ModelData& d = m.data();
     for (int ci = 0; ci < m.num_constraints(); ++ci) {
@@ -333,8 +335,9 @@ class FrictionStage final : public ModeSwitcher {
     const double utol = std::max({kSlipVelocityFraction * co_.zeno_velocity,
                                   kSlipResolution * (atol_ + rtol_ * scale_u),
                                   kSlipRoundOff * scale_u});
-    std::vector<size_t> test;   // contacts to test for stick
-    std::vector<size_t> onset;  // stick -> slip: direction from lambda_t
+    std::vector<size_t> test;       // contacts to test for stick
+    std::vector<size_t> onset;      // stick -> slip: direction from lambda_t
+    std::vector<size_t> from_rest;  // slips that start at zero speed
     for (size_t k = 0; k < c_.size(); ++k) {
       Contact& c = c_[k];
       c.offset = 0.0;
@@ -362,28 +365,47 @@ class FrictionStage final : public ModeSwitcher {
     // against the force that sticking needs.
     for (size_t k : test) c_[k].mode = Mode::kStick;
     Apply(inner_open, t, *q, *v);
+    // One contact slips per round, the one most outside its cone (after
+    // the onsets, at once): where sticking contacts hold each other's
+    // motion the split of their forces is one of many, and another's
+    // excess may be the first one's force passed on ("Slip onset").
     for (int round = 0; round <= static_cast<int>(c_.size()); ++round) {
       mech_->Evaluate(t, *q, *v);
       KktResult r;
       mech_->SolveKkt(mech_->bias(), &r);
-      bool changed = false;
+      std::vector<size_t> flip;
+      size_t worst = c_.size();
+      double worst_ratio = 0.0;
       for (size_t k = 0; k < c_.size(); ++k) {
-        Contact& c = c_[k];
-        const bool is_onset =
-            std::find(onset.begin(), onset.end(), k) != onset.end();
+        const Contact& c = c_[k];
         if (c.mode != Mode::kStick) continue;
-        const Eigen::VectorXd lt = TangentialForce(c, r.lambda);
-        const double ln = r.lambda[c.normal];
-        if (!is_onset && lt.norm() <= c.mus * ln * (1.0 + kStickSlack))
+        const double lt = TangentialForce(c, r.lambda).norm();
+        const double cap = c.mus * r.lambda[c.normal];
+        if (std::find(onset.begin(), onset.end(), k) != onset.end()) {
+          flip.push_back(k);
           continue;
+        }
+        if (lt <= cap * (1.0 + kStickSlack)) continue;
+        const double ratio =
+            cap > 0.0 ? lt / cap : std::numeric_limits<double>::infinity();
+        if (worst == c_.size() || ratio > worst_ratio) {
+          worst = k;
+          worst_ratio = ratio;
+        }
+      }
+      if (flip.empty() && worst < c_.size()) flip.push_back(worst);
+      for (size_t k : flip) {
+        Contact& c = c_[k];
+        const Eigen::VectorXd lt = TangentialForce(c, r.lambda);
         c.mode = Mode::kSlip;
         c.dir.setZero();
         if (lt.norm() > 0.0) c.dir.head(lt.size()) = -lt / lt.norm();
-        changed = true;
+        from_rest.push_back(k);
       }
       onset.clear();
-      if (!changed) break;
+      if (flip.empty()) break;
       Apply(inner_open, t, *q, *v);
+      ConsistentOnsets(from_rest, inner_open, t, *q, *v);
     }
     for (const Contact& c : c_)
       if (c.mode == Mode::kSlip) CheckPainleve(t, *q, *v, c);
@@ -403,6 +425,23 @@ class FrictionStage final : public ModeSwitcher {
       if (c_[k].mode == Mode::kOpen) continue;
       ev->closed.push_back(c_[k].name + ":" + Name(c_[k].mode));
     }
+  }
+
+  // The slips from rest on 3D cones take their consistent direction
+  // (slip_onset.hpp).
+  void ConsistentOnsets(const std::vector<size_t>& from_rest,
+                        const std::vector<int>& inner_open,
+                        double t,
+                        const Eigen::VectorXd& q,
+                        const Eigen::VectorXd& v) {
+    std::vector<SlipOnset> onsets;
+    for (size_t k : from_rest) {
+      Contact& c = c_[k];
+      if (c.mode != Mode::kSlip || c.t.size() != 2) continue;
+      onsets.push_back(SlipOnset{{c.t[0], c.t[1]}, &c.dir});
+    }
+    internal::ConsistentOnsets(mech_, t, q, v, onsets,
+                               [&] { Apply(inner_open, t, q, v); });
   }
 
   // The normal rows the contact stage left open (its open set less the
@@ -522,6 +561,27 @@ class FrictionStage final : public ModeSwitcher {
   }
 
   void CountAtInstant(double t) {
+    const bool chatter = chatter_.Exceeded(t);
+    if (chatter_.count() == 0 || chattered_.size() != c_.size())
+      chattered_.assign(c_.size(), false);
+    for (size_t k : last_.witnesses) chattered_[k] = true;
+    if (chatter) {
+      std::ostringstream os;
+      os.precision(10);
+      os << "friction witnesses chatter: " << chatter_.count()
+         << " roots between t = " << chatter_.start() << " and t = " << t
+         << " (a window of " << chatter_.window()
+         << " s) without settling; the contacts whose witnesses fired:";
+      for (size_t k = 0; k < c_.size(); ++k)
+        if (chattered_[k])
+          os << " '" << c_[k].name << "' (now " << Name(c_[k].mode) << ")";
+      os << ". A slip whose speed stays near zero while its stick test fails "
+            "does this, e.g. a contact beside others that hold its velocity "
+            "(a foot's redundant corners, docs/friction.md, \"Redundant "
+            "slipping corners\"); model the contact's compliance or fewer "
+            "contact points";
+      throw std::runtime_error(os.str());
+    }
     if (!switches_.Exceeded(t)) return;
     std::ostringstream os;
     os << "friction switches do not settle at t = " << t << ": the contacts";
@@ -680,6 +740,8 @@ class FrictionStage final : public ModeSwitcher {
     size_t record = static_cast<size_t>(-1);  // its EventRecord
   } last_;
   SwitchCounter switches_;
+  ChatterGuard chatter_;
+  std::vector<bool> chattered_;  // the witnesses fired in chatter_'s window
   mutable VecX<double> scratch_;
 };
 
