@@ -701,9 +701,10 @@ std::string SupportTableMarkdown() {
   // contact (ContactLaw) and no other feature.
   os << "## Event-driven contact\n\n"
      << "On a model with a contact (`ModelBuilder::Unilateral` with a "
-        "`ContactLaw`, docs/contact.md), frictionless: the SUNDIALS "
-        "integrators on both KKT paths (the fixed-step and "
-        "generalized-alpha schemes refuse it, "
+        "`ContactLaw`, docs/contact.md), frictionless, event-driven "
+        "contact runs per KKT path as below (`ContactRefusal`; the "
+        "fixed-step and "
+        "generalized-alpha schemes refuse it: "
      <<
       [&] {
         SimulationOptions o;
@@ -713,7 +714,8 @@ std::string SupportTableMarkdown() {
         ModelTraits t;
         t.constraints = t.unilateral = true;
         t.contact_laws = t.feasibility = true;
-        return cell(Refusal(o, KktPath::kDense, t));
+        const std::string no = cell(Refusal(o, KktPath::kDense, t));
+        return "reason " + no.substr(4, no.size() - 5);  // "no (N)"
       }()
      << "). IDAS with `--linear-solver klu` runs the dense KKT path with "
         "KLU factoring its Newton matrix:\n\n"
