@@ -173,6 +173,7 @@ class SparseMechanics final : public Mechanics {
 
   void SolveKkt(const Eigen::VectorXd& bias, KktResult* r) override {
     if (open_rows_.empty()) {
+      solved_masked_ = false;
       kkt_.Solve(ws_, bias, r);
       return;
     }
@@ -223,10 +224,11 @@ class SparseMechanics final : public Mechanics {
     ideal->lambda += applied.lambda;
   }
   const std::vector<int>& dependent_rows() const override {
-    if (open_rows_.empty()) return kkt_.dependent_rows();
+    // The last solve's rows (the mode may have changed since).
+    if (!solved_masked_) return kkt_.dependent_rows();
     dependent_.clear();
     for (int i : kkt_.dependent_rows())
-      dependent_.push_back(closed_[static_cast<size_t>(i)]);
+      dependent_.push_back(solved_rows_[static_cast<size_t>(i)]);
     return dependent_;
   }
   void SolveMass(const Eigen::VectorXd& rhs, Eigen::VectorXd* x) override {
@@ -414,6 +416,8 @@ class SparseMechanics final : public Mechanics {
   // lambda (nc, 0 on open rows) and what goes with it from the closed
   // rows' lc_.
   void FinishClosed(KktResult* r) {
+    solved_masked_ = true;
+    if (solved_rows_ != closed_) solved_rows_ = closed_;
     r->lambda.setZero(nc());
     for (size_t i = 0; i < closed_.size(); ++i)
       r->lambda[closed_[i]] = lc_[static_cast<Eigen::Index>(i)];
@@ -431,6 +435,10 @@ class SparseMechanics final : public Mechanics {
   std::vector<int> closed_, closed_holonomic_, open_slots_, jc_src_;
   SparseMatrixD jc_;
   Eigen::VectorXd bc_, lc_;
+  // The rows of the last KKT solve, when it was masked (its dependent rows
+  // are indices into them).
+  std::vector<int> solved_rows_;
+  bool solved_masked_ = false;
   mutable std::vector<int> dependent_;
   std::unique_ptr<Workspace> shadow_;
   std::unique_ptr<TangentWorkspace> tws_;
