@@ -12,6 +12,7 @@
 //     the sequential one of balls set apart, to round-off;
 //   rocking_block: Housner's ratio at every impact, the pivot sticking
 //     (frictional rows, a redundant tangential row at rest);
+//   particle_hemisphere: the release at cos theta = (2/3) cos theta0;
 //   IDAS with KLU (dense KKT path): the ball and the cradle, an open
 //     contact's row lambda_i = 0 in the KLU pattern; the impact times'
 //     sensitivities;
@@ -31,7 +32,9 @@
 #include "contact/lcp.hpp"
 #include "daedalus/simulate.hpp"
 #include "newtons_cradle.hpp"
+#include "particle_hemisphere.hpp"
 #include "rocking_block.hpp"
+#include "support/test_support.hpp"
 
 namespace daedalus {
 namespace {
@@ -251,6 +254,44 @@ TEST(SparseRockingBlock, HousnersRatioAndTheDensePathsSwitches) {
   ExpectSameSwitches(s, d, kRockingAgreement, resolved);
   std::printf("rocking block sparse: %d impacts, %d events compared\n", impacts,
               resolved);
+}
+
+// A release on the sparse path (closed to open, the multiplier's witness):
+// the particle leaves the hemisphere at cos theta = (2/3) cos theta0, as
+// contact_problems_test holds the dense path to, and at the dense run's
+// instant.
+TEST(SparseParticleHemisphere, LeavesAtTwoThirdsOfTheStartingHeight) {
+  const Problem p = problems::ParticleHemisphereProblem();
+  const Eigen::VectorXd prm = p.model.default_parameters();
+  const double th0 = prm[p.model.ParameterIndex("theta0")];
+  daedalus::testing::Keep keep;
+  const SimulationSummary s =
+      Simulate(p.model, p.initial(prm), prm, Sparse(p.defaults), &keep);
+  ASSERT_TRUE(s.ok) << s.error;
+  ASSERT_EQ(s.contact.releases, 1);
+  EXPECT_EQ(s.contact.impacts, 0);
+  const ContactEvent* rel = nullptr;
+  for (const ContactEvent& e : s.contact.events)
+    if (e.kind == "release") rel = &e;
+  ASSERT_NE(rel, nullptr);
+  // The state at the release: the sample at its time (contact_problems_
+  // test's bounds).
+  const Sample* at = nullptr;
+  for (const Sample& smp : keep.samples)
+    if (smp.t == rel->t) at = &smp;
+  ASSERT_NE(at, nullptr);
+  const double theta = std::atan2(at->q[0], at->q[1]);
+  EXPECT_NEAR(std::cos(theta), 2.0 * std::cos(th0) / 3.0, 1e-9);
+  EXPECT_NEAR(theta, problems::ParticleHemisphereRelease(th0), 1e-8);
+  EXPECT_GT(s.final.q.norm(), 1.0);  // free after
+  EXPECT_EQ(s.final.lambda[0], 0.0);
+  EXPECT_LE(s.energy_residual_max, kEnergyTol);
+  const SimulationSummary d =
+      Simulate(p.model, p.initial(prm), prm, p.defaults);
+  ASSERT_TRUE(d.ok) << d.error;
+  ExpectSameSwitches(s, d, kPathAgreement);
+  std::printf("particle hemisphere sparse: release at %.15g s (dense %.15g)\n",
+              rel->t, d.contact.events.back().t);
 }
 
 // IDAS with KLU (--linear-solver klu): an open contact's residual row
