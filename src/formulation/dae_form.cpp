@@ -6,6 +6,7 @@
 #include "eval/chart.hpp"
 #include "eval/eval_stop.hpp"
 #include "formulation/roots.hpp"
+#include "formulation/support.hpp"
 
 namespace daedalus::internal {
 
@@ -19,6 +20,15 @@ DaeForm::DaeForm(Mechanics* mech,
       params_(&mech->parameters()) {
   if (options.formulation == Formulation::kProjection)
     throw std::logic_error("DaeForm: projection is not a DAE form");
+  if (EventDrivenContact(options, TraitsOf(mech->model()))) {
+    const Model& m = mech->model();
+    for (int ci = 0; ci < m.num_constraints(); ++ci) {
+      const auto& c = m.constraints()[ci];
+      if (!c.unilateral) continue;
+      for (int r = 0; r < c.rows; ++r)
+        contact_rows_.push_back(m.constraint_row(ci) + r);
+    }
+  }
   const CompiledModel* cm = mech->compiled();
   if (cm == nullptr) return;
   if (!mech->model().quaternions().empty()) {
@@ -252,31 +262,82 @@ const std::vector<std::vector<int>>& DaeForm::Pattern() {
     // The compiled Jacobian's structural nonzeros (exact zeros elsewhere at
     // every state).
     for (const auto& [i, j] : prog_->jac_entries) pattern_[j].push_back(i);
-    return pattern_;
-  }
-  for (int j = 0; j < n; ++j) {
-    for (int i = 0; i < n; ++i) {
-      // The multiplier rows and columns couple to the multipliers only
-      // through q and v: their mutual block is structurally zero.
-      if (i >= nd && j >= nd) continue;
-      pattern_[j].push_back(i);
+  } else {
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) {
+        // The multiplier rows and columns couple to the multipliers only
+        // through q and v: their mutual block is structurally zero.
+        if (i >= nd && j >= nd) continue;
+        pattern_[j].push_back(i);
+      }
     }
   }
+  pattern_nnz_ = 0;
+  for (const auto& col : pattern_) pattern_nnz_ += col.size();
+  if (!contact_rows_.empty()) AddContactDiagonals();
   return pattern_;
+}
+
+void DaeForm::AddContactDiagonals() {
+  // An open contact's residual lambda_i = 0 has the single entry 1 on the
+  // diagonal, in the multipliers' block that is otherwise structurally
+  // zero: every contact row's diagonal joins the pattern for the run (a
+  // mode changes the values, never the pattern KLU analysed).
+  const int n = size();
+  for (int r : contact_rows_) {
+    const int i = L_.il() + r;
+    std::vector<int>& col = pattern_[i];
+    if (std::find(col.begin(), col.end(), i) != col.end()) continue;
+    if (std::is_sorted(col.begin(), col.end()))
+      col.insert(std::lower_bound(col.begin(), col.end(), i), i);
+    else
+      col.push_back(i);
+  }
+  std::vector<std::size_t> start(static_cast<std::size_t>(n) + 1, 0);
+  for (int j = 0; j < n; ++j) start[j + 1] = start[j] + pattern_[j].size();
+  pattern_nnz_ = start[n];
+  auto slot = [&](int i, int j) {
+    const std::vector<int>& col = pattern_[j];
+    return static_cast<int>(
+        start[j] + (std::find(col.begin(), col.end(), i) - col.begin()));
+  };
+  if (prog_) {
+    prog_slot_.clear();
+    for (const auto& [i, j] : prog_->jac_entries)
+      prog_slot_.push_back(slot(i, j));
+  }
+  open_slots_.assign(static_cast<std::size_t>(L_.nc), {});
+  for (int j = 0; j < n; ++j)
+    for (int i : pattern_[j])
+      if (i >= L_.il() && i < L_.il() + L_.nc)
+        open_slots_[i - L_.il()].emplace_back(slot(i, j), j);
 }
 
 void DaeForm::SparseJacobian(
     double t, double cj, const double* y, const double* yp, double* values) {
   const std::vector<std::vector<int>>& pattern = Pattern();
   if (prog_ && prog_->Jacobian(t, cj, y, yp, CurrentParameters())) {
-    // Structural nonzeros only: the pattern, in the same column-major order.
-    std::copy_n(prog_->jac_values.data(), prog_->jac_entries.size(), values);
-    return;
+    if (prog_slot_.empty()) {
+      // Structural nonzeros only: the pattern, in the same column-major
+      // order.
+      std::copy_n(prog_->jac_values.data(), prog_->jac_entries.size(), values);
+    } else {
+      std::fill_n(values, pattern_nnz_, 0.0);
+      for (std::size_t k = 0; k < prog_slot_.size(); ++k)
+        values[prog_slot_[k]] = prog_->jac_values[k];
+    }
+  } else {
+    TangentJacobian(t, cj, y, yp);
+    std::size_t k = 0;
+    for (std::size_t j = 0; j < pattern.size(); ++j)
+      for (int i : pattern[j]) values[k++] = jac_(i, static_cast<int>(j));
   }
-  TangentJacobian(t, cj, y, yp);
-  std::size_t k = 0;
-  for (std::size_t j = 0; j < pattern.size(); ++j)
-    for (int i : pattern[j]) values[k++] = jac_(i, static_cast<int>(j));
+  // Open contacts: the rows lambda_i = 0 (Residual).
+  for (int r : mech_->open_rows()) {
+    if (static_cast<std::size_t>(r) >= open_slots_.size()) continue;
+    for (const auto& [s, j] : open_slots_[static_cast<std::size_t>(r)])
+      values[s] = j == L_.il() + r ? 1.0 : 0.0;
+  }
 }
 
 void DaeForm::SensResidual(double t,

@@ -8,8 +8,10 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "daedalus/simulate.hpp"
@@ -218,6 +220,17 @@ class DaeForm {
   const Eigen::VectorXd* params_ = nullptr;
   std::unique_ptr<DaePrograms> prog_;
   std::vector<std::vector<int>> pattern_;
+  // Event-driven contact (docs/contact.md): the constraint rows a mode can
+  // open, whose residual is then lambda_i = 0. The KLU pattern holds the
+  // diagonal of each (AddContactDiagonals); open_slots_[r] lists the
+  // pattern slots (value index, column) of row r's residual, and
+  // prog_slot_ the slot of each compiled Jacobian entry once diagonals
+  // were added (empty: the compiled entries are the pattern).
+  std::vector<int> contact_rows_;
+  std::vector<std::vector<std::pair<int, int>>> open_slots_;
+  std::vector<int> prog_slot_;
+  std::size_t pattern_nnz_ = 0;
+  void AddContactDiagonals();
   Eigen::MatrixXd jac_;
   VecX<D1> Y1_, YP1_, F1_;
   Eigen::VectorXd zero_dp_;

@@ -8,10 +8,19 @@
 // the same model, the tangent workspace of the dense path: exact, at the
 // cost of a dense evaluation per direction (O(nv^2) storage), which suits
 // models up to a few hundred coordinates (docs/performance.md).
+//
+// The contact mode (docs/contact.md, "The stage"): open rows are zeroed in
+// the workspace after every evaluation, as the dense evaluator's
+// DropOpenRows does, and the KKT solves and projections run on the closed
+// rows alone (a J of those rows, its pattern fixed per mode, whose values
+// are gathered at each solve); the open rows' multipliers are 0. A run
+// without open rows takes the unmasked path unchanged.
 #include <Eigen/Cholesky>
 #include <Eigen/SparseCore>
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "daedalus/sparse_kkt.hpp"
@@ -41,23 +50,34 @@ class SparseMechanics final : public Mechanics {
     // The main solver reports redundancy once; the projections stay quiet.
     proj_q_.SetReportStream(nullptr);
     proj_v_.SetReportStream(nullptr);
-    const std::vector<int> hrows = rows().holonomic_rows;
-    const bool all = rows().all_holonomic();
-    const Model m = model;
-    proj_q_.SetRowNames(
-        [m, hrows, all](int i) { return m.RowName(all ? i : hrows[i]); });
-    proj_v_.SetRowNames([m](int i) { return m.RowName(i); });
+    // Row i of the solvers' J is a row of the current mode.
+    proj_q_.SetRowNames([this](int i) {
+      return this->model().RowName(ModeHolonomicRows()[static_cast<size_t>(i)]);
+    });
+    proj_v_.SetRowNames(
+        [this](int i) { return this->model().RowName(ModeRow(i)); });
+    kkt_.SetRowNames(
+        [this](int i) { return this->model().RowName(ModeRow(i)); });
+    kkt_.SetContext([this] {
+      return "model '" + this->model().name() + "', " +
+             daedalus::DescribeState(ws_);
+    });
     all_stationary_ =
         std::all_of(rows().stationary.begin(), rows().stationary.end(),
                     [](bool s) { return s; });
   }
 
   bool sparse() const override { return true; }
-  void SetOpenRows(const std::vector<int>& rows) override {
-    // The support matrix refuses event-driven contact on the sparse path.
-    if (!rows.empty())
-      throw std::logic_error(
-          "event-driven contact runs on the dense evaluator only");
+  void SetOpenRows(const std::vector<int>& rows) override;
+  void SetSlipRows(const std::vector<SlipRow>& slip) override {
+    if (!slip.empty())
+      throw std::runtime_error(
+          "model '" + model().name() + "': a contact started to slip (row '" +
+          model().RowName(slip.front().row) + "', " +
+          daedalus::DescribeState(ws_) +
+          "): slipping friction (the nonsymmetric KKT system of "
+          "docs/friction.md) runs on the dense evaluator only; sticking "
+          "contacts run on the sparse one. Use --kkt dense");
   }
 
   void SetParameters(const Eigen::VectorXd& p) override {
@@ -76,6 +96,7 @@ class SparseMechanics final : public Mechanics {
     // The sparse stages have no partial requests: everything, always.
     SetState(t, q, v);
     EvaluateSparseAll(&ws_);
+    Mask();
   }
 
   void EvaluatePosition(double t,
@@ -83,6 +104,7 @@ class SparseMechanics final : public Mechanics {
                         const Eigen::VectorXd& v) override {
     ws_.SetState(t, q, v);
     EvaluateSparsePosition(&ws_);
+    Mask();
   }
 
   double t() const override { return ws_.t; }
@@ -150,12 +172,33 @@ class SparseMechanics final : public Mechanics {
   }
 
   void SolveKkt(const Eigen::VectorXd& bias, KktResult* r) override {
-    kkt_.Solve(ws_, bias, r);
+    if (open_rows_.empty()) {
+      solved_masked_ = false;
+      kkt_.Solve(ws_, bias, r);
+      return;
+    }
+    // The closed rows alone: J_c's values gathered, lambda 0 on the rest.
+    ws_.Require(Stage::kDynamics, "SparseMechanics::SolveKkt");
+    for (size_t k = 0; k < jc_src_.size(); ++k)
+      jc_.valuePtr()[k] = ws_.J.valuePtr()[jc_src_[k]];
+    f_ = ws_.Bu - ws_.h;
+    GatherClosed(bias, &bc_);
+    r->vdot.resize(nv());
+    lc_.resize(static_cast<Eigen::Index>(closed_.size()));
+    kkt_.Solve(ws_.M, jc_, f_, bc_, r->vdot, lc_);
+    FinishClosed(r);
   }
   void ResolveKkt(const Eigen::VectorXd& bias, KktResult* r) override {
     // Same M and J as the last solve: its factorizations serve again.
     f_ = ws_.Bu - ws_.h;
     r->vdot.resize(nv());
+    if (!open_rows_.empty()) {
+      GatherClosed(bias, &bc_);
+      lc_.resize(static_cast<Eigen::Index>(closed_.size()));
+      kkt_.Resolve(f_, bc_, r->vdot, lc_);
+      FinishClosed(r);
+      return;
+    }
     r->lambda.resize(nc());
     kkt_.Resolve(f_, bias, r->vdot, r->lambda);
     r->reaction.noalias() = ws_.J.transpose() * r->lambda;
@@ -168,11 +211,25 @@ class SparseMechanics final : public Mechanics {
                         KktResult* ideal) override {
     db_ = ws_.bias - applied_bias;
     ideal->lambda.resize(nc());
+    if (!open_rows_.empty()) {
+      GatherClosed(db_, &bc_);
+      lc_.resize(bc_.size());
+      kkt_.MultiplierChange(bc_, lc_);
+      ideal->lambda = applied.lambda;
+      for (size_t i = 0; i < closed_.size(); ++i)
+        ideal->lambda[closed_[i]] += lc_[static_cast<Eigen::Index>(i)];
+      return;
+    }
     kkt_.MultiplierChange(db_, ideal->lambda);
     ideal->lambda += applied.lambda;
   }
   const std::vector<int>& dependent_rows() const override {
-    return kkt_.dependent_rows();
+    // The last solve's rows (the mode may have changed since).
+    if (!solved_masked_) return kkt_.dependent_rows();
+    dependent_.clear();
+    for (int i : kkt_.dependent_rows())
+      dependent_.push_back(solved_rows_[static_cast<size_t>(i)]);
+    return dependent_;
   }
   void SolveMass(const Eigen::VectorXd& rhs, Eigen::VectorXd* x) override {
     x->resize(nv());
@@ -237,13 +294,20 @@ class SparseMechanics final : public Mechanics {
   }
 
   KktHealthSample Health(bool details) override {
-    return SparseKktHealth(ws_.M, ws_.J, details);
+    if (open_rows_.empty()) return SparseKktHealth(ws_.M, ws_.J, details);
+    // The current mode's rows; weak rows mapped back to the model's.
+    KktHealthSample h = SparseKktHealth(ws_.M, ClosedJacobian(), details);
+    for (int& r : h.weak_rows) r = closed_[static_cast<size_t>(r)];
+    return h;
   }
 
   std::unique_ptr<NewtonPreconditioner> MakeNewtonPreconditioner(
       std::function<void(Eigen::VectorXd*)> bias) override {
-    return std::make_unique<SparseNewtonPreconditioner>(
-        &ws_, [bias](const SparseWorkspace&, Eigen::VectorXd* b) { bias(b); });
+    return std::make_unique<ModePreconditioner>(
+        std::make_unique<SparseNewtonPreconditioner>(
+            &ws_,
+            [bias](const SparseWorkspace&, Eigen::VectorXd* b) { bias(b); }),
+        &open_rows_);
   }
 
  private:
@@ -281,8 +345,101 @@ class SparseMechanics final : public Mechanics {
                         const Eigen::VectorXd& rhs,
                         Eigen::VectorXd* x);
 
+  // The Newton preconditioner in the current mode: an open row is taken as
+  // the preconditioner's dependent rows are, mu = 0 on its own (its row of
+  // the Newton system is no constraint of the mode).
+  class ModePreconditioner final : public NewtonPreconditioner {
+   public:
+    ModePreconditioner(std::unique_ptr<SparseNewtonPreconditioner> p,
+                       const std::vector<int>* open)
+        : p_(std::move(p)), open_(open) {}
+    void Update(double t,
+                const Eigen::VectorXd& q,
+                const Eigen::VectorXd& v,
+                const Eigen::VectorXd& a,
+                const Eigen::VectorXd& lambda) override {
+      p_->Update(t, q, v, a, lambda);
+    }
+    void SetDependentRows(const std::vector<int>& rows) override {
+      if (open_->empty()) {
+        p_->SetDependentRows(rows);
+        return;
+      }
+      rows_ = rows;
+      rows_.insert(rows_.end(), open_->begin(), open_->end());
+      p_->SetDependentRows(rows_);
+    }
+    bool Factor(double gamma) override { return p_->Factor(gamma); }
+    void Solve(const Eigen::Ref<const Eigen::VectorXd>& r,
+               Eigen::Ref<Eigen::VectorXd> z) override {
+      p_->Solve(r, z);
+    }
+
+   private:
+    std::unique_ptr<SparseNewtonPreconditioner> p_;
+    const std::vector<int>* open_;
+    std::vector<int> rows_;
+  };
+
+  // Row i of the current mode's KKT system: a model row.
+  int ModeRow(int i) const {
+    return open_rows_.empty() ? i : closed_[static_cast<size_t>(i)];
+  }
+  // The holonomic rows of the current mode.
+  const std::vector<int>& ModeHolonomicRows() const {
+    return open_rows_.empty() ? rows().holonomic_rows : closed_holonomic_;
+  }
+  // Zeroes the open rows of the evaluated workspace (DropOpenRows of the
+  // dense evaluator): Phi, Phi_t, J v + Phi_t, b and J's values.
+  void Mask() {
+    if (open_rows_.empty()) return;
+    for (int r : open_rows_) {
+      ws_.phi[r] = 0.0;
+      ws_.phi_t[r] = 0.0;
+      ws_.vel_residual[r] = 0.0;
+      ws_.bias[r] = 0.0;
+    }
+    for (int e : open_slots_) ws_.J.valuePtr()[e] = 0.0;
+  }
+  // x's closed rows.
+  void GatherClosed(const Eigen::VectorXd& x, Eigen::VectorXd* out) const {
+    out->resize(static_cast<Eigen::Index>(closed_.size()));
+    for (size_t i = 0; i < closed_.size(); ++i)
+      (*out)[static_cast<Eigen::Index>(i)] = x[closed_[i]];
+  }
+  // J's closed rows at the evaluated state.
+  const SparseMatrixD& ClosedJacobian() {
+    for (size_t k = 0; k < jc_src_.size(); ++k)
+      jc_.valuePtr()[k] = ws_.J.valuePtr()[jc_src_[k]];
+    return jc_;
+  }
+  // lambda (nc, 0 on open rows) and what goes with it from the closed
+  // rows' lc_.
+  void FinishClosed(KktResult* r) {
+    solved_masked_ = true;
+    if (solved_rows_ != closed_) solved_rows_ = closed_;
+    r->lambda.setZero(nc());
+    for (size_t i = 0; i < closed_.size(); ++i)
+      r->lambda[closed_[i]] = lc_[static_cast<Eigen::Index>(i)];
+    r->reaction.noalias() = ws_.J.transpose() * r->lambda;
+    jv_.noalias() = ws_.J * ws_.v;
+    r->power = r->lambda.cwiseProduct(jv_);
+    r->health.dependent_rows = dependent_rows();
+  }
+
   SparseWorkspace ws_;
   SparseKktSolver kkt_, proj_q_, proj_v_;
+  // The mode: the closed rows (ascending; empty while no row is open), the
+  // closed holonomic ones, J's value slots on open rows, and the closed
+  // rows' J (pattern per mode, value k from J's value jc_src_[k]).
+  std::vector<int> closed_, closed_holonomic_, open_slots_, jc_src_;
+  SparseMatrixD jc_;
+  Eigen::VectorXd bc_, lc_;
+  // The rows of the last KKT solve, when it was masked (its dependent rows
+  // are indices into them).
+  std::vector<int> solved_rows_;
+  bool solved_masked_ = false;
+  mutable std::vector<int> dependent_;
   std::unique_ptr<Workspace> shadow_;
   std::unique_ptr<TangentWorkspace> tws_;
   TangentKkt tangent_kkt_;
@@ -291,9 +448,54 @@ class SparseMechanics final : public Mechanics {
   bool all_stationary_ = false;
 };
 
+void SparseMechanics::SetOpenRows(const std::vector<int>& rows) {
+  open_rows_ = rows;
+  std::sort(open_rows_.begin(), open_rows_.end());
+  open_rows_.erase(std::unique(open_rows_.begin(), open_rows_.end()),
+                   open_rows_.end());
+  closed_.clear();
+  closed_holonomic_.clear();
+  open_slots_.clear();
+  jc_src_.clear();
+  // Invalidates the evaluated state, as the dense evaluator's does.
+  ws_.SetState(ws_.t, ws_.q, ws_.v);
+  if (open_rows_.empty()) {
+    jc_ = SparseMatrixD();
+    return;
+  }
+  std::vector<int> map(static_cast<size_t>(nc()), -1);
+  for (int r = 0; r < nc(); ++r) {
+    if (std::binary_search(open_rows_.begin(), open_rows_.end(), r)) continue;
+    map[r] = static_cast<int>(closed_.size());
+    closed_.push_back(r);
+  }
+  for (int r : Mechanics::rows().holonomic_rows)
+    if (map[r] >= 0) closed_holonomic_.push_back(r);
+  // J's pattern is the workspace's, fixed when it was built.
+  const SparseMatrixD& J = ws_.J;
+  std::vector<int> outer(static_cast<size_t>(nv() + 1), 0), inner;
+  for (int c = 0; c < nv(); ++c) {
+    for (int e = J.outerIndexPtr()[c]; e < J.outerIndexPtr()[c + 1]; ++e) {
+      const int r = map[J.innerIndexPtr()[e]];
+      if (r < 0) {
+        open_slots_.push_back(e);
+      } else {
+        inner.push_back(r);
+        jc_src_.push_back(e);
+      }
+    }
+    outer[c + 1] = static_cast<int>(inner.size());
+  }
+  jc_.resize(static_cast<Eigen::Index>(closed_.size()), nv());
+  jc_.resizeNonZeros(static_cast<Eigen::Index>(inner.size()));
+  std::copy(outer.begin(), outer.end(), jc_.outerIndexPtr());
+  std::copy(inner.begin(), inner.end(), jc_.innerIndexPtr());
+  std::fill(jc_.valuePtr(), jc_.valuePtr() + jc_.nonZeros(), 0.0);
+}
+
 SparseMatrixD SparseMechanics::HolonomicJacobian() const {
-  if (rows().all_holonomic()) return ws_.J;
-  const std::vector<int>& hrows = rows().holonomic_rows;
+  if (rows().all_holonomic() && open_rows_.empty()) return ws_.J;
+  const std::vector<int>& hrows = ModeHolonomicRows();
   std::vector<int> map(static_cast<size_t>(nc()), -1);
   for (size_t i = 0; i < hrows.size(); ++i) map[hrows[i]] = static_cast<int>(i);
   std::vector<Eigen::Triplet<double, int>> t;
@@ -323,7 +525,7 @@ ProjectionResult SparseMechanics::ProjectPositions(double t,
   // Gauss-Newton in the mass metric to max |Phi| <= tol (holonomic rows).
   ProjectionResult res;
   const Eigen::VectorXd q_start = *q;
-  const std::vector<int>& hrows = rows().holonomic_rows;
+  const std::vector<int>& hrows = ModeHolonomicRows();
   // Unit quaternions first (their norm is not a constraint row: the
   // corrections below move along the chart, which keeps it).
   const ModelData& d = model().data();
@@ -337,6 +539,7 @@ ProjectionResult SparseMechanics::ProjectPositions(double t,
   for (int it = 0; it <= max_iter; ++it) {
     ws_.SetState(t, *q, v);
     EvaluateSparsePosition(&ws_);
+    Mask();
     for (size_t i = 0; i < hrows.size(); ++i) phi[i] = ws_.phi[hrows[i]];
     res.residual = phi.cwiseAbs().maxCoeff();
     res.iterations = it;
@@ -368,7 +571,14 @@ ProjectionResult SparseMechanics::ProjectVelocities(double t,
   if (nc() == 0) return res;
   ws_.SetState(t, q, *v);
   EvaluateSparseAll(&ws_);
-  MetricCorrection(&proj_v_, ws_.J, ws_.vel_residual, &dx_);
+  Mask();
+  if (!open_rows_.empty()) {
+    if (closed_.empty()) return res;  // no row of the mode
+    GatherClosed(ws_.vel_residual, &bc_);
+    MetricCorrection(&proj_v_, ClosedJacobian(), bc_, &dx_);
+  } else {
+    MetricCorrection(&proj_v_, ws_.J, ws_.vel_residual, &dx_);
+  }
   *v -= dx_;
   res.correction = dx_.norm();
   res.iterations = 1;
@@ -385,22 +595,27 @@ void SparseMechanics::ProjectErrorEstimate(Eigen::Ref<Eigen::VectorXd> eq,
     // resets). As the dense path (dense_mechanics.cpp).
     Eigen::VectorXd exi(nv());
     ChartDirection(md, ws_.q, eq, exi);
-    if (!rows().holonomic_rows.empty()) {
+    if (!ModeHolonomicRows().empty()) {
       const SparseMatrixD G = HolonomicJacobian();
       MetricCorrection(&proj_q_, G, G * exi, &d);
       exi -= d;
     }
     const Eigen::VectorXd q = ws_.q;
     CoordinateRates<double>(md, q, exi, eq);
-  } else if (!rows().holonomic_rows.empty()) {
+  } else if (!ModeHolonomicRows().empty()) {
     const SparseMatrixD G = HolonomicJacobian();
     const Eigen::VectorXd e = eq;
     MetricCorrection(&proj_q_, G, G * e, &d);
     eq = e - d;
   }
-  if (nc() > 0) {
+  if (nc() > 0 && open_rows_.empty()) {
     const Eigen::VectorXd e = ev;
     MetricCorrection(&proj_v_, ws_.J, ws_.J * e, &d);
+    ev = e - d;
+  } else if (!closed_.empty()) {
+    const SparseMatrixD& Jc = ClosedJacobian();
+    const Eigen::VectorXd e = ev;
+    MetricCorrection(&proj_v_, Jc, Jc * e, &d);
     ev = e - d;
   }
 }

@@ -3,6 +3,7 @@
 #include <map>
 #include <sstream>
 #include <string_view>
+#include <utility>
 
 #include "daedalus/sparse_kkt.hpp"
 
@@ -93,14 +94,6 @@ std::string Flag(Integrator i) { return std::string(ToString(i)); }
 std::string ContactRefusal(const SimulationOptions& o,
                            KktPath path,
                            const ModelTraits& traits) {
-  if (path == KktPath::kSparse)
-    return std::string(
-               "event-driven contact runs on the dense evaluator: the mode's "
-               "row mask (open contacts dropped from the KKT system) is not "
-               "implemented on the sparse KKT solvers; use --kkt dense") +
-           (traits.joint_limits ? ""
-                                : ", or --contact monitor to keep the "
-                                  "unilateral rows as monitored equalities");
   if (IsFixedStep(o.integrator) || IsAlpha(o.integrator))
     return "--integrator " + Flag(o.integrator) +
            " does not restart after a contact switch (a mode change is a "
@@ -113,11 +106,27 @@ std::string ContactRefusal(const SimulationOptions& o,
            "baumgarte on IDAS), whose multipliers are those of the "
            "acceleration-level contact LCP; the index-2 and index-3 forms' "
            "restart transient is not handled (docs/contact.md)";
-  if (o.integrator == Integrator::kIdas &&
-      o.linear_solver == LinearSolver::kKlu)
-    return "event-driven contact on IDAS takes the dense Newton solver: an "
-           "open contact's residual row lambda_i = 0 is outside KLU's "
-           "pattern of the index-1 residual; use --linear-solver dense";
+  // The sparse path takes the mode's row mask in its KKT solves,
+  // projections and Newton preconditioner (sparse_mechanics.cpp): the ODE
+  // forms on CVODES. IDAS's residual Jacobian and the sensitivities are
+  // taken there by a dense tangent shadow that has no mask.
+  const std::string or_monitor =
+      traits.joint_limits ? ""
+                          : ", or --contact monitor to keep the unilateral "
+                            "rows as monitored equalities";
+  if (path == KktPath::kSparse && o.integrator == Integrator::kIdas)
+    return "event-driven contact on IDAS runs on the dense evaluator: the "
+           "sparse evaluator's residual Jacobian (its dense tangent shadow) "
+           "does not drop the open contacts' rows; use --kkt dense, or "
+           "--integrator cvodes-bdf or cvodes-adams with the sparse KKT "
+           "path" +
+           or_monitor;
+  if (path == KktPath::kSparse && o.sensitivity.method != SensMethod::kNone)
+    return "sensitivities across contact switches run on the dense "
+           "evaluator (the saltation matrices and the start's linearization "
+           "take the sparse evaluator's dense tangent shadow, which does not "
+           "drop the open contacts' rows); use --kkt dense" +
+           or_monitor;
   if (traits.friction && o.integrator == Integrator::kIdas)
     return "contacts with friction run on CVODES (cvodes-bdf, cvodes-adams): "
            "a slipping row's equation lambda_t = -mu sigma lambda_n is not "
@@ -481,8 +490,8 @@ KktPath ResolveKktPath(const Model& model, const SimulationOptions& o) {
   if (o.integrator == Integrator::kIdas || IsAlpha(o.integrator) ||
       o.integrator == Integrator::kMoreauJean)
     return KktPath::kDense;
-  // Event-driven contact (joint limits included) runs on the dense
-  // evaluator only (ContactRefusal): auto takes it.
+  // Event-driven contact (joint limits included): auto takes the dense
+  // evaluator (the sparse one runs it on CVODES when asked, ContactRefusal).
   if (EventDrivenContact(o, TraitsOf(model))) return KktPath::kDense;
   // A model whose M and h come from recursive algorithms has them on the
   // dense evaluator only (the sparse one differentiates the energies).
@@ -687,6 +696,60 @@ std::string SupportTableMarkdown() {
                  "quaternions' chart direction by direction "
                  "(`src/eval/sparse_chart.hpp`).\n\n"
                : "\nThe sparse path differs from this table.\n\n");
+  // Event-driven contact (docs/contact.md, "Where it runs"): what
+  // ContactRefusal leaves, per KKT path, on a model with a frictionless
+  // contact (ContactLaw) and no other feature.
+  os << "## Event-driven contact\n\n"
+     << "On a model with a contact (`ModelBuilder::Unilateral` with a "
+        "`ContactLaw`, docs/contact.md), frictionless, event-driven "
+        "contact runs per KKT path as below (`ContactRefusal`; the "
+        "fixed-step and "
+        "generalized-alpha schemes refuse it: "
+     <<
+      [&] {
+        SimulationOptions o;
+        o.integrator = Integrator::kRattle;
+        o.formulation = Formulation::kIndex3;
+        o.step = o.output_step;
+        ModelTraits t;
+        t.constraints = t.unilateral = true;
+        t.contact_laws = t.feasibility = true;
+        const std::string no = cell(Refusal(o, KktPath::kDense, t));
+        return "reason " + no.substr(4, no.size() - 5);  // "no (N)"
+      }()
+     << "). IDAS with `--linear-solver klu` runs the dense KKT path with "
+        "KLU factoring its Newton matrix:\n\n"
+     << "| formulation | integrator | dense | sparse | forward "
+        "sensitivities, dense | forward sensitivities, sparse |\n"
+     << "|---|---|---|---|---|---|\n";
+  {
+    ModelTraits t;
+    t.constraints = t.unilateral = t.contact_laws = t.feasibility = true;
+    const std::pair<Integrator, LinearSolver> runs[] = {
+        {Integrator::kCvodesBdf, LinearSolver::kDense},
+        {Integrator::kCvodesAdams, LinearSolver::kDense},
+        {Integrator::kIdas, LinearSolver::kDense},
+        {Integrator::kIdas, LinearSolver::kKlu}};
+    for (Formulation f : forms) {
+      for (const auto& [i, ls] : runs) {
+        os << "| " << ToString(f) << " | " << ToString(i)
+           << (ls == LinearSolver::kKlu ? ", `--linear-solver klu`" : "")
+           << " |";
+        for (SensMethod sm : {SensMethod::kNone, SensMethod::kForward}) {
+          for (KktPath path : {KktPath::kDense, KktPath::kSparse}) {
+            SimulationOptions o;
+            o.formulation = f;
+            o.integrator = i;
+            o.linear_solver = ls;
+            o.sensitivity.method = sm;
+            os << " " << cell(Refusal(o, path, t)) << " |";
+          }
+        }
+        os << "\n";
+      }
+    }
+    os << "\n";
+  }
   os << "Reasons:\n\n";
   for (size_t k = 0; k < reasons.size(); ++k)
     os << (k + 1) << ". " << reasons[k] << "\n";

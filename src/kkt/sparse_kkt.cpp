@@ -136,6 +136,7 @@ void SparseKktSolver::Impl::Analyze(const SparseMatrixD& M,
   dependent.clear();
   independent.clear();
   inner.reset();
+  cancel_acc.resize(0);
   switch (method) {
     case KktMethod::kSparseSchur:
       AnalyzeSchur(M, J);

@@ -184,6 +184,10 @@ struct SparseKktSolver::Impl {
   // ---- redundancy (sparse_redundant.cpp)
   std::vector<int> dependent, independent;
   std::unique_ptr<SparseKktSolver> inner;
+  // |M^-1 f| + |M^-1 J_i' lambda_i| at the last redundant Solve, when its
+  // consistency check needed them (else empty): the accelerations that
+  // cancel in vdot, a scale of that check.
+  Eigen::VectorXd cancel_acc;
   internal::Cholmod chol_g;  // G = J_ind J_ind'
   std::vector<int> g_outer, g_inner;
   std::string report;
@@ -258,14 +262,17 @@ struct SparseKktSolver::Impl {
                 Eigen::Ref<Eigen::VectorXd> lambda);
   // After the inner solve on the independent rows Ji (multipliers li):
   // lambda, the consistency of the dependent rows and the minimum-norm
-  // multipliers; factor_g: factor G = Ji Ji' (false: reuse its factor).
+  // multipliers; factor_g: factor G = Ji Ji' (false: reuse its factor);
+  // M, f: Solve's (Resolve: none, the last Solve's cancel_acc serves).
   void FinishRedundant(const SparseMatrixD& J,
                        const SparseMatrixD& Ji,
                        const Eigen::Ref<const Eigen::VectorXd>& bias,
                        const Eigen::VectorXd& li,
                        Eigen::Ref<Eigen::VectorXd> vdot,
                        Eigen::Ref<Eigen::VectorXd> lambda,
-                       bool factor_g);
+                       bool factor_g,
+                       const SparseMatrixD* M = nullptr,
+                       const Eigen::Ref<const Eigen::VectorXd>* f = nullptr);
   // Resolve's paths (cholesky and lu call their *Solves directly).
   void ResolveSchur(const Eigen::Ref<const Eigen::VectorXd>& f,
                     const Eigen::Ref<const Eigen::VectorXd>& bias,

@@ -121,7 +121,8 @@ void SparseKktSolver::Impl::SolveRedundant(
       }
       throw;
     }
-    FinishRedundant(J, Ji, bias, li, vdot, lambda, /*factor_g=*/true);
+    cancel_acc.resize(0);  // this state's, if the check needs it
+    FinishRedundant(J, Ji, bias, li, vdot, lambda, /*factor_g=*/true, &M, &f);
     return;
   }
 }
@@ -133,7 +134,9 @@ void SparseKktSolver::Impl::FinishRedundant(
     const Eigen::VectorXd& li,
     Eigen::Ref<Eigen::VectorXd> vdot,
     Eigen::Ref<Eigen::VectorXd> lambda,
-    bool factor_g) {
+    bool factor_g,
+    const SparseMatrixD* M,
+    const Eigen::Ref<const Eigen::VectorXd>* f) {
   lambda.setZero();
   for (size_t i = 0; i < independent.size(); ++i)
     lambda[independent[i]] = li[i];
@@ -147,12 +150,31 @@ void SparseKktSolver::Impl::FinishRedundant(
   // mechanism at rest has b ~ 0 but J_d vdot is a sum of large terms),
   // with a floor of 64 eps for systems where everything vanishes (a
   // projection on the manifold).
-  const Eigen::VectorXd terms =
-      SparseMatrixD(Jd.cwiseAbs()) * vdot.cwiseAbs() + bd.cwiseAbs();
-  const double scale = std::max(terms.maxCoeff(), 1.0);
-  const double allowed = opt.consistency_tolerance * terms.maxCoeff() +
-                         64 * std::numeric_limits<double>::epsilon() * scale;
-  if (res.cwiseAbs().maxCoeff() > allowed) {
+  const SparseMatrixD Jd_abs = Jd.cwiseAbs();
+  Eigen::VectorXd terms = Jd_abs * vdot.cwiseAbs() + bd.cwiseAbs();
+  auto allowed = [&] {
+    const double scale = std::max(terms.maxCoeff(), 1.0);
+    return opt.consistency_tolerance * terms.maxCoeff() +
+           64 * std::numeric_limits<double>::epsilon() * scale;
+  };
+  if (res.cwiseAbs().maxCoeff() > allowed()) {
+    // And the terms that cancel in vdot itself: the accelerations of the
+    // applied and of the constraint forces, |M^-1 f| + |M^-1 J_i' l_i|
+    // (a humanoid standing still has vdot ~ 0 from forces of hundreds of
+    // newtons; its sole corners' dependent rows missed the check above by
+    // round-off). Two mass solves, only when the check above fails;
+    // Resolve takes its Solve's (same state, same M).
+    if (M != nullptr && f != nullptr) {
+      const Eigen::VectorXd reaction = Ji.transpose() * li;
+      Eigen::VectorXd a_reaction(nv);
+      cancel_acc.resize(nv);
+      inner->SolveMass(*M, *f, cancel_acc);
+      inner->SolveMass(*M, reaction, a_reaction);
+      cancel_acc = cancel_acc.cwiseAbs() + a_reaction.cwiseAbs();
+    }
+    if (cancel_acc.size() == vdot.size()) terms += Jd_abs * cancel_acc;
+  }
+  if (res.cwiseAbs().maxCoeff() > allowed()) {
     std::ostringstream os;
     os.precision(3);
     os << "contradictory constraints" << Where() << ": rows";

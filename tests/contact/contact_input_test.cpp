@@ -102,8 +102,17 @@ TEST(ContactInput, InitialPenetrationProjectedIsReported) {
 TEST(ContactInput, UnsupportedCombinationsAreRefusedWithTheirReason) {
   const Model m = Ball(0.5, false);
   const Eigen::VectorXd p = m.default_parameters();
+  // The sparse KKT path runs contacts on CVODES (sparse_contact_test);
+  // IDAS's residual Jacobian there has no row mask.
   SimulationOptions sparse = Short();
   sparse.kkt.method = KktMethod::kSparseSchur;
+  sparse.integrator = Integrator::kIdas;
+  EXPECT_THAT([&] { Simulate(m, At(1.0), p, sparse); },
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  HasSubstr("dense evaluator")));
+  sparse.integrator = Integrator::kCvodesBdf;
+  sparse.sensitivity.method = SensMethod::kForward;
+  sparse.sensitivity.parameters = {"e"};
   EXPECT_THAT([&] { Simulate(m, At(1.0), p, sparse); },
               ::testing::ThrowsMessage<std::invalid_argument>(
                   HasSubstr("dense evaluator")));

@@ -40,9 +40,11 @@ class Collect : public Observer {
 SimulationSummary Stand(const HumanoidStanding& h,
                         const Eigen::VectorXd& p,
                         double t_end,
-                        Collect* c) {
+                        Collect* c,
+                        KktMethod kkt = KktMethod::kAuto) {
   SimulationOptions o = h.problem.defaults;
   o.t_end = t_end;
+  if (kkt != KktMethod::kAuto) o.kkt.method = kkt;
   return Simulate(h.problem.model, h.problem.initial(p), p, o, c);
 }
 
@@ -125,6 +127,47 @@ TEST(HumanoidStanding, StandsStillWithoutCreep) {
   EXPECT_LE(s.stats.nonlinear_conv_failures, 1);
   EXPECT_LE(s.stats.steps, 20);
   std::cout << "humanoid standing 5 s: drift " << drift
+            << " m, |reaction - m g|/(m g) " << reaction << ", CoP margin "
+            << margin << " m, " << s.stats.steps << " steps\n";
+}
+
+// The same 5 s on the sparse KKT path (--kkt sparse-lu; docs/contact.md,
+// "Where it runs"): the sparse evaluator differentiates the energy terms;
+// the closed sole corners' rows (a normal and two sticking rows each,
+// dependent within a foot: the minimum-norm split the problem allows) go
+// to the sparse solver, the open joint limits and top corners do not.
+// The same bounds as on the dense path, and each foot's normal force as
+// the dense run's (each foot's wrench is unique: J' is injective on the
+// two feet's wrenches, problems/humanoid_standing.hpp).
+TEST(HumanoidStanding, StandsStillOnTheSparseKktPath) {
+  DAEDALUS_RELEASE_BUILD_ONLY("dual numbers, minutes");
+  const HumanoidStanding h = MakeHumanoidStanding(HumanoidUrdfPath());
+  const Eigen::VectorXd p = h.problem.model.default_parameters();
+  Collect c(h, p);
+  const SimulationSummary s = Stand(h, p, 5.0, &c, KktMethod::kSparseLu);
+  ASSERT_TRUE(s.ok) << s.error;
+  ASSERT_GT(c.m.size(), 400u);
+  double drift = 0.0, reaction = 0.0, margin = 1.0;
+  for (const StandingMeasures& m : c.m) {
+    drift = std::max(drift, m.drift);
+    reaction = std::max(reaction, std::abs(m.reaction_error));
+    margin = std::min(margin, m.cop_margin);
+    EXPECT_EQ(m.closed, 8);
+  }
+  EXPECT_LE(drift, 1e-10);
+  EXPECT_LE(reaction, 1e-9);
+  EXPECT_GT(margin, 0.05);
+  ASSERT_EQ(s.contact.events.size(), 1u);
+  EXPECT_EQ(s.contact.events[0].kind, "start");
+  for (const FrictionContactReport& f : s.contact.friction)
+    EXPECT_EQ(f.stick_to_slip, 0) << f.contact;
+  // The last sample's feet forces against the dense run's.
+  Collect cd(h, p);
+  const SimulationSummary d = Stand(h, p, 5.0, &cd);
+  ASSERT_TRUE(d.ok) << d.error;
+  EXPECT_NEAR(c.m.back().left_fz, cd.m.back().left_fz, 1e-9 * h.weight);
+  EXPECT_NEAR(c.m.back().right_fz, cd.m.back().right_fz, 1e-9 * h.weight);
+  std::cout << "humanoid standing 5 s, sparse-lu: drift " << drift
             << " m, |reaction - m g|/(m g) " << reaction << ", CoP margin "
             << margin << " m, " << s.stats.steps << " steps\n";
 }
