@@ -8,9 +8,9 @@
 //   m L phi'' = F cos phi - mu_2 m g,   mass 1 at rest,
 // and the friction work is -mu_2 m g L (phi - theta0). The stick test's
 // force at mass 2 points along x (its y row depends on the rod and mass 1's
-// rows, so it carries none), 84 degrees from the tangent: taken as the slip
-// direction, its witness fell through zero at once and re-armed ever
-// closer (a chatter the run ended by name). The tolerances: rtol 1e-12
+// rows, so it carries none), 96 degrees from the tangent: taken as the slip
+// direction, its witness d . v_t falls from zero at once (d . tangent =
+// -sin theta0), as the pushed humanoid's heel corner's did. The tolerances: rtol 1e-12
 // over 0.5 s against an RK4 reference at h = 1e-4 (its error ~1e-15).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
