@@ -10,8 +10,9 @@
 // force at mass 2 points along x (its y row depends on the rod and mass 1's
 // rows, so it carries none), 96 degrees from the tangent: taken as the slip
 // direction, its witness d . v_t falls from zero at once (d . tangent =
-// -sin theta0), as the pushed humanoid's heel corner's did. The tolerances: rtol 1e-12
-// over 0.5 s against an RK4 reference at h = 1e-4 (its error ~1e-15).
+// -sin theta0), as the pushed humanoid's heel corner's did. The tolerances:
+// rtol 1e-12 over 0.5 s against an RK4 reference at h = 1e-4 (its error
+// ~1e-15).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
