@@ -114,13 +114,16 @@ struct PointConstraint {
   double lower = -kUnbounded, upper = kUnbounded;
 };
 
-/// lower <= phi(t, q(t), v(t), p) <= upper at every path sample, phi the
-/// terminal term of the model's functional `functional`. The samples are
-/// the output times of each shooting interval, `path_samples` per
-/// interval, and the end of the horizon.
+/// lower <= phi(t, q(t), v(t), p) <= upper at every path sample in
+/// [from, to], phi the terminal term of the model's functional
+/// `functional`. The samples are the output times of each shooting
+/// interval, `path_samples` per interval, and the end of the horizon; a
+/// window (from, to) keeps the rows of the samples inside it (a range
+/// that holds before an event, say, and not after it).
 struct PathConstraint {
   std::string functional;
   double lower = -kUnbounded, upper = kUnbounded;
+  double from = -kUnbounded, to = kUnbounded;
 };
 
 struct OptimalControlProblem {

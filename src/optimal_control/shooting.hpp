@@ -110,6 +110,10 @@ class ShootingNlp {
   // Whether the run options have an adjoint (docs/sensitivities.md: CVODES
   // on unstabilized and Baumgarte, IDAS also on GGL).
   bool AdjointServes() const;
+  // Sample s of interval i, and whether path constraint c has a row there
+  // (the sample inside its window [from, to]).
+  double PathSampleTime(int i, int s) const;
+  bool PathSampled(size_t c, double ts) const;
   InitialState IntervalStart(const Eigen::VectorXd& w, int i) const;
   // Runs interval i at w (plain: method none) with the functional `spec`
   // and the functionals `more` beside it (forward and plain runs).
@@ -152,7 +156,9 @@ class ShootingNlp {
   // Rows of g.
   int cont_rows_ = 0, point_at_ = 0, path_at_ = 0, rate_at_ = 0;
   std::vector<int> path_functional_;  // model functional per path entry
-  int path_per_interval_ = 0;         // samples x path constraints
+  // First path row of each interval (M_ + 1 entries, the last one past
+  // the path rows).
+  std::vector<int> path_row_start_;
   std::vector<std::pair<int, int>> rate_rows_;  // (column a, column b)
   std::vector<double> rate_h_;
   Eigen::VectorXd x0_, x_l_, x_u_, g_l_, g_u_;

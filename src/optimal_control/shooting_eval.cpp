@@ -62,6 +62,16 @@ SimulationOptions ShootingNlp::IntervalOptions(int i) const {
   return o;
 }
 
+double ShootingNlp::PathSampleTime(int i, int s) const {
+  return t_[i] + (t_[i + 1] - t_[i]) * s / double(ocp_.path_samples);
+}
+
+bool ShootingNlp::PathSampled(size_t c, double ts) const {
+  const PathConstraint& pc = ocp_.path_constraints[c];
+  const double tol = 1e-9 * (1.0 + std::abs(ts));
+  return ts >= pc.from - tol && ts <= pc.to + tol;
+}
+
 bool ShootingNlp::AdjointServes() const {
   const Formulation f = sim_.formulation;
   return f == Formulation::kUnstabilized || f == Formulation::kBaumgarte ||
@@ -218,7 +228,7 @@ void ShootingNlp::PathRows(int i,
   if (path_functional_.empty()) return;
   const ModelData& md = model_.data();
   const int samples = ocp_.path_samples + (i + 1 == M_ ? 1 : 0);
-  int row = path_at_ + i * path_per_interval_;
+  int row = path_row_start_[size_t(i)];
   const Eigen::VectorXd p = ModelParams(w);
   std::vector<int> param_of;  // model parameter of each direction, or -1
   if (cols) {
@@ -232,8 +242,7 @@ void ShootingNlp::PathRows(int i,
   }
   size_t next = 0;
   for (int s = 0; s < samples; ++s) {
-    const double ts =
-        t_[i] + (t_[i + 1] - t_[i]) * s / double(ocp_.path_samples);
+    const double ts = PathSampleTime(i, s);
     const double tol = 1e-9 * (1.0 + std::abs(ts));
     while (next < r.samples.size() && r.samples[next].t < ts - tol) ++next;
     if (next == r.samples.size() || std::abs(r.samples[next].t - ts) > tol)
@@ -245,11 +254,13 @@ void ShootingNlp::PathRows(int i,
     x.q = smp.q;
     x.v = smp.v;
     x.p = p;
-    for (size_t c = 0; c < path_functional_.size(); ++c, ++row) {
+    for (size_t c = 0; c < path_functional_.size(); ++c) {
+      if (!PathSampled(c, ts)) continue;
+      const int row_c = row++;
       const auto& fn =
           md.functionals[static_cast<size_t>(path_functional_[c])].terminal;
       if (!jac) {
-        (*g)[row] = ValueAt(md, fn, x);
+        (*g)[row_c] = ValueAt(md, fn, x);
         continue;
       }
       const ScalarGradient gr = GradientAt(
@@ -259,7 +270,7 @@ void ShootingNlp::PathRows(int i,
         double v = gr.dq.dot(smp.sens.col(Eigen::Index(d)).head(nq_)) +
                    gr.dv.dot(smp.sens.col(Eigen::Index(d)).segment(nq_, nv_));
         if (param_of[d] >= 0) v += gr.dp[param_of[d]];
-        (*jac)(row, (*cols)[d]) += v;
+        (*jac)(row_c, (*cols)[d]) += v;
       }
     }
   }

@@ -252,23 +252,41 @@ void ShootingNlp::Targets() {
     if (!(pc.lower <= pc.upper))
       throw std::invalid_argument("path constraint '" + pc.functional +
                                   "': lower bound above upper bound");
+    if (!(pc.from <= pc.to))
+      throw std::invalid_argument(
+          "path constraint '" + pc.functional + "': window from " +
+          Number(pc.from) + " to " + Number(pc.to) +
+          " s is empty; give from <= to (or leave both out: the horizon)");
     path_functional_.push_back(f);
   }
-  path_per_interval_ =
-      static_cast<int>(path_functional_.size()) * ocp_.path_samples;
+  std::vector<int> rows_of(path_functional_.size(), 0);
   for (int i = 0; i < M_; ++i) {
+    path_row_start_.push_back(static_cast<int>(lo.size()));
     const int samples = ocp_.path_samples + (i + 1 == M_ ? 1 : 0);
     for (int s = 0; s < samples; ++s) {
-      const double ts =
-          t_[i] + (t_[i + 1] - t_[i]) * s / double(ocp_.path_samples);
+      const double ts = PathSampleTime(i, s);
       for (size_t c = 0; c < path_functional_.size(); ++c) {
+        if (!PathSampled(c, ts)) continue;
         g_names_.push_back("path " + ocp_.path_constraints[c].functional +
                            " at t = " + Number(ts));
         lo.push_back(ocp_.path_constraints[c].lower);
         hi.push_back(ocp_.path_constraints[c].upper);
+        ++rows_of[c];
       }
     }
   }
+  path_row_start_.push_back(static_cast<int>(lo.size()));
+  for (size_t c = 0; c < path_functional_.size(); ++c)
+    if (rows_of[c] == 0) {
+      const PathConstraint& pc = ocp_.path_constraints[c];
+      throw std::invalid_argument(
+          "path constraint '" + pc.functional +
+          "': no path sample in its "
+          "window [" +
+          Number(pc.from) + ", " + Number(pc.to) + "] s (samples every " +
+          Number((t_[1] - t_[0]) / ocp_.path_samples) +
+          " s from t0); widen the window or raise path_samples");
+    }
   rate_at_ = static_cast<int>(lo.size());
   for (size_t r = 0; r < rate_rows_.size(); ++r) {
     const int a = rate_rows_[r].first;
@@ -342,14 +360,12 @@ void ShootingNlp::Pattern() {
   // Point constraints: their event may fall in any interval.
   for (int r = point_at_; r < path_at_; ++r)
     for (int col = 0; col < nw; ++col) pattern_.emplace_back(r, col);
-  int row = path_at_;
   for (int i = 0; i < M_; ++i) {
     Directions(i, &names, &cols);
     std::vector<int> c = cols;
     std::sort(c.begin(), c.end());
-    const int samples = ocp_.path_samples + (i + 1 == M_ ? 1 : 0);
-    for (int s = 0; s < samples * static_cast<int>(path_functional_.size());
-         ++s, ++row)
+    for (int row = path_row_start_[size_t(i)];
+         row < path_row_start_[size_t(i) + 1]; ++row)
       for (int col : c) pattern_.emplace_back(row, col);
   }
   for (size_t r = 0; r < rate_rows_.size(); ++r) {

@@ -202,14 +202,23 @@ OptimizeSpec ParseOptimizeSpec(const std::string& json_text,
     for (size_t k = 0; j.contains(key) && k < j[key].size(); ++k) {
       const ojson& e = j[key][k];
       const std::string w = std::string(key) + "[" + std::to_string(k) + "]";
-      OnlyKeys(e, w, {"functional", "lower", "upper", "equals"});
+      const bool path = std::string(key) == "path_constraints";
+      if (path)
+        OnlyKeys(e, w,
+                 {"functional", "lower", "upper", "equals", "from", "to"});
+      else
+        OnlyKeys(e, w, {"functional", "lower", "upper", "equals"});
       PointConstraint c;
       c.functional = Str(e.value("functional", ojson()), w + ".functional");
       Bounds(e, w, &c.lower, &c.upper);
-      if (std::string(key) == "constraints")
+      if (!path) {
         p.constraints.push_back(c);
-      else
-        p.path_constraints.push_back({c.functional, c.lower, c.upper});
+        continue;
+      }
+      PathConstraint pc{c.functional, c.lower, c.upper};
+      if (e.contains("from")) pc.from = Num(e["from"], w + ".from");
+      if (e.contains("to")) pc.to = Num(e["to"], w + ".to");
+      p.path_constraints.push_back(pc);
     }
   }
   if (j.contains("path_samples"))

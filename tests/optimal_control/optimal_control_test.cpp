@@ -1,7 +1,7 @@
 // Optimal control (include/daedalus/optimal_control.hpp): the splines, the
 // minimum-effort rest-to-rest double integrator against its closed-form
-// optimum, the shooting NLP's gradients against central differences, and
-// bad input.
+// optimum, the shooting NLP's gradients against central differences, path
+// constraints' windows, and bad input.
 #include "daedalus/optimal_control.hpp"
 
 #include <gmock/gmock.h>
@@ -247,6 +247,98 @@ TEST(OptimalControl, ShootingGradientsMatchCentralDifferences) {
       EXPECT_GT(nlp.forward_runs, 0);
     }
   }
+}
+
+// A path constraint's window [from, to] keeps the rows of the samples
+// inside it: on two intervals of 0.5 s with 4 samples each (every 0.125
+// s), position over [0.3, 0.8] has rows at 0.375, 0.5, 0.625 and 0.75
+// only, beside speed at all nine samples (the initial speed free, so that
+// no row is constant). Each windowed row is the same run's
+// sample as the unwindowed NLP's row at that time (values and Jacobian
+// rows equal to the last bit), and the gradients match central
+// differences as above. The spec's keys "from" and "to" give the window;
+// an empty window or one between two samples is refused.
+TEST(OptimalControl, PathWindowKeepsTheSamplesInside) {
+  Problem p = DoubleIntegrator();
+  p.defaults.rtol = 1e-12;
+  p.defaults.atol = 1e-14;
+  OptimalControlProblem ocp = RestToRest(ControlBasis::kPiecewiseLinear, 5);
+  ocp.controls[0].initial = Eigen::VectorXd::LinSpaced(5, 4.0, -2.0);
+  ocp.path_samples = 4;
+  ocp.initial_state.push_back({"v0[x]", -1.0, 1.0, 0.1});
+  ocp.path_constraints.push_back({"speed", -2.0, 2.0});
+  ocp.path_constraints.push_back({"position", -1.0, 2.0});
+  OptimalControlProblem windowed = ocp;
+  windowed.path_constraints[1].from = 0.3;
+  windowed.path_constraints[1].to = 0.8;
+  OptimizeOptions o;
+  o.shooting_intervals = 2;
+  o.gradient = GradientMethod::kForward;
+  internal::ShootingNlp all(p, ocp, p.defaults, p.model.default_parameters(),
+                            o);
+  internal::ShootingNlp nlp(p, windowed, p.defaults,
+                            p.model.default_parameters(), o);
+  ASSERT_EQ(all.m(), nlp.m() + 5);
+  std::vector<std::string> windowed_rows;
+  for (const std::string& n : nlp.constraint_names())
+    if (n.rfind("path position", 0) == 0) windowed_rows.push_back(n);
+  EXPECT_EQ(windowed_rows,
+            (std::vector<std::string>{
+                "path position at t = 0.375", "path position at t = 0.5",
+                "path position at t = 0.625", "path position at t = 0.75"}));
+  Eigen::VectorXd w = nlp.x0();
+  for (int i = 0; i < w.size(); ++i) w[i] += 0.01 * std::sin(1.0 + i);
+  double f_all = 0.0, f = 0.0;
+  Eigen::VectorXd g_all, g, grad_all, grad;
+  Eigen::MatrixXd jac_all, jac;
+  ASSERT_TRUE(all.Values(w, &f_all, &g_all)) << all.error();
+  ASSERT_TRUE(nlp.Values(w, &f, &g)) << nlp.error();
+  ASSERT_TRUE(all.Gradients(w, &grad_all, &jac_all)) << all.error();
+  ASSERT_TRUE(nlp.Gradients(w, &grad, &jac)) << nlp.error();
+  EXPECT_EQ(f, f_all);
+  EXPECT_EQ(grad, grad_all);
+  int matched = 0;
+  for (int r = 0; r < nlp.m(); ++r)
+    for (int q = 0; q < all.m(); ++q) {
+      if (all.constraint_names()[size_t(q)] !=
+          nlp.constraint_names()[size_t(r)])
+        continue;
+      EXPECT_EQ(g[r], g_all[q]) << nlp.constraint_names()[size_t(r)];
+      EXPECT_EQ(jac.row(r), jac_all.row(q))
+          << nlp.constraint_names()[size_t(r)];
+      ++matched;
+    }
+  EXPECT_EQ(matched, nlp.m());
+  ExpectGradientsMatch(nlp, w, 1e-6);
+
+  SimulationOptions sim = p.defaults;
+  const OptimizeSpec spec = ParseOptimizeSpec(
+      R"({"controls": [{"input": "u", "knots": [0, 1]}],
+          "objective": "effort:u",
+          "path_constraints": [{"functional": "speed", "upper": 2,
+                                "from": 0.3, "to": 0.8}]})",
+      &sim);
+  ASSERT_EQ(spec.problem.path_constraints.size(), 1u);
+  EXPECT_EQ(spec.problem.path_constraints[0].from, 0.3);
+  EXPECT_EQ(spec.problem.path_constraints[0].to, 0.8);
+  OptimalControlProblem empty = windowed;
+  empty.path_constraints[1].from = 0.8;
+  empty.path_constraints[1].to = 0.3;
+  EXPECT_THAT(
+      [&] {
+        internal::ShootingNlp bad(p, empty, p.defaults,
+                                  p.model.default_parameters(), o);
+      },
+      ThrowsMessage<std::invalid_argument>(HasSubstr("is empty")));
+  OptimalControlProblem between = windowed;
+  between.path_constraints[1].from = 0.51;
+  between.path_constraints[1].to = 0.6;
+  EXPECT_THAT(
+      [&] {
+        internal::ShootingNlp bad(p, between, p.defaults,
+                                  p.model.default_parameters(), o);
+      },
+      ThrowsMessage<std::invalid_argument>(HasSubstr("no path sample")));
 }
 
 // The adjoint's parameter quadrature on a controlled model (Gauss-Legendre

@@ -86,6 +86,14 @@ class OptimizeCommandLine(unittest.TestCase):
                   "controls": [{"input": "wrist",
                                 "knots": [0.0, 0.0005, 0.3]}]},
                  "finer than the output step"),
+                ({"objective": "clubhead_speed@impact",
+                  "path_constraints": [{"functional": "head_x", "upper": 1,
+                                        "from": 0.2, "to": 0.1}]},
+                 "window from 0.2 to 0.1 s is empty"),
+                ({"objective": "clubhead_speed@impact",
+                  "path_constraints": [{"functional": "head_x", "upper": 1,
+                                        "form": 0.2}]},
+                 "unknown key 'form'"),
             ]
             for spec, said in cases:
                 path = os.path.join(out, "spec.json")
