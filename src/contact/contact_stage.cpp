@@ -103,8 +103,7 @@ class ContactStage final : public ModeSwitcher {
   // ---- ModeRoots
   int num_roots() const override { return static_cast<int>(rows_.size()); }
   std::vector<int> RootDirections() const override {
-    // Both witnesses fall through zero: a gap closing, a multiplier
-    // letting go.
+    // Both witnesses fall through zero: a gap closing, a multiplier going.
     return std::vector<int>(rows_.size(), -1);
   }
   void EvaluateRoots(const Mechanics& mech,
@@ -235,6 +234,7 @@ class ContactStage final : public ModeSwitcher {
     out.impulse =
         ev.impulse.size() > 0 ? ev.impulse : Eigen::VectorXd::Zero(mech_->nc());
     out.restart = true;
+    out.fine_start = fine_;
     last_.valid = true;
     last_.impact = impact_;
     last_.record = sum_->events.size();
@@ -417,6 +417,7 @@ class ContactStage final : public ModeSwitcher {
               Eigen::VectorXd* v,
               ContactEvent* ev) {
     ev->t = t;
+    fine_ = false;
     // 1. The contacts that touch.
     std::vector<int> touch;
     for (size_t k = 0; k < rows_.size(); ++k) {
@@ -468,9 +469,10 @@ class ContactStage final : public ModeSwitcher {
         if (!again) break;
       }
       // The accumulation point from the impacts with well resolved
-      // rebounds (zeno.hpp).
+      // rebounds; a fine restart after a short one (zeno.hpp).
       for (size_t i = 0; i < touch.size(); ++i) {
         if (!(u[static_cast<Eigen::Index>(i)] < -utol)) continue;
+        fine_ |= !zeno[i] && margin[i] > 1.0 && margin[i] < kFineStartMargin;
         const double ta = AccumulationPoint(
             &impact_times_[static_cast<size_t>(touch[i])], t,
             !zeno[i] && margin[i] >= kExtrapolationMargin, zeno[i]);
@@ -774,8 +776,8 @@ class ContactStage final : public ModeSwitcher {
   std::vector<std::vector<int>> trows_;
   std::vector<double> mu_;
   std::vector<bool> poisson_;
-  // Per contact: its last impact times (accumulation).
-  std::vector<std::vector<double>> impact_times_;
+  std::vector<std::vector<double>> impact_times_;  // last impact times
+  bool fine_ = false;  // the last impact left a short rebound (zeno.hpp)
   // The last impact's map on its active set, and the last switch, for
   // the sensitivities across it (SensitivitiesAfter).
   ImpactLinearization impact_;

@@ -44,6 +44,19 @@ inline constexpr double kReboundResolution = 1.0;
 /// carry relative errors of about delta_i / h (the integrator's error on
 /// the gap), which the extrapolation would inherit.
 inline constexpr double kExtrapolationMargin = 1e3;
+/// A contact that leaves an impact on a rebound rising less than this
+/// many times the resolution restarts CVODES with a fine start
+/// (ModeRestart::fine_start). After each restart CVODES rebuilds its
+/// history from order 1, and its steps then carry errors near the
+/// tolerance that along a free flight all lower the gap: about 1.5 delta_i
+/// a flight, landing it delta_i / u+ early and slower, which the next
+/// flights inherit and the accumulation multiplies by (1 + e) / (1 - e)
+/// (measured on the bouncing ball, docs/contact.md). Their share of the
+/// rest time goes as delta_i / u+ and so as the square root of the margin:
+/// below 1e5 delta_i the fine start cuts it about tenfold, above it the
+/// flights' share is a few 1e-8 s of the ball's and the fine start's extra
+/// steps would be most of its cost.
+inline constexpr double kFineStartMargin = 1e5;
 /// Two roots closer in time than this times max(|t|, |t0|, |t_end|) are
 /// not separated by SUNDIALS's root finder (its tolerance is 100 times the
 /// unit round-off times |t| + |h|).

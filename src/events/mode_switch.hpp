@@ -26,7 +26,16 @@ struct ModeRestart {
   double energy_change = 0.0;
   /// nc: the impulses of an impact (zeros otherwise), for the sample after.
   Eigen::VectorXd impulse;
+  /// A contact left the impact on a short rebound, whose flight carries
+  /// the restart's errors into the impact times (contact/zeno.hpp,
+  /// kFineStartMargin): CVODES restarts with steps growing by at most
+  /// kFineStartGrowth per step over its first steps (integrate/cvodes.cpp).
+  bool fine_start = false;
 };
+
+/// The largest growth of CVODES's step per step after a fine start, the
+/// bound IDAS keeps on every step.
+inline constexpr double kFineStartGrowth = 2.0;
 
 class ModeSwitcher : public ModeRoots {
  public:

@@ -247,16 +247,14 @@ void IntegrateCvodes(Mechanics* mech,
   const bool adams = options.integrator == Integrator::kCvodesAdams;
   // Adams on the sparse evaluator iterates to a fixed point (its steps are
   // set by accuracy, not stiffness); with sensitivities, whose corrector
-  // CVODES runs by Newton, it takes the Krylov path as BDF does.
-  // So does Adams on the forward route (OdeForm::forward(): no M is
-  // formed, so no Newton matrix either).
+  // CVODES runs by Newton, it takes the Krylov path as BDF does. So does
+  // Adams on the forward route (OdeForm::forward(): no M, no Newton matrix).
   const bool fixed_point = (mech->sparse() || form.forward()) && adams && !fsa;
   const bool krylov = form.newton() != nullptr && !fixed_point;
   // The sparse evaluator integrates its quadratures in the state (see the
   // file comment); with sensitivities they stay CVODES quadratures, whose
-  // own sensitivities CVODES integrates.
-  // So does the forward route: its integrands then come from the
-  // right-hand side's evaluation too.
+  // own sensitivities CVODES integrates. So does the forward route: its
+  // integrands then come from the right-hand side's evaluation too.
   const bool in_state =
       (mech->sparse() && !fsa) || (adams && fsa) || form.forward();
   if (in_state) run.live = form.LiveQuadratures();
@@ -544,10 +542,15 @@ void IntegrateCvodes(Mechanics* mech,
       }
     }
   };
-  // CVODES restarted at t from y (its quadratures and sensitivities too).
-  auto restart = [&](double t) {
+  // CVODES restarted at t from y (its quadratures and sensitivities too);
+  // after a short rebound its first steps grow by at most kFineStartGrowth
+  // (ModeRestart::fine_start, docs/contact.md; 0: CVODES's defaults).
+  auto restart = [&](double t, bool fine_start) {
     collect_stats();
     done = sum.stats;
+    const double eta = fine_start ? kFineStartGrowth : 0.0;
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetEtaMaxFirstStep(mem, eta));
+    DAEDALUS_SUNDIALS_CHECK(CVodeSetEtaMaxEarlyStep(mem, eta));
     DAEDALUS_SUNDIALS_CHECK(CVodeReInit(mem, t, y.get()));
     if (!in_state) {
       View(yq.get()) = w;
@@ -614,7 +617,7 @@ void IntegrateCvodes(Mechanics* mech,
           (before - integrands) * events->tau().transpose();
       set_jumped_sens(s_plus, qsens, jump);
     }
-    restart(t);
+    restart(t, false);
     events->Restarted(energy_minus, energy_plus);
     recorder.NoteReset(energy_plus - energy_minus);
     sample(t, y.get(), false, nullptr, true, &s_plus);
@@ -654,7 +657,7 @@ void IntegrateCvodes(Mechanics* mech,
       const Eigen::MatrixXd jump = (before - integrands) * tau.transpose();
       set_jumped_sens(s_plus, qsens, jump);
     }
-    restart(t);
+    restart(t, r.fine_start);
     recorder.NoteImpact(r.energy_change, r.impulse);
     sample(t, y.get(), false, nullptr, true, fsa ? &s_plus : nullptr);
   };

@@ -35,11 +35,15 @@ constexpr double kImpactTol = 1e-9;
 constexpr double kEnergyTol = 1e-9;
 // The ball's rest before t_inf: the flights left after the last resolved
 // rebound (u+ <= sqrt(2 g atol)), 2 u+ / (g (1 - e)) <= 9.0e-7 s at atol
-// 1e-14 m, plus what the last resolved flights, 1e-14 to 1e-12 m high,
-// lose to the integrator's error on the gap (about atol, relatively 1 to
-// 1e-2; CVODES BDF restarts at order 1): measured 3.6e-6 s (BDF), 1.6e-6
-// (Adams), 9.0e-7 (IDAS). The fixed 1e-5 m/s of before: 1.7e-5 s.
+// 1e-14 m, plus what the last resolved flights lose to the integrator's
+// error on the gap (CVODES rebuilds its history after each restart; a
+// fine start after short rebounds, zeno.hpp kFineStartMargin): measured
+// 9.66e-7 s (BDF), 9.04e-7 (Adams), 9.01e-7 (IDAS); 3.6e-6 s on BDF
+// without the fine start, 1.7e-5 s with the fixed 1e-5 m/s of before.
 constexpr double kRestTol = 5e-6;
+// The issue's bound on the rest (issue 36: at rest after t_inf within
+// 1e-6 s), on CVODES BDF (the default), Adams and IDAS.
+constexpr double kIssueRestTol = 1e-6;
 // The accumulation point extrapolated from the well resolved impacts
 // (the issue's 1e-6 s).
 constexpr double kAccumulationTol = 1e-6;
@@ -104,6 +108,7 @@ TEST_P(BouncingBallContact, ImpactTimesLossesAndRestMatchClosedForms) {
   ASSERT_GT(s.contact.t_rest, 0.0);
   EXPECT_LE(s.contact.t_rest, t_inf);
   EXPECT_GE(s.contact.t_rest, t_inf - kRestTol);
+  EXPECT_GE(s.contact.t_rest, t_inf - kIssueRestTol);
   EXPECT_NEAR(s.contact.t_accumulation, t_inf, kAccumulationTol);
   EXPECT_FALSE(impacts.back().zeno.empty());
   EXPECT_LT(impacts.size(), 250u);  // not a million events
