@@ -156,7 +156,8 @@ std::string DriftViolation(const Model& model,
 /// a Newton convergence failure at about every step; docs/formulations.md,
 /// "Newton systems"). IDAS's floor, rtol |y_j| + atol (idaLsDenseDQJac),
 /// cures that too and was tried: with it the humanoid pushed at 20 N s ran
-/// its second (with this one it stalls at 0.444 s), but the quaternion
+/// its second (with this one it stalled at 0.444 s, a friction witness's
+/// chatter since ended by name), but the quaternion
 /// top's GGL adjoint cell on IDAS (support_matrix_test, ggl_idas_sparse_8)
 /// failed in its backward pass, for a reason not found.
 /// @throws std::runtime_error (a
