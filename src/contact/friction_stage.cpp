@@ -11,6 +11,7 @@
 
 #include "contact/contact_problems.hpp"
 #include "contact/slip_onset.hpp"
+#include "contact/stick_split.hpp"
 #include "contact/switch_counter.hpp"
 #include "contact/witness_jump.hpp"
 
@@ -110,9 +111,10 @@ class FrictionStage final : public ModeSwitcher {
                      double* g) const override {
     inner_->EvaluateRoots(mech, lambda, g);
     const int ni = inner_->num_roots();
+    const Eigen::VectorXd l = StickForces(lambda);
     for (size_t k = 0; k < c_.size(); ++k)
       g[static_cast<size_t>(ni) + k] =
-          Witness(c_[k], mech.point(), lambda) - c_[k].offset;
+          Witness(c_[k], mech.point(), l) - c_[k].offset;
   }
 
   // ---- ModeSwitcher
@@ -155,6 +157,7 @@ class FrictionStage final : public ModeSwitcher {
     last_.open_before = mech_->open_rows();
     last_.slip_before = mech_->slip_rows();
     last_.modes_before = Modes();
+    last_.split_before = split_.active();
     ModeRestart out;
     if (inner_fired) {
       out = inner_->Switch(t, q, v, found);
@@ -251,17 +254,19 @@ class FrictionStage final : public ModeSwitcher {
   void AtSample(const Mechanics& mech, const Eigen::VectorXd& lambda) override {
     inner_->AtSample(mech, lambda);
     const Point<double> x = mech.point();
+    // The report reads the forces the stick test reads (StickForces).
+    const Eigen::VectorXd l = StickForces(lambda);
     for (size_t k = 0; k < c_.size(); ++k) {
       Contact& c = c_[k];
-      const double g = Witness(c, x, lambda);
+      const double g = Witness(c, x, l);
       if (c.offset != 0.0 && std::abs(g) > 2.0 * std::abs(c.offset))
         c.offset = 0.0;
       FrictionContactReport& rep = sum_->contact.friction[k];
-      const double ln = lambda[c.normal];
-      const double lt = TangentialForce(c, lambda).norm();
+      const double ln = l[c.normal];
+      const double lt = TangentialForce(c, l).norm();
       if (c.mode == Mode::kStick) {
         double power = 0.0;
-        for (int r : c.t) power += lambda[r] * mech.vel_residual()[r];
+        for (int r : c.t) power += l[r] * mech.vel_residual()[r];
         rep.max_stick_power = std::max(rep.max_stick_power, std::abs(power));
         const double margin = c.mus * ln - lt;
         if (!rep.any_stick || margin < rep.min_stick_margin) {
@@ -289,6 +294,17 @@ class FrictionStage final : public ModeSwitcher {
     for (size_t i = 0; i < c.t.size(); ++i)
       out[static_cast<Eigen::Index>(i)] = l[c.t[i]];
     return out;
+  }
+
+  // The contact forces the stick test reads: the KKT solve's, or where
+  // they are statically indeterminate and that split leaves a sticking
+  // contact outside its cone, the split that keeps every sticking contact
+  // inside its cone longest (stick_split.hpp; docs/friction.md,
+  // "Redundant sticking contacts"). Witnesses stay continuous: the two
+  // agree in sign, and near a root the split's margin is the one read.
+  Eigen::VectorXd StickForces(const Eigen::VectorXd& lambda) const {
+    if (!split_.active() || split_.MinMargin(lambda) >= 0.0) return lambda;
+    return split_.Best(lambda).lambda;
   }
 
   // The tangential velocity v_t = A v + a of contact c (its constraint's
@@ -373,6 +389,7 @@ class FrictionStage final : public ModeSwitcher {
       mech_->Evaluate(t, *q, *v);
       KktResult r;
       mech_->SolveKkt(mech_->bias(), &r);
+      r.lambda = StickForces(r.lambda);
       std::vector<size_t> flip;
       size_t worst = c_.size();
       double worst_ratio = 0.0;
@@ -413,6 +430,7 @@ class FrictionStage final : public ModeSwitcher {
     KktResult r;
     mech_->Evaluate(t, *q, *v);
     mech_->SolveKkt(mech_->bias(), &r);
+    r.lambda = StickForces(r.lambda);
     const ProjectionResult pv = mech_->ProjectVelocities(t, *q, v);
     ev->correction_velocity = pv.correction;
     const Point<double> xp{*q, *v, t, mech_->parameters()};
@@ -489,6 +507,7 @@ class FrictionStage final : public ModeSwitcher {
         slip.push_back(s);
       }
     }
+    split_.Clear();
     if (!stick.empty()) {
       mech_->SetOpenRows({});
       mech_->SetSlipRows({});
@@ -498,8 +517,13 @@ class FrictionStage final : public ModeSwitcher {
         if (std::find(open.begin(), open.end(), r) == open.end() &&
             std::find(stick.begin(), stick.end(), r) == stick.end())
           closed.push_back(r);
-      const std::vector<int> kept =
-          IndependentRows(mech_->DenseJacobian(), closed, stick);
+      const Eigen::MatrixXd J = mech_->DenseJacobian();
+      const std::vector<int> kept = IndependentRows(J, closed, stick);
+      std::vector<StickCone> cones;
+      for (const Contact& c : c_)
+        if (c.mode == Mode::kStick)
+          cones.push_back(StickCone{c.normal, c.t, c.mus});
+      split_.Prepare(J, std::move(cones));
       for (int r : stick)
         if (std::find(kept.begin(), kept.end(), r) == kept.end())
           open.push_back(r);
@@ -634,6 +658,11 @@ class FrictionStage final : public ModeSwitcher {
     const Contact& c = c_[k];
     if (c.t.size() != 1)
       RefuseSensitivities("a 3D cone's switch is not linearized");
+    if (last_.split_before)
+      RefuseSensitivities(
+          "the sticking contacts' forces were statically indeterminate and "
+          "the stick test read the split that keeps them inside their cones "
+          "longest, which this linearization does not differentiate");
     const Mode before = last_.modes_before[k];
     const Model& m = mech_->model();
     const int nq = m.nq(), nv = m.nv(), np = m.num_parameters();
@@ -737,8 +766,10 @@ class FrictionStage final : public ModeSwitcher {
     std::vector<int> open_before;
     std::vector<SlipRow> slip_before;
     std::vector<Mode> modes_before;
+    bool split_before = false;  // the stick test redistributed forces
     size_t record = static_cast<size_t>(-1);  // its EventRecord
   } last_;
+  StickSplit split_;  // the sticking contacts' indeterminate forces
   SwitchCounter switches_;
   ChatterGuard chatter_;
   std::vector<bool> chattered_;  // the witnesses fired in chatter_'s window
@@ -746,47 +777,6 @@ class FrictionStage final : public ModeSwitcher {
 };
 
 }  // namespace
-
-FrictionLaw ResolveFriction(const Model& m,
-                            const std::string& contact,
-                            const ContactLaw& law,
-                            const Eigen::VectorXd& p) {
-  FrictionLaw f;
-  if (!law.mu_static_parameter.empty())
-    f.mu_static_param = m.ParameterIndex(law.mu_static_parameter);
-  if (!law.mu_kinetic_parameter.empty())
-    f.mu_kinetic_param = m.ParameterIndex(law.mu_kinetic_parameter);
-  f.mu_static = f.mu_static_param < 0 ? law.mu_static : p[f.mu_static_param];
-  f.mu_kinetic =
-      f.mu_kinetic_param < 0 ? law.mu_kinetic : p[f.mu_kinetic_param];
-  if (f.mu_kinetic < 0.0 && f.mu_kinetic_param < 0) {
-    f.mu_kinetic = f.mu_static;
-    f.mu_kinetic_param = f.mu_static_param;
-  }
-  if (!(f.mu_static >= 0.0) || !(f.mu_kinetic >= 0.0)) {
-    std::ostringstream os;
-    os << "contact '" << contact
-       << "': friction coefficient mu_static = " << f.mu_static
-       << ", mu_kinetic = " << f.mu_kinetic << " (parameters '"
-       << law.mu_static_parameter << "', '" << law.mu_kinetic_parameter
-       << "') is negative or NaN; Coulomb's mu is >= 0";
-    throw std::invalid_argument(os.str());
-  }
-  const ModelData& d = m.data();
-  for (int cj = 0; cj < m.num_constraints(); ++cj) {
-    const ConstraintDecl& t = d.constraints[static_cast<size_t>(cj)];
-    if (t.name != law.friction) continue;
-    f.constraint = cj;
-    for (int r = 0; r < t.rows; ++r) f.rows.push_back(m.constraint_row(cj) + r);
-  }
-  return f;
-}
-
-bool IsFrictionRows(const ModelData& d, const std::string& name) {
-  for (const ConstraintDecl& c : d.constraints)
-    if (c.unilateral && c.law && c.law->friction == name) return true;
-  return false;
-}
 
 std::unique_ptr<ModeSwitcher> MakeFrictionStage(
     Mechanics* mech,

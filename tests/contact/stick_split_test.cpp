@@ -1,0 +1,147 @@
+// The stick test over statically indeterminate contact forces
+// (src/contact/stick_split.hpp; docs/friction.md, "Redundant sticking
+// contacts"):
+//   a planar body on two sticking contacts at one height: the tangential
+//     rows are equal, the split t1 + t2 = T is free, and the split that
+//     maximizes the smaller margin equalizes them, t1 = (T + mu (N1 - N2))
+//     / 2, margin (mu (N1 + N2) - T) / 2, feasible or not;
+//   a box on its four bottom corners under gravity tilted by alpha with
+//     mu / 2 < tan alpha < mu (a block on an incline below its friction
+//     angle): it sticks, not moving at all; read on the KKT solve's split
+//     (the dropped tangential rows carry nothing) two corners would leave
+//     their cones. Every corner's margin is m g (mu cos alpha - sin
+//     alpha) / 4 at the best split (the margins' mean bounds their
+//     minimum, and equal margins balance the moments).
+#include "contact/stick_split.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "daedalus/multibody.hpp"
+#include "daedalus/simulate.hpp"
+#include "support/test_support.hpp"
+
+namespace daedalus {
+namespace {
+namespace stick_split_test {
+
+using internal::StickCone;
+using internal::StickSplit;
+
+// Rows (n1, t1, n2, t2) on the velocities (x, z, theta) of a planar body
+// whose contacts are at (-a, -h) and (+a, -h) from its centre of mass.
+Eigen::MatrixXd PlanarTwoContacts(double a, double h) {
+  Eigen::MatrixXd J(4, 3);
+  J << 0.0, 1.0, -a,  // n1
+      1.0, 0.0, h,    // t1
+      0.0, 1.0, a,    // n2
+      1.0, 0.0, h;    // t2
+  return J;
+}
+
+TEST(StickSplit, TwoPlanarContactsShareTheFrictionForceToEqualMargins) {
+  const double mu = 0.5, N1 = 3.0, N2 = 5.0;
+  StickSplit split;
+  split.Prepare(PlanarTwoContacts(0.2, 0.05),
+                {StickCone{0, {1}, mu}, StickCone{2, {3}, mu}});
+  ASSERT_TRUE(split.active());
+  for (const double T : {1.5, 3.9, 5.0}) {
+    Eigen::VectorXd lambda(4);
+    lambda << N1, T, N2, 0.0;  // the KKT solve's split: all on t1
+    const StickSplit::Result r = split.Best(lambda);
+    const double margin = (mu * (N1 + N2) - T) / 2.0;
+    const double t1 = (T + mu * (N1 - N2)) / 2.0;
+    EXPECT_NEAR(r.margin, margin, 1e-12 * T) << "T = " << T;
+    EXPECT_NEAR(r.lambda[1], t1, 1e-12 * T) << "T = " << T;
+    EXPECT_NEAR(r.lambda[1] + r.lambda[3], T, 1e-14 * T);
+    EXPECT_NEAR(r.lambda[0], N1, 1e-14 * T);  // determinate here
+    EXPECT_NEAR(r.lambda[2], N2, 1e-14 * T);
+    EXPECT_LT(r.newton, 400);
+  }
+}
+
+TEST(StickSplit, WithoutRedundancyTheSplitIsTheSolves) {
+  // One contact: nothing to redistribute.
+  Eigen::MatrixXd J(2, 3);
+  J << 0.0, 1.0, 0.0, 1.0, 0.0, 0.05;
+  StickSplit split;
+  split.Prepare(J, {StickCone{0, {1}, 0.5}});
+  EXPECT_FALSE(split.active());
+  Eigen::VectorXd lambda(2);
+  lambda << 2.0, 3.0;
+  const StickSplit::Result r = split.Best(lambda);
+  EXPECT_EQ(r.lambda, lambda);
+  EXPECT_DOUBLE_EQ(r.margin, 0.5 * 2.0 - 3.0);
+}
+
+constexpr double kG = 9.81;
+
+// A box of mass m on a free joint resting on the plane z = 0 on its four
+// bottom corners (contacts box_ground:<corner>, restitution 0, mu), with
+// gravity tilted by alpha about y: a block on an incline.
+Model TiltedBox(double m, const Eigen::Vector3d& h, double mu, double alpha) {
+  ModelBuilder b("stick_split_box");
+  mb::Multibody s(mb::Dimension::kSpatial);
+  const double ixx = m * (h[1] * h[1] + h[2] * h[2]) / 3.0;
+  const double iyy = m * (h[0] * h[0] + h[2] * h[2]) / 3.0;
+  const double izz = m * (h[0] * h[0] + h[1] * h[1]) / 3.0;
+  const mb::BodyIndex box =
+      s.AddBody("box", mb::SpatialBody(m, {0.0, 0.0, 0.0}, ixx, iyy, izz));
+  s.AddJoint("base", mb::Joint::Free(), s.world(), s.BodyFrame(box));
+  s.SetGravity({kG * std::sin(alpha), 0.0, -kG * std::cos(alpha)});
+  mb::Geometry g;
+  g.name = "box";
+  g.type = mb::GeometryType::kBox;
+  g.size = h;
+  g.collision = true;
+  const mb::GeometryIndex gi = s.AddGeometry(box, g);
+  s.AddContact("box_ground", gi, s.AddGroundPlane(),
+               {.restitution = 0.0, .mu_static = mu});
+  std::move(s).AddTo(&b);
+  return std::move(b).Build();
+}
+
+TEST(StickSplit, ABoxOnFourCornersBelowItsFrictionAngleDoesNotMove) {
+  DAEDALUS_RELEASE_BUILD_ONLY("a quaternion model on dual numbers");
+  const double m = 2.0, mu = 0.5, alpha = std::atan(0.4);
+  const Eigen::Vector3d h(0.2, 0.1, 0.05);
+  const Model model = TiltedBox(m, h, mu, alpha);
+  InitialState x0;
+  x0.q = Eigen::VectorXd::Zero(7);
+  x0.q[2] = h[2];
+  x0.q[3] = 1.0;
+  x0.v = Eigen::VectorXd::Zero(6);
+  SimulationOptions o;
+  o.t_end = 1.0;
+  o.output_step = 0.01;
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  o.integrator = Integrator::kCvodesBdf;
+  o.formulation = Formulation::kBaumgarte;
+  o.kkt.allow_redundant = true;  // 4 closed corners: 4 normal rows, rank 3
+  const SimulationSummary s =
+      Simulate(model, x0, model.default_parameters(), o);
+  ASSERT_TRUE(s.ok) << s.error;
+  // The issue's bound for a block below its friction angle (zero creep;
+  // Baumgarte's correction leaves round-off, 2e-16 m).
+  EXPECT_LE((s.final.q - x0.q).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT(s.final.v.cwiseAbs().maxCoeff(), 1e-12);
+  const double margin = m * kG * (mu * std::cos(alpha) - std::sin(alpha)) / 4;
+  int sticking = 0;
+  for (const FrictionContactReport& f : s.contact.friction) {
+    EXPECT_EQ(f.stick_to_slip, 0) << f.contact;
+    if (!f.any_stick) continue;
+    ++sticking;
+    EXPECT_NEAR(f.min_stick_margin, margin, 1e-9 * m * kG) << f.contact;
+  }
+  EXPECT_EQ(sticking, 4);
+  for (const ContactEvent& e : s.contact.events)
+    EXPECT_NE(e.kind, "slip") << "at t = " << e.t;
+}
+
+}  // namespace stick_split_test
+}  // namespace
+}  // namespace daedalus
