@@ -122,6 +122,33 @@ class ContactStage final : public ModeSwitcher {
   }
 
   // ---- ModeSwitcher
+  bool Release(double t,
+               const Eigen::VectorXd& q,
+               const Eigen::VectorXd& v,
+               const std::vector<int>& rows) override {
+    const Eigen::VectorXd gaps =
+        Gaps(Point<double>{q, v, t, mech_->parameters()});
+    ContactEvent ev;
+    ev.kind = "release";
+    ev.t = t;
+    std::vector<int> open;
+    for (size_t k = 0; k < rows_.size(); ++k) {
+      if (closed_[k] &&
+          std::find(rows.begin(), rows.end(), rows_[k]) != rows.end()) {
+        closed_[k] = false;
+        // At zero normal velocity: re-armed as a release in Decide.
+        offset_[k] = gaps[static_cast<Eigen::Index>(k)];
+        ev.rows.push_back(names_[k]);
+      }
+      if (closed_[k]) ev.closed.push_back(names_[k]);
+      if (!closed_[k]) open.push_back(rows_[k]);
+    }
+    if (ev.rows.empty()) return false;
+    SetOpen(open);
+    BookContactEvent(ev, closed_, sum_);
+    return true;
+  }
+
   void Start(double t, Eigen::VectorXd* q, Eigen::VectorXd* v) override {
     const AllRows x = Evaluate(t, *q, *v);
     std::vector<bool> released(rows_.size(), false);
@@ -143,7 +170,7 @@ class ContactStage final : public ModeSwitcher {
     ev.kind = "start";
     Decide(t, x, released, q, v, &ev);
     forced_.clear();
-    Book(ev);
+    BookContactEvent(ev, closed_, sum_);
   }
 
   bool Fired(const int* found) const override {
@@ -238,7 +265,7 @@ class ContactStage final : public ModeSwitcher {
     last_.valid = true;
     last_.impact = impact_;
     last_.record = sum_->events.size();
-    Book(ev);
+    BookContactEvent(ev, closed_, sum_);
     return out;
   }
 
@@ -725,33 +752,6 @@ class ContactStage final : public ModeSwitcher {
     }
     mech_->SetOpenRows(open_after);
     return EventJump(minus, g.gy, g.gp, g.gt, std::move(d));
-  }
-
-  // Into the report and the run's event list.
-  void Book(const ContactEvent& ev) {
-    ContactReport& rep = sum_->contact;
-    if (ev.kind == "impact") ++rep.impacts;
-    if (ev.kind == "release") ++rep.releases;
-    if (ev.kind == "close") ++rep.closures;
-    rep.impact_work += ev.energy_change;
-    const bool all_closed =
-        std::all_of(closed_.begin(), closed_.end(), [](bool b) { return b; });
-    if (!all_closed) {
-      rep.t_rest = -1.0;
-    } else if (rep.t_rest < 0.0) {
-      rep.t_rest = ev.t;
-    }
-    rep.events.push_back(ev);
-    if (ev.kind == "start") return;
-    EventRecord r;
-    r.name = "contact_" + ev.kind;
-    r.t = ev.t;
-    r.direction = -1.0;
-    r.reset = true;
-    r.energy_change = ev.energy_change;
-    r.reset_correction_position = ev.correction_position;
-    r.reset_correction_velocity = ev.correction_velocity;
-    sum_->events.push_back(r);
   }
 
   Mechanics* mech_;

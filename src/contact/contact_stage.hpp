@@ -22,6 +22,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "daedalus/simulate.hpp"
 #include "events/mode_switch.hpp"
@@ -33,6 +34,12 @@ namespace daedalus::internal {
 /// unilateral rows as event-driven contacts (ContactOptions::mode).
 /// @throws std::invalid_argument for a restitution parameter outside
 /// [0, 1].
+/// A contact switch into the report (its counts, the rest time) and the
+/// run's event list; `closed` the contacts' modes after it.
+void BookContactEvent(const ContactEvent& ev,
+                      const std::vector<bool>& closed,
+                      SimulationSummary* sum);
+
 std::unique_ptr<ModeSwitcher> MakeContactStage(Mechanics* mech,
                                                const SimulationOptions& options,
                                                SimulationSummary* sum);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "contact/contact_problems.hpp"
+#include "contact/frictional_release.hpp"
 #include "contact/slip_onset.hpp"
 #include "contact/stick_split.hpp"
 #include "contact/switch_counter.hpp"
@@ -35,9 +36,6 @@ constexpr double kSlipRoundOff = 64 * std::numeric_limits<double>::epsilon();
 // multipliers' round-off (1e-15 relative) must not make a contact at rest
 // below its friction angle slip, nor one at it stick.
 constexpr double kStickSlack = 1e-12;
-// An effective normal inverse inertia below this fraction of the
-// frictionless one counts as nonpositive (Painleve).
-constexpr double kPainleve = 1e-12;
 
 enum class Mode { kOpen, kStick, kSlip };
 
@@ -94,6 +92,13 @@ class FrictionStage final : public ModeSwitcher {
       rep.mu_kinetic = k.muk;
       sum_->contact.friction.push_back(rep);
       c_.push_back(std::move(k));
+    }
+    for (int ci = 0; ci < m.num_constraints(); ++ci) {
+      const ConstraintDecl& c = d.constraints[static_cast<size_t>(ci)];
+      if (!c.unilateral && IsFrictionRows(d, c.name)) continue;
+      for (int r = 0; r < c.rows; ++r)
+        (c.unilateral ? unilateral_ : bilateral_)
+            .push_back(m.constraint_row(ci) + r);
     }
   }
 
@@ -158,6 +163,7 @@ class FrictionStage final : public ModeSwitcher {
     last_.slip_before = mech_->slip_rows();
     last_.modes_before = Modes();
     last_.split_before = split_.active();
+    released_ = false;
     ModeRestart out;
     if (inner_fired) {
       out = inner_->Switch(t, q, v, found);
@@ -296,12 +302,10 @@ class FrictionStage final : public ModeSwitcher {
     return out;
   }
 
-  // The contact forces the stick test reads: the KKT solve's, or where
-  // they are statically indeterminate and that split leaves a sticking
-  // contact outside its cone, the split that keeps every sticking contact
-  // inside its cone longest (stick_split.hpp; docs/friction.md,
-  // "Redundant sticking contacts"). Witnesses stay continuous: the two
-  // agree in sign, and near a root the split's margin is the one read.
+  // The forces the stick test reads: the KKT solve's, or where that split
+  // of statically indeterminate forces leaves a sticking contact outside
+  // its cone, the one that keeps them all inside longest (stick_split.hpp).
+  // Witnesses stay continuous: both agree in sign where it crosses zero.
   Eigen::VectorXd StickForces(const Eigen::VectorXd& lambda) const {
     if (!split_.active() || split_.MinMargin(lambda) >= 0.0) return lambda;
     return split_.Best(lambda).lambda;
@@ -343,7 +347,7 @@ class FrictionStage final : public ModeSwitcher {
               const std::vector<bool>& fired,
               bool fresh,
               ContactEvent* ev) {
-    const std::vector<int> inner_open = InnerOpen();
+    std::vector<int> inner_open = InnerOpen();
     const Point<double> x{*q, *v, t, mech_->parameters()};
     double scale_u = v->norm();
     for (const Contact& c : c_)
@@ -377,16 +381,53 @@ class FrictionStage final : public ModeSwitcher {
         test.push_back(k);
       }
     }
-    // The stick test, and the direction of a slip that starts from rest:
-    // against the force that sticking needs.
     for (size_t k : test) c_[k].mode = Mode::kStick;
     Apply(inner_open, t, *q, *v);
+    // The releases the friction modes force, then the stick test (slips
+    // from rest against the force sticking needs), until neither changes
+    // a mode (each pass opens or slips a contact).
+    for (int pass = 0; pass <= static_cast<int>(c_.size()); ++pass) {
+      if (ReleaseUnderFriction(t, *q, *v, &inner_open))
+        Apply(inner_open, t, *q, *v);
+      if (!StickRounds(t, *q, *v, inner_open, &onset, &from_rest)) break;
+    }
+    for (const Contact& c : c_)
+      if (c.mode == Mode::kSlip)
+        CheckSlipPainleve(mech_, t, *q, *v,
+                          SlipCoupling{c.normal, c.t, c.muk, c.dir}, c.name);
+    // Re-arm the witnesses that start on their surface.
+    KktResult r;
+    mech_->Evaluate(t, *q, *v);
+    mech_->SolveKkt(mech_->bias(), &r);
+    r.lambda = StickForces(r.lambda);
+    const ProjectionResult pv = mech_->ProjectVelocities(t, *q, v);
+    ev->correction_velocity = pv.correction;
+    const Point<double> xp{*q, *v, t, mech_->parameters()};
+    for (Contact& c : c_) {
+      const double g = Witness(c, xp, r.lambda);
+      if (c.mode != Mode::kOpen && std::abs(g) <= 1e-9 * (1.0 + std::abs(g)))
+        c.offset = g;
+    }
+    for (size_t k = 0; k < c_.size(); ++k) {
+      if (c_[k].mode == Mode::kOpen) continue;
+      ev->closed.push_back(c_[k].name + ":" + Name(c_[k].mode));
+    }
+  }
+
+  // The stick test: returns whether a contact came to slip.
+  bool StickRounds(double t,
+                   const Eigen::VectorXd& q,
+                   const Eigen::VectorXd& v,
+                   const std::vector<int>& inner_open,
+                   std::vector<size_t>* onset,
+                   std::vector<size_t>* from_rest) {
+    bool flipped = false;
     // One contact slips per round, the one most outside its cone (after
     // the onsets, at once): where sticking contacts hold each other's
     // motion the split of their forces is one of many, and another's
     // excess may be the first one's force passed on ("Slip onset").
     for (int round = 0; round <= static_cast<int>(c_.size()); ++round) {
-      mech_->Evaluate(t, *q, *v);
+      mech_->Evaluate(t, q, v);
       KktResult r;
       mech_->SolveKkt(mech_->bias(), &r);
       r.lambda = StickForces(r.lambda);
@@ -398,7 +439,7 @@ class FrictionStage final : public ModeSwitcher {
         if (c.mode != Mode::kStick) continue;
         const double lt = TangentialForce(c, r.lambda).norm();
         const double cap = c.mus * r.lambda[c.normal];
-        if (std::find(onset.begin(), onset.end(), k) != onset.end()) {
+        if (std::find(onset->begin(), onset->end(), k) != onset->end()) {
           flip.push_back(k);
           continue;
         }
@@ -417,32 +458,48 @@ class FrictionStage final : public ModeSwitcher {
         c.mode = Mode::kSlip;
         c.dir.setZero();
         if (lt.norm() > 0.0) c.dir.head(lt.size()) = -lt / lt.norm();
-        from_rest.push_back(k);
+        from_rest->push_back(k);
       }
-      onset.clear();
+      onset->clear();
       if (flip.empty()) break;
-      Apply(inner_open, t, *q, *v);
-      ConsistentOnsets(from_rest, inner_open, t, *q, *v);
+      flipped = true;
+      Apply(inner_open, t, q, v);
+      ConsistentOnsets(*from_rest, inner_open, t, q, v);
     }
-    for (const Contact& c : c_)
-      if (c.mode == Mode::kSlip) CheckPainleve(t, *q, *v, c);
-    // Re-arm the witnesses that start on their surface.
-    KktResult r;
-    mech_->Evaluate(t, *q, *v);
-    mech_->SolveKkt(mech_->bias(), &r);
-    r.lambda = StickForces(r.lambda);
-    const ProjectionResult pv = mech_->ProjectVelocities(t, *q, v);
-    ev->correction_velocity = pv.correction;
-    const Point<double> xp{*q, *v, t, mech_->parameters()};
-    for (Contact& c : c_) {
-      const double g = Witness(c, xp, r.lambda);
-      if (c.mode != Mode::kOpen && std::abs(g) <= 1e-9 * (1.0 + std::abs(g)))
-        c.offset = g;
+    return flipped;
+  }
+
+  // The closed contacts the friction modes release (frictional_release.hpp),
+  // opened in the contact stage and here; true when any opened.
+  bool ReleaseUnderFriction(double t,
+                            const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& v,
+                            std::vector<int>* inner_open) {
+    std::vector<int> bilateral = bilateral_, closed;
+    std::vector<SlipCoupling> slip;
+    bool any = false;
+    for (const Contact& c : c_) {
+      if (c.mode == Mode::kStick)
+        bilateral.insert(bilateral.end(), c.t.begin(), c.t.end());
+      if (c.mode == Mode::kSlip)
+        slip.push_back(SlipCoupling{c.normal, c.t, c.muk, c.dir});
+      any |= c.mode != Mode::kOpen;
     }
-    for (size_t k = 0; k < c_.size(); ++k) {
-      if (c_[k].mode == Mode::kOpen) continue;
-      ev->closed.push_back(c_[k].name + ":" + Name(c_[k].mode));
-    }
+    if (!any) return false;
+    for (int r : unilateral_)
+      if (std::find(inner_open->begin(), inner_open->end(), r) ==
+          inner_open->end())
+        closed.push_back(r);
+    const FrictionalRelease rel = DecideFrictionalRelease(
+        EvaluateAllRows(mech_, t, q, v), closed, bilateral, slip);
+    if (rel.open.empty() || !inner_->Release(t, q, v, rel.open)) return false;
+    released_ = true;
+    *inner_open = InnerOpen();
+    for (Contact& c : c_)
+      if (std::find(inner_open->begin(), inner_open->end(), c.normal) !=
+          inner_open->end())
+        c.mode = Mode::kOpen;
+    return true;
   }
 
   // The slips from rest on 3D cones take their consistent direction
@@ -532,58 +589,6 @@ class FrictionStage final : public ModeSwitcher {
     mech_->SetSlipRows(slip);
   }
 
-  // Painleve (docs/friction.md): slipping, the contact's normal
-  // acceleration is Phi''_n = a_free + (A_nn - mu_k sigma . A_nt) lambda_n
-  // (A the Delassus operator of its normal and tangential rows with the
-  // other closed rows eliminated). A nonpositive coefficient leaves no
-  // consistent normal force (a_free < 0) or two (a_free >= 0).
-  void CheckPainleve(double t,
-                     const Eigen::VectorXd& q,
-                     const Eigen::VectorXd& v,
-                     const Contact& c) {
-    const std::vector<int> open = mech_->open_rows();
-    const std::vector<SlipRow> slip = mech_->slip_rows();
-    mech_->SetOpenRows({});
-    mech_->SetSlipRows({});
-    mech_->Evaluate(t, q, v);
-    AllRows x;
-    x.M = mech_->DenseMass();
-    x.J = mech_->DenseJacobian();
-    x.b = mech_->bias();
-    x.f = mech_->AppliedForce();
-    std::vector<int> rows{c.normal};
-    rows.insert(rows.end(), c.t.begin(), c.t.end());
-    std::vector<int> closed;
-    for (int r = 0; r < mech_->nc(); ++r)
-      if (std::find(open.begin(), open.end(), r) == open.end() &&
-          std::find(rows.begin(), rows.end(), r) == rows.end())
-        closed.push_back(r);
-    const ContactOperator op(x, rows, closed);
-    mech_->SetOpenRows(open);
-    mech_->SetSlipRows(slip);
-    double a_eff = op.A()(0, 0);
-    for (size_t i = 0; i < c.t.size(); ++i) {
-      const Eigen::Index j = static_cast<Eigen::Index>(i);
-      a_eff -= c.muk * c.dir[j] * op.A()(0, j + 1);
-    }
-    if (a_eff > kPainleve * op.A()(0, 0)) return;
-    const double a_free = op.FreeAcceleration(x)[0];
-    std::ostringstream os;
-    os << "contact '" << c.name << "' slipping with mu_kinetic = " << c.muk
-       << " at t = " << t << " is a Painleve configuration: its normal "
-       << "acceleration is a_free + a_eff lambda_n with a_eff = " << a_eff
-       << " <= 0 (friction turns the normal force against itself) and "
-       << "a_free = " << a_free << ": "
-       << (a_free < 0.0
-               ? "inconsistent, no normal force keeps it closed and it "
-                 "cannot open"
-               : "indeterminate, both lambda_n = 0 and lambda_n = " +
-                     std::to_string(-a_free / a_eff) + " are consistent")
-       << "; Coulomb's rigid-contact law has no solution here (lower mu, "
-          "or model the contact's compliance; docs/friction.md)";
-    throw std::runtime_error(os.str());
-  }
-
   void CountAtInstant(double t) {
     const bool chatter = chatter_.Exceeded(t);
     if (chatter_.count() == 0 || chattered_.size() != c_.size())
@@ -658,6 +663,8 @@ class FrictionStage final : public ModeSwitcher {
     const Contact& c = c_[k];
     if (c.t.size() != 1)
       RefuseSensitivities("a 3D cone's switch is not linearized");
+    if (released_)
+      RefuseSensitivities("the friction modes released a contact at it");
     if (last_.split_before)
       RefuseSensitivities(
           "the sticking contacts' forces were statically indeterminate and "
@@ -770,6 +777,9 @@ class FrictionStage final : public ModeSwitcher {
     size_t record = static_cast<size_t>(-1);  // its EventRecord
   } last_;
   StickSplit split_;  // the sticking contacts' indeterminate forces
+  // The model's unilateral rows and its bilateral ones (not friction rows).
+  std::vector<int> unilateral_, bilateral_;
+  bool released_ = false;  // the last Decide opened a contact
   SwitchCounter switches_;
   ChatterGuard chatter_;
   std::vector<bool> chattered_;  // the witnesses fired in chatter_'s window

@@ -81,6 +81,18 @@ class ModeSwitcher : public ModeRoots {
   /// the feasibility certificate, and the re-armed roots settled.
   virtual void AtSample(const Mechanics& mech,
                         const Eigen::VectorXd& lambda) = 0;
+  /// Opens the closed contacts among the model rows `rows` at (t, q, v),
+  /// without a root of their own: a stage around this one decided, in its
+  /// own mode, that they release (the friction stage, with the sticking
+  /// contacts' tangential rows held; frictional_release.hpp). Returns
+  /// whether any opened. A switcher without contacts has none.
+  virtual bool Release(double t,
+                       const Eigen::VectorXd& q,
+                       const Eigen::VectorXd& v,
+                       const std::vector<int>& rows) {
+    (void)t, (void)q, (void)v, (void)rows;
+    return false;
+  }
 };
 
 }  // namespace daedalus::internal
