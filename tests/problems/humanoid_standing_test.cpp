@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "daedalus/simulate.hpp"
@@ -199,6 +200,48 @@ TEST(HumanoidStanding, RejectsASmallPush) {
   ASSERT_EQ(s.contact.events.size(), 1u);
   std::cout << "pushed 0.5 N s: max |v| " << c.speed.front() << " -> "
             << c.speed.back() << " at 0.3 s, drift " << drift << " m\n";
+}
+
+// A push of 1 N s tips it onto its toes: with the sole corners sticking,
+// the heels' normal forces would be negative in every split of the
+// redundant forces (-9.13 N each, the toes 154.4 N), so the four heel
+// corners release at t = 0 (decided with the sticking rows held,
+// src/contact/frictional_release.hpp; the frictionless contact stage
+// alone kept them closed, and the run ended at t = 0 with a singular
+// slipping KKT system). The PD brings them back: the heels strike at
+// 2.49 ms (restitution 0), and all eight corners are closed and stick
+// again, with no slip.
+TEST(HumanoidStanding, APushLiftsTheHeelsAndTheyLandAgain) {
+  DAEDALUS_RELEASE_BUILD_ONLY("dual numbers, minutes");
+  const HumanoidStanding h = MakeHumanoidStanding(HumanoidUrdfPath());
+  Eigen::VectorXd p = h.problem.model.default_parameters();
+  p[h.problem.model.ParameterIndex("push_impulse")] = 1.0;
+  Collect c(h, p);
+  const SimulationSummary s = Stand(h, p, 0.05, &c);
+  ASSERT_TRUE(s.ok) << s.error;
+  std::vector<std::string> kinds, heels;
+  for (const ContactEvent& e : s.contact.events) {
+    kinds.push_back(e.kind);
+    if (e.kind == "release") {
+      EXPECT_EQ(e.t, 0.0);
+      heels = e.rows;
+    }
+    if (e.kind == "impact") {
+      EXPECT_GT(e.t, 2e-3);
+      EXPECT_LT(e.t, 3e-3);
+    }
+  }
+  EXPECT_EQ(kinds,
+            (std::vector<std::string>{"start", "release", "impact", "stick"}));
+  ASSERT_EQ(heels.size(), 4u);
+  for (const std::string& n : heels)
+    EXPECT_NE(n.find(":-x"), std::string::npos) << n;  // heel corners
+  EXPECT_EQ(c.m.back().closed, 8);
+  EXPECT_LE(std::abs(s.energy_residual_max), 1e-8);
+  std::cout << "pushed 1 N s: heels released at 0, impacts at";
+  for (const ContactEvent& e : s.contact.events)
+    if (e.kind == "impact") std::cout << " " << e.t;
+  std::cout << " s; energy residual " << s.energy_residual_max << " J\n";
 }
 
 }  // namespace humanoid_standing_test
