@@ -72,6 +72,10 @@ class FrictionStage final : public ModeSwitcher {
     const ModelData& d = m.data();
     for (int ci = 0; ci < m.num_constraints(); ++ci) {
       const ConstraintDecl& c = d.constraints[static_cast<size_t>(ci)];
+      const bool friction = !c.unilateral && IsFrictionRows(d, c.name);
+      for (int r = 0; r < c.rows && !friction; ++r)
+        (c.unilateral ? unilateral_ : bilateral_)
+            .push_back(m.constraint_row(ci) + r);
       if (!c.unilateral || !c.law || c.law->friction.empty()) continue;
       Contact k;
       k.name = c.name;
@@ -92,13 +96,6 @@ class FrictionStage final : public ModeSwitcher {
       rep.mu_kinetic = k.muk;
       sum_->contact.friction.push_back(rep);
       c_.push_back(std::move(k));
-    }
-    for (int ci = 0; ci < m.num_constraints(); ++ci) {
-      const ConstraintDecl& c = d.constraints[static_cast<size_t>(ci)];
-      if (!c.unilateral && IsFrictionRows(d, c.name)) continue;
-      for (int r = 0; r < c.rows; ++r)
-        (c.unilateral ? unilateral_ : bilateral_)
-            .push_back(m.constraint_row(ci) + r);
     }
   }
 
@@ -387,9 +384,13 @@ class FrictionStage final : public ModeSwitcher {
     // from rest against the force sticking needs), until neither changes
     // a mode (each pass opens or slips a contact).
     for (int pass = 0; pass <= static_cast<int>(c_.size()); ++pass) {
-      if (ReleaseUnderFriction(t, *q, *v, &inner_open))
+      const bool released = ReleaseUnderFriction(t, *q, *v, &inner_open);
+      if (released) {
         Apply(inner_open, t, *q, *v);
-      if (!StickRounds(t, *q, *v, inner_open, &onset, &from_rest)) break;
+        ConsistentOnsets(from_rest, inner_open, t, *q, *v);
+      }
+      if (!StickRounds(t, *q, *v, inner_open, &onset, &from_rest) && !released)
+        break;
     }
     for (const Contact& c : c_)
       if (c.mode == Mode::kSlip)
@@ -513,7 +514,7 @@ class FrictionStage final : public ModeSwitcher {
     for (size_t k : from_rest) {
       Contact& c = c_[k];
       if (c.mode != Mode::kSlip || c.t.size() != 2) continue;
-      onsets.push_back(SlipOnset{{c.t[0], c.t[1]}, &c.dir});
+      onsets.push_back(SlipOnset{{c.t[0], c.t[1]}, &c.dir, c.name});
     }
     internal::ConsistentOnsets(mech_, t, q, v, onsets,
                                [&] { Apply(inner_open, t, q, v); });
@@ -777,9 +778,8 @@ class FrictionStage final : public ModeSwitcher {
     size_t record = static_cast<size_t>(-1);  // its EventRecord
   } last_;
   StickSplit split_;  // the sticking contacts' indeterminate forces
-  // The model's unilateral rows and its bilateral ones (not friction rows).
-  std::vector<int> unilateral_, bilateral_;
-  bool released_ = false;  // the last Decide opened a contact
+  std::vector<int> unilateral_, bilateral_;  // the model's (no friction)
+  bool released_ = false;                    // the last Decide opened a contact
   SwitchCounter switches_;
   ChatterGuard chatter_;
   std::vector<bool> chattered_;  // the witnesses fired in chatter_'s window

@@ -4,6 +4,7 @@
 
 #include <Eigen/Core>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "formulation/mechanics.hpp"
@@ -15,6 +16,7 @@ namespace daedalus::internal {
 struct SlipOnset {
   int rows[2] = {-1, -1};
   Eigen::Vector2d* dir = nullptr;
+  std::string name;  // the contact's, for the error
 };
 
 /// Kinetic friction opposes the slip, so the tangential acceleration a_t =
@@ -25,6 +27,9 @@ struct SlipOnset {
 /// `mech`'s mode after each update. At most 20 iterations, a direction
 /// converged at 1 - cos < 1e-12 (round-off of a_t's direction); one whose
 /// a_t vanishes is kept.
+/// @throws std::runtime_error naming the contacts whose acceleration still
+/// points against their direction after the iterations (no consistent
+/// onset found: its friction would drive the slip).
 void ConsistentOnsets(Mechanics* mech,
                       double t,
                       const Eigen::VectorXd& q,
