@@ -102,6 +102,28 @@ class DaeForm {
     for (int r : mech_->open_rows())
       for (int i : OpenRows(r)) res[i] = y[i];
   }
+  /// The residual rows an open contact row r replaces by its own unknown
+  /// (docs/contact.md, "Where it runs"): lambda_r's row il() + r, and on
+  /// GGL, when r is holonomic, the row im() + k of its mu_k (hrows[k] ==
+  /// r), whose equation Phi_r = 0 is no constraint of the mode either (the
+  /// evaluator zeroes an open row's Phi and J: the row would be empty). One
+  /// entry (index 3 and the index-1 forms) or two.
+  struct OpenResidualRows {
+    int rows[2] = {-1, -1};
+    int count = 0;
+    const int* begin() const { return rows; }
+    const int* end() const { return rows + count; }
+  };
+  OpenResidualRows OpenRows(int r) const {
+    OpenResidualRows o;
+    o.rows[o.count++] = L_.il() + r;
+    if (static_cast<std::size_t>(r) < mu_row_.size() &&
+        mu_row_[static_cast<std::size_t>(r)] >= 0)
+      o.rows[o.count++] = mu_row_[static_cast<std::size_t>(r)];
+    return o;
+  }
+  /// GGL: the residual row im() + k of each constraint row hrows[k], -1
+  /// for the others (empty for the other forms).
   /// dF/dy + cj dF/dyp into a dense column-major n x n array.
   void DenseJacobian(
       double t, double cj, const double* y, const double* yp, double* a);
@@ -234,28 +256,6 @@ class DaeForm {
   std::vector<int> prog_slot_;
   std::size_t pattern_nnz_ = 0;
   void AddContactDiagonals();
-  // The residual rows an open contact row r replaces by its own unknown
-  // (docs/contact.md, "Where it runs"): lambda_r's row il() + r, and on
-  // GGL, when r is holonomic, the row im() + k of its mu_k (hrows[k] ==
-  // r), whose equation Phi_r = 0 is no constraint of the mode either (the
-  // evaluator zeroes an open row's Phi and J: the row would be empty). One
-  // entry (index 3 and the index-1 forms) or two.
-  struct OpenResidualRows {
-    int rows[2] = {-1, -1};
-    int count = 0;
-    const int* begin() const { return rows; }
-    const int* end() const { return rows + count; }
-  };
-  OpenResidualRows OpenRows(int r) const {
-    OpenResidualRows o;
-    o.rows[o.count++] = L_.il() + r;
-    if (static_cast<std::size_t>(r) < mu_row_.size() &&
-        mu_row_[static_cast<std::size_t>(r)] >= 0)
-      o.rows[o.count++] = mu_row_[static_cast<std::size_t>(r)];
-    return o;
-  }
-  // GGL: the residual row im() + k of each constraint row hrows[k], -1
-  // for the others (empty for the other forms).
   std::vector<int> mu_row_;
   Eigen::MatrixXd jac_;
   VecX<D1> Y1_, YP1_, F1_;

@@ -140,14 +140,6 @@ std::string ContactRefusal(const SimulationOptions& o,
     return "contacts with friction run on CVODES (cvodes-bdf, cvodes-adams): "
            "a slipping row's equation lambda_t = -mu sigma lambda_n is not "
            "in the IDAS residual yet (docs/friction.md)";
-  if (o.formulation == Formulation::kGgl &&
-      o.sensitivity.method == SensMethod::kAdjoint)
-    return "adjoint sensitivities with event-driven contact run on the "
-           "index-1 forms: the IDAS adjoint's GGL terminal values (the "
-           "adjoint constraints G l_q = 0, J l_v = 0) and its backward "
-           "Jacobian do not drop an open contact's rows, whose J is zero "
-           "in the mode; use --sens-method forward, or --formulation "
-           "baumgarte or unstabilized for the adjoint";
   if (traits.friction && o.sensitivity.method == SensMethod::kAdjoint)
     return "adjoint sensitivities with friction are not implemented (the "
            "backward pass does not take a slipping row's equation); use "

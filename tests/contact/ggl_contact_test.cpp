@@ -14,9 +14,10 @@
 //   particle_hemisphere: the release at cos theta = (2/3) cos theta0;
 //   a pendulum rod striking a wall: a closed bilateral row (its mu active)
 //     beside the contact's, against the index-1 run;
-//   forward sensitivities: dt_k/de and dt_k/dh0 against their closed forms;
-//   refusals: index 3 (its restart transient), the adjoint on GGL, and
-//   friction on IDAS (the rocking block).
+//   forward sensitivities: dt_k/de and dt_k/dh0 against their closed forms
+//     (the adjoint on GGL: contact_sensitivity_test's ContactAdjoint);
+//   refusals: index 3 (its restart transient) and friction on IDAS (the
+//   rocking block).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -288,12 +289,6 @@ TEST(GglContact, RefusalsNameTheirReasons) {
               ::testing::ThrowsMessage<std::invalid_argument>(
                   ::testing::AllOf(HasSubstr("index3"), HasSubstr("transient"),
                                    HasSubstr("--formulation ggl"))));
-  // The adjoint on GGL: its terminal values do not drop the open rows.
-  SimulationOptions adj = o;
-  adj.sensitivity.method = SensMethod::kAdjoint;
-  EXPECT_THAT([&] { Simulate(b.p.model, b.p.initial(b.prm), b.prm, adj); },
-              ::testing::ThrowsMessage<std::invalid_argument>(::testing::AllOf(
-                  HasSubstr("adjoint"), HasSubstr("--sens-method forward"))));
   // The rocking block's corners are frictional: friction runs on CVODES
   // whatever the IDAS formulation (its slipping rows are not in the IDAS
   // residual), so Housner's block does not run on GGL.
