@@ -122,8 +122,6 @@ class DaeForm {
       o.rows[o.count++] = mu_row_[static_cast<std::size_t>(r)];
     return o;
   }
-  /// GGL: the residual row im() + k of each constraint row hrows[k], -1
-  /// for the others (empty for the other forms).
   /// dF/dy + cj dF/dyp into a dense column-major n x n array.
   void DenseJacobian(
       double t, double cj, const double* y, const double* yp, double* a);
@@ -256,6 +254,9 @@ class DaeForm {
   std::vector<int> prog_slot_;
   std::size_t pattern_nnz_ = 0;
   void AddContactDiagonals();
+  // GGL: the residual row im() + k of each constraint row hrows[k], -1
+  // for the others (empty for the other forms, and without contacts):
+  // OpenRows.
   std::vector<int> mu_row_;
   Eigen::MatrixXd jac_;
   VecX<D1> Y1_, YP1_, F1_;
