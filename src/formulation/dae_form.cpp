@@ -28,6 +28,12 @@ DaeForm::DaeForm(Mechanics* mech,
       for (int r = 0; r < c.rows; ++r)
         contact_rows_.push_back(m.constraint_row(ci) + r);
     }
+    if (L_.form == Formulation::kGgl) {
+      mu_row_.assign(static_cast<std::size_t>(L_.nc), -1);
+      for (int k = 0; k < L_.nh; ++k)
+        mu_row_[static_cast<std::size_t>(
+            L_.hrows[static_cast<std::size_t>(k)])] = L_.im() + k;
+    }
   }
   const CompiledModel* cm = mech->compiled();
   if (cm == nullptr) return;
@@ -105,7 +111,10 @@ void DaeForm::SetAlgebraicWeights() {
     return;
   // At the evaluated start: M^-1 J_i' for each row (nc mass solves, once
   // per segment; the scales change with the configuration, but a factor
-  // of a few in a Newton tolerance does not matter).
+  // of a few in a Newton tolerance does not matter). An open contact's J
+  // row is zero in its mode (each switch starts a segment here), so its
+  // lambda and mu get the floor scale and leave the test: their rows are
+  // lambda_i = 0 and mu_k = 0 (OpenRows), exact after one iteration.
   const Eigen::MatrixXd J = mech_->DenseJacobian();
   Eigen::VectorXd x;
   for (int i = 0; i < L_.nc; ++i) {
@@ -246,12 +255,11 @@ void DaeForm::DenseJacobian(
     for (int j = 0; j < n; ++j)
       std::copy_n(jac_.col(j).data(), n, a + static_cast<std::size_t>(j) * n);
   }
-  // Open contacts: the rows lambda_i = 0 (Residual).
-  for (int r : mech_->open_rows()) {
-    const int i = L_.il() + r;
-    for (int j = 0; j < n; ++j)
-      a[static_cast<std::size_t>(j) * n + i] = j == i ? 1.0 : 0.0;
-  }
+  // Open contacts: the rows lambda_i = 0 (and mu_k = 0, Residual).
+  for (int r : mech_->open_rows())
+    for (int i : OpenRows(r))
+      for (int j = 0; j < n; ++j)
+        a[static_cast<std::size_t>(j) * n + i] = j == i ? 1.0 : 0.0;
 }
 
 const std::vector<std::vector<int>>& DaeForm::Pattern() {
@@ -279,19 +287,23 @@ const std::vector<std::vector<int>>& DaeForm::Pattern() {
 }
 
 void DaeForm::AddContactDiagonals() {
-  // An open contact's residual lambda_i = 0 has the single entry 1 on the
-  // diagonal, in the multipliers' block that is otherwise structurally
-  // zero: every contact row's diagonal joins the pattern for the run (a
-  // mode changes the values, never the pattern KLU analysed).
+  // An open contact's residual lambda_i = 0 (GGL: and mu_k = 0) has the
+  // single entry 1 on the diagonal, in the multipliers' block that is
+  // otherwise structurally zero: every such row's diagonal joins the
+  // pattern for the run (a mode changes the values, never the pattern KLU
+  // analysed).
   const int n = size();
+  std::vector<bool> replaced(static_cast<std::size_t>(n), false);
   for (int r : contact_rows_) {
-    const int i = L_.il() + r;
-    std::vector<int>& col = pattern_[i];
-    if (std::find(col.begin(), col.end(), i) != col.end()) continue;
-    if (std::is_sorted(col.begin(), col.end()))
-      col.insert(std::lower_bound(col.begin(), col.end(), i), i);
-    else
-      col.push_back(i);
+    for (int i : OpenRows(r)) {
+      replaced[static_cast<std::size_t>(i)] = true;
+      std::vector<int>& col = pattern_[i];
+      if (std::find(col.begin(), col.end(), i) != col.end()) continue;
+      if (std::is_sorted(col.begin(), col.end()))
+        col.insert(std::lower_bound(col.begin(), col.end(), i), i);
+      else
+        col.push_back(i);
+    }
   }
   std::vector<std::size_t> start(static_cast<std::size_t>(n) + 1, 0);
   for (int j = 0; j < n; ++j) start[j + 1] = start[j] + pattern_[j].size();
@@ -306,11 +318,11 @@ void DaeForm::AddContactDiagonals() {
     for (const auto& [i, j] : prog_->jac_entries)
       prog_slot_.push_back(slot(i, j));
   }
-  open_slots_.assign(static_cast<std::size_t>(L_.nc), {});
+  open_slots_.assign(static_cast<std::size_t>(n), {});
   for (int j = 0; j < n; ++j)
     for (int i : pattern_[j])
-      if (i >= L_.il() && i < L_.il() + L_.nc)
-        open_slots_[i - L_.il()].emplace_back(slot(i, j), j);
+      if (replaced[static_cast<std::size_t>(i)])
+        open_slots_[static_cast<std::size_t>(i)].emplace_back(slot(i, j), j);
 }
 
 void DaeForm::SparseJacobian(
@@ -332,12 +344,13 @@ void DaeForm::SparseJacobian(
     for (std::size_t j = 0; j < pattern.size(); ++j)
       for (int i : pattern[j]) values[k++] = jac_(i, static_cast<int>(j));
   }
-  // Open contacts: the rows lambda_i = 0 (Residual).
-  for (int r : mech_->open_rows()) {
-    if (static_cast<std::size_t>(r) >= open_slots_.size()) continue;
-    for (const auto& [s, j] : open_slots_[static_cast<std::size_t>(r)])
-      values[s] = j == L_.il() + r ? 1.0 : 0.0;
-  }
+  // Open contacts: the rows lambda_i = 0 (and mu_k = 0, Residual).
+  for (int r : mech_->open_rows())
+    for (int i : OpenRows(r)) {
+      if (static_cast<std::size_t>(i) >= open_slots_.size()) continue;
+      for (const auto& [s, j] : open_slots_[static_cast<std::size_t>(i)])
+        values[s] = j == i ? 1.0 : 0.0;
+    }
 }
 
 void DaeForm::SensResidual(double t,
@@ -352,8 +365,10 @@ void DaeForm::SensResidual(double t,
     const TangentWorkspace& tws = SeedAndEvaluate(t, y, dy, dp);
     AssembleTangent(tws, y, yp, dy, dyp, out);
   }
-  // Open contacts: the tangent of their rows lambda_i = 0 (Residual).
-  for (int r : mech_->open_rows()) out[L_.il() + r] = dy[L_.il() + r];
+  // Open contacts: the tangent of their rows lambda_i = 0 (and mu_k = 0,
+  // Residual).
+  for (int r : mech_->open_rows())
+    for (int i : OpenRows(r)) out[i] = dy[i];
 }
 
 void DaeForm::QuadraturesByWorkspace(double t, const double* y, double* out) {

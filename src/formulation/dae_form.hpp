@@ -97,8 +97,30 @@ class DaeForm {
     if (!prog_ || !prog_->Residual(t, y, yp, CurrentParameters(), res))
       ResidualByWorkspace(t, y, yp, res);
     // Open contacts (Mechanics::SetOpenRows, docs/contact.md): their
-    // constraint rows are lambda_i = 0.
-    for (int r : mech_->open_rows()) res[L_.il() + r] = y[L_.il() + r];
+    // constraint rows are lambda_i = 0, and on GGL a holonomic one's
+    // position row mu_k = 0 (OpenRows).
+    for (int r : mech_->open_rows())
+      for (int i : OpenRows(r)) res[i] = y[i];
+  }
+  /// The residual rows an open contact row r replaces by its own unknown
+  /// (docs/contact.md, "Where it runs"): lambda_r's row il() + r, and on
+  /// GGL, when r is holonomic, the row im() + k of its mu_k (hrows[k] ==
+  /// r), whose equation Phi_r = 0 is no constraint of the mode either (the
+  /// evaluator zeroes an open row's Phi and J: the row would be empty). One
+  /// entry (index 3 and the index-1 forms) or two.
+  struct OpenResidualRows {
+    int rows[2] = {-1, -1};
+    int count = 0;
+    const int* begin() const { return rows; }
+    const int* end() const { return rows + count; }
+  };
+  OpenResidualRows OpenRows(int r) const {
+    OpenResidualRows o;
+    o.rows[o.count++] = L_.il() + r;
+    if (static_cast<std::size_t>(r) < mu_row_.size() &&
+        mu_row_[static_cast<std::size_t>(r)] >= 0)
+      o.rows[o.count++] = mu_row_[static_cast<std::size_t>(r)];
+    return o;
   }
   /// dF/dy + cj dF/dyp into a dense column-major n x n array.
   void DenseJacobian(
@@ -221,16 +243,21 @@ class DaeForm {
   std::unique_ptr<DaePrograms> prog_;
   std::vector<std::vector<int>> pattern_;
   // Event-driven contact (docs/contact.md): the constraint rows a mode can
-  // open, whose residual is then lambda_i = 0. The KLU pattern holds the
-  // diagonal of each (AddContactDiagonals); open_slots_[r] lists the
-  // pattern slots (value index, column) of row r's residual, and
-  // prog_slot_ the slot of each compiled Jacobian entry once diagonals
+  // open, whose residual is then lambda_i = 0 (and mu_k = 0 on GGL,
+  // OpenRows). The KLU pattern holds the diagonal of each such residual
+  // row (AddContactDiagonals); open_slots_[i] lists the pattern slots
+  // (value index, column) of residual row i (filled for those rows only),
+  // and prog_slot_ the slot of each compiled Jacobian entry once diagonals
   // were added (empty: the compiled entries are the pattern).
   std::vector<int> contact_rows_;
   std::vector<std::vector<std::pair<int, int>>> open_slots_;
   std::vector<int> prog_slot_;
   std::size_t pattern_nnz_ = 0;
   void AddContactDiagonals();
+  // GGL: the residual row im() + k of each constraint row hrows[k], -1
+  // for the others (empty for the other forms, and without contacts):
+  // OpenRows.
+  std::vector<int> mu_row_;
   Eigen::MatrixXd jac_;
   VecX<D1> Y1_, YP1_, F1_;
   Eigen::VectorXd zero_dp_;

@@ -99,13 +99,22 @@ std::string ContactRefusal(const SimulationOptions& o,
            " does not restart after a contact switch (a mode change is a "
            "reset, which the fixed-step and generalized-alpha schemes do "
            "not take); use --integrator cvodes-bdf, cvodes-adams or idas";
-  if (o.formulation == Formulation::kIndex3 ||
-      o.formulation == Formulation::kGgl)
-    return "event-driven contact restarts on the index-1 forms "
-           "(unstabilized, baumgarte, projection on CVODES; unstabilized, "
-           "baumgarte on IDAS), whose multipliers are those of the "
-           "acceleration-level contact LCP; the index-2 and index-3 forms' "
-           "restart transient is not handled (docs/contact.md)";
+  // GGL restarts cleanly (its multipliers are held at velocity level and
+  // start from the acceleration-level KKT solution, as the index-1
+  // forms'): an open contact's rows are lambda_i = 0 and mu_k = 0
+  // (DaeForm::OpenRows). Index 3 holds its multipliers at position level
+  // only, and a restart with the bodies moving leaves them an O(1/h)
+  // transient that shifts the constraint work (Refusal's reason for
+  // index 3 with reset maps); every contact switch is such a restart.
+  if (o.formulation == Formulation::kIndex3)
+    return "event-driven contact does not run on --formulation index3: "
+           "each contact switch restarts IDAS, and the index-3 form's "
+           "multipliers, determined at position level only, carry an "
+           "O(1/h) transient after a restart with the bodies moving, which "
+           "shifts the constraint work and the energy balance (the transient "
+           "for which index 3 refuses reset maps too); use --formulation "
+           "ggl (IDAS's default), unstabilized or baumgarte "
+           "(docs/contact.md)";
   // The sparse path takes the mode's row mask in its KKT solves,
   // projections and Newton preconditioner (sparse_mechanics.cpp): the ODE
   // forms on CVODES. IDAS's residual Jacobian and the sensitivities are

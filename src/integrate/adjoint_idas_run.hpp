@@ -65,16 +65,17 @@ struct IdasAdjointRun : CallbackGuard {
     // entries in the same places (no difference quotient).
     Fyp = A1 - Fy;
     fp_valid = fp_program && fp_program->Run(t, y, yp, mech->parameters(), &Fp);
-    // Open contacts (docs/contact.md): their rows are lambda_i = 0, and
-    // their multipliers enter no other row (a compiled Jacobian holds
-    // every row's).
+    // Open contacts (docs/contact.md): their rows are lambda_i = 0 (and
+    // on GGL mu_k = 0, DaeForm::OpenRows), and these unknowns enter no
+    // other row (a compiled Jacobian holds every row's).
     for (int r : mech->open_rows()) {
-      const int i = form.layout().il() + r;
-      Fy.col(i).setZero();
-      Fy(i, i) = 1.0;
-      Fyp.col(i).setZero();
-      Fyp.row(i).setZero();
-      if (fp_valid) Fp.row(i).setZero();
+      for (int i : form.OpenRows(r)) {
+        Fy.col(i).setZero();
+        Fy(i, i) = 1.0;
+        Fyp.col(i).setZero();
+        Fyp.row(i).setZero();
+        if (fp_valid) Fp.row(i).setZero();
+      }
     }
     jt = t;
     jy = Y;
@@ -143,15 +144,33 @@ struct IdasAdjointRun : CallbackGuard {
   // (beta, alpha)' (F_lambda, F_mu)_p(T) in the gradient (`ab`). The
   // index-2 multipliers (l_lambda, l_mu)(T) start at 0: IDAS's first
   // backward step solves for them (they are outside the error test).
+  // With open contacts (docs/contact.md) the adjoint constraints are the
+  // mode's: an open row's lambda_i = 0 and mu_k = 0 have zero J, C and G
+  // rows (Jacobians), and its entries of (beta, alpha) are 0.
   std::string GglTerminal(const Eigen::VectorXd& phi_y,
                           Eigen::VectorXd* lT,
                           Eigen::VectorXd* wT,
                           Eigen::VectorXd* ab) const {
-    const int nh = n - nd() - nc;
+    const int nh_all = n - nd() - nc;
+    // The mode's rows of lambda (nd() + i) and of mu (nd() + nc + k).
+    std::vector<int> lrows, mrows;
+    for (int i = 0; i < nc; ++i)
+      if (!mech->is_open(i)) lrows.push_back(i);
+    for (int k = 0; k < nh_all; ++k)
+      if (!mech->is_open(form.layout().hrows[static_cast<std::size_t>(k)]))
+        mrows.push_back(k);
+    const int ncl = static_cast<int>(lrows.size());
+    const int nh = static_cast<int>(mrows.size());
     const Eigen::MatrixXd M = Fyp.block(nq, nq, nv, nv);
-    const Eigen::MatrixXd J = Fy.block(nd(), nq, nc, nv);
-    const Eigen::MatrixXd C = Fy.block(nd(), 0, nc, nq);
-    const Eigen::MatrixXd G = Fy.block(nd() + nc, 0, nh, nq);
+    Eigen::MatrixXd J(ncl, nv), C(ncl, nq), G(nh, nq), Gcol(nq, nh);
+    for (int a = 0; a < ncl; ++a) {
+      J.row(a) = Fy.block(nd() + lrows[a], nq, 1, nv);
+      C.row(a) = Fy.block(nd() + lrows[a], 0, 1, nq);
+    }
+    for (int a = 0; a < nh; ++a) {
+      G.row(a) = Fy.block(nd() + nc + mrows[a], 0, 1, nq);
+      Gcol.col(a) = Fy.block(0, nd() + nc + mrows[a], nq, 1);
+    }
     // The adjoint constraint on l_q is (dF_q/dmu)' l_q = 0. Without
     // quaternions dF_q/dmu = G'. With them F_q = q' - N(q) (v - G_xi' mu)
     // (G_xi the holonomic rows of J, in the chart), so dF_q/dmu = N G_xi'
@@ -160,13 +179,14 @@ struct IdasAdjointRun : CallbackGuard {
     // scale between quaternion and scalar columns. Ga (nh x nq) is the
     // adjoint's; alpha = -(Ga G')^-1 Ga (phi_q + C' beta), and
     // Ga G' = G_xi G_xi' since N' N = |q|^2 / 4.
-    const Eigen::MatrixXd Ga =
-        nq == nv ? G
-                 : Eigen::MatrixXd(Fy.block(0, nd() + nc, nq, nh).transpose());
+    const Eigen::MatrixXd Ga = nq == nv ? G : Eigen::MatrixXd(Gcol.transpose());
     const Eigen::PartialPivLU<Eigen::MatrixXd> mlu(M);
     const Eigen::MatrixXd MiJt = mlu.solve(J.transpose());
-    const Eigen::PartialPivLU<Eigen::MatrixXd> slu(J * MiJt);
-    const Eigen::VectorXd beta = -slu.solve(MiJt.transpose() * phi_y.tail(nv));
+    Eigen::VectorXd beta = Eigen::VectorXd::Zero(ncl);
+    if (ncl > 0) {
+      const Eigen::PartialPivLU<Eigen::MatrixXd> slu(J * MiJt);
+      beta = -slu.solve(MiJt.transpose() * phi_y.tail(nv));
+    }
     const Eigen::VectorXd pq = phi_y.head(nq) + C.transpose() * beta;
     Eigen::VectorXd alpha = Eigen::VectorXd::Zero(nh);
     if (nh > 0) {
@@ -176,8 +196,9 @@ struct IdasAdjointRun : CallbackGuard {
     lT->head(nq) = pq + G.transpose() * alpha;
     *wT = phi_y.tail(nv) + J.transpose() * beta;
     lT->segment(nq, nv) = mlu.solve(*wT);
-    ab->resize(nc + nh);
-    *ab << beta, alpha;
+    ab->setZero(nc + nh_all);
+    for (int a = 0; a < ncl; ++a) (*ab)[lrows[a]] = beta[a];
+    for (int a = 0; a < nh; ++a) (*ab)[nc + mrows[a]] = alpha[a];
     const double gap =
         (Ga * lT->head(nq)).norm() + (J * lT->segment(nq, nv)).norm();
     if (!lT->allFinite() || !ab->allFinite() ||

@@ -268,10 +268,10 @@ TEST(JointLimits, RefusedCombinationsNameTheFlag) {
                         Eigen::VectorXd::Zero(1)};
   SimulationOptions o = Tight(0.1);
   o.integrator = Integrator::kIdas;
-  o.formulation = Formulation::kGgl;
+  o.formulation = Formulation::kIndex3;
   EXPECT_THAT([&] { Simulate(m, x0, m.default_parameters(), o); },
               ::testing::ThrowsMessage<std::invalid_argument>(::testing::AllOf(
-                  HasSubstr("index-1"), HasSubstr("--no-joint-limits"))));
+                  HasSubstr("index3"), HasSubstr("--no-joint-limits"))));
   // The sparse path on IDAS (its residual Jacobian has no row mask):
   // without the monitor hint, which would hold the joint on both limits.
   SimulationOptions sparse = Tight(0.1);

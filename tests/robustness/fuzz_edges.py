@@ -200,7 +200,7 @@ def model_case(a, i, kind):
                 bad += poses_violations(out, kind, js.get("samples"), True)
             return bad, "ok" if res.rc == 0 else "failed"
         # A refusal names the file, or the flag it refuses with this
-        # model (--formulation ggl with contacts).
+        # model (--formulation index3 with contacts).
         extra = argv[argv.index("--max-steps") + 2:]
         if extra:
             extra.append("unsupported combination")
