@@ -181,9 +181,12 @@ struct IdasAdjointRun : CallbackGuard {
     // Ga G' = G_xi G_xi' since N' N = |q|^2 / 4.
     const Eigen::MatrixXd Ga = nq == nv ? G : Eigen::MatrixXd(Gcol.transpose());
     const Eigen::PartialPivLU<Eigen::MatrixXd> mlu(M);
-    const Eigen::MatrixXd MiJt = mlu.solve(J.transpose());
+    // With no closed row (every contact open at T) there is nothing to
+    // solve: Eigen's triangular solve with zero right-hand sides binds a
+    // reference to a null pointer (UBSan).
     Eigen::VectorXd beta = Eigen::VectorXd::Zero(ncl);
     if (ncl > 0) {
+      const Eigen::MatrixXd MiJt = mlu.solve(J.transpose());
       const Eigen::PartialPivLU<Eigen::MatrixXd> slu(J * MiJt);
       beta = -slu.solve(MiJt.transpose() * phi_y.tail(nv));
     }
