@@ -52,7 +52,10 @@ struct FrictionalRelease {
 /// The closed contacts' normal rows `closed` (frictionless ones included),
 /// the rows held as bilateral `bilateral` (the model's own rows and the
 /// sticking contacts' tangential rows), the slipping contacts `slip`
-/// (their normals among `closed`), every row evaluated in x.
+/// (their normals among `closed`), every row evaluated in x. When the LCP
+/// has no solution to its tolerance, `open` is empty (`lcp.solved`
+/// false): the contact stage's frictionless decision stands, and the
+/// friction stage's own checks (Painleve, the slip onset) judge the mode.
 FrictionalRelease DecideFrictionalRelease(
     const AllRows& x,
     const std::vector<int>& closed,

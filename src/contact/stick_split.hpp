@@ -46,10 +46,13 @@ class StickSplit {
   /// the contact points do not move, so for contacts on one rigid body
   /// (a sole's corners) N stays exact while the mode lasts.
   void Prepare(const Eigen::MatrixXd& J, std::vector<StickCone> cones);
-  void Clear() { cones_.clear(), N_.resize(0, 0), rows_.clear(); }
+  void Clear() {
+    cones_.clear();
+    rows_.clear();
+    N_.resize(0, 0);
+  }
   /// Whether some split moves force between cones.
   bool active() const { return N_.cols() > 0; }
-  const std::vector<StickCone>& cones() const { return cones_; }
 
   struct Result {
     Eigen::VectorXd lambda;  // lambda + N z* (the other rows unchanged)
