@@ -111,9 +111,9 @@ class FrictionStage final : public ModeSwitcher {
   void EvaluateRoots(const Mechanics& mech,
                      const Eigen::Ref<const Eigen::VectorXd>& lambda,
                      double* g) const override {
-    inner_->EvaluateRoots(mech, lambda, g);
+    const Eigen::VectorXd l = StickForces(lambda);  // the releases' too
+    inner_->EvaluateRoots(mech, l, g);
     const int ni = inner_->num_roots();
-    const Eigen::VectorXd l = StickForces(lambda);
     for (size_t k = 0; k < c_.size(); ++k)
       g[static_cast<size_t>(ni) + k] =
           Witness(c_[k], mech.point(), l) - c_[k].offset;
@@ -255,10 +255,10 @@ class FrictionStage final : public ModeSwitcher {
   }
 
   void AtSample(const Mechanics& mech, const Eigen::VectorXd& lambda) override {
-    inner_->AtSample(mech, lambda);
-    const Point<double> x = mech.point();
     // The report reads the forces the stick test reads (StickForces).
     const Eigen::VectorXd l = StickForces(lambda);
+    inner_->AtSample(mech, l);
+    const Point<double> x = mech.point();
     for (size_t k = 0; k < c_.size(); ++k) {
       Contact& c = c_[k];
       const double g = Witness(c, x, l);

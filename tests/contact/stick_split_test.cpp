@@ -12,6 +12,9 @@
 //     their cones. Every corner's margin is m g (mu cos alpha - sin
 //     alpha) / 4 at the best split (the margins' mean bounds their
 //     minimum, and equal margins balance the moments);
+//   a cube on an incline sloping along its base's diagonal: the
+//     minimum-norm split makes the uphill corner pull while splits that
+//     push everywhere exist, and the certificate reads such a split;
 //   a tall box (half sizes a along x, c along z) on four sticking corners
 //     under gravity tilted by alpha, a / c < tan alpha < mu: frictionless
 //     it would slide on all four; sticking, the uphill corners must pull,
@@ -91,8 +94,13 @@ constexpr double kG = 9.81;
 
 // A box of mass m on a free joint resting on the plane z = 0 on its four
 // bottom corners (contacts box_ground:<corner>, restitution 0, mu), with
-// gravity tilted by alpha about y: a block on an incline.
-Model TiltedBox(double m, const Eigen::Vector3d& h, double mu, double alpha) {
+// gravity tilted by alpha (about y, or toward the azimuth beta from +x):
+// a block on an incline.
+Model TiltedBox(double m,
+                const Eigen::Vector3d& h,
+                double mu,
+                double alpha,
+                double beta = 0.0) {
   ModelBuilder b("stick_split_box");
   mb::Multibody s(mb::Dimension::kSpatial);
   const double ixx = m * (h[1] * h[1] + h[2] * h[2]) / 3.0;
@@ -101,7 +109,8 @@ Model TiltedBox(double m, const Eigen::Vector3d& h, double mu, double alpha) {
   const mb::BodyIndex box =
       s.AddBody("box", mb::SpatialBody(m, {0.0, 0.0, 0.0}, ixx, iyy, izz));
   s.AddJoint("base", mb::Joint::Free(), s.world(), s.BodyFrame(box));
-  s.SetGravity({kG * std::sin(alpha), 0.0, -kG * std::cos(alpha)});
+  s.SetGravity({kG * std::sin(alpha) * std::cos(beta),
+                kG * std::sin(alpha) * std::sin(beta), -kG * std::cos(alpha)});
   mb::Geometry g;
   g.name = "box";
   g.type = mb::GeometryType::kBox;
@@ -150,6 +159,55 @@ TEST(StickSplit, ABoxOnFourCornersBelowItsFrictionAngleDoesNotMove) {
   EXPECT_EQ(sticking, 4);
   for (const ContactEvent& e : s.contact.events)
     EXPECT_NE(e.kind, "slip") << "at t = " << e.t;
+}
+
+// A cube (half size a) on an incline whose slope runs along its base's
+// diagonal, tan alpha = 0.8 < mu = 1: the centre of pressure lies d = a
+// tan alpha from the base's centre toward the downhill corner. The
+// minimum-norm split of the normal forces, F/4 (1 + (x_c x_i + y_c y_i) /
+// a^2), gives the uphill corner F/4 (1 - sqrt(2) d / a) = -0.033 F: a pull,
+// though the centre of pressure is inside the base (d < sqrt(2) a), so
+// that splits pushing at every corner exist. The release witnesses and the
+// certificate read the stick test's split (docs/friction.md, "Redundant
+// sticking contacts"): nothing releases, and the smallest closed normal
+// force reported is a push. Every corner's margin is m g (mu cos alpha -
+// sin alpha) / 4 (equal margins, tangential forces along the slope).
+TEST(StickSplit, ACubeOnADiagonalInclineReportsAPushAtEveryCorner) {
+  DAEDALUS_RELEASE_BUILD_ONLY("a quaternion model on dual numbers");
+  const double m = 2.0, a = 0.1, mu = 1.0, alpha = std::atan(0.8);
+  const Model model =
+      TiltedBox(m, Eigen::Vector3d(a, a, a), mu, alpha, 0.25 * M_PI);
+  InitialState x0;
+  x0.q = Eigen::VectorXd::Zero(7);
+  x0.q[2] = a;
+  x0.q[3] = 1.0;
+  x0.v = Eigen::VectorXd::Zero(6);
+  SimulationOptions o;
+  o.t_end = 0.1;
+  o.output_step = 0.01;
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  o.integrator = Integrator::kCvodesBdf;
+  o.formulation = Formulation::kBaumgarte;
+  o.kkt.allow_redundant = true;
+  const SimulationSummary s =
+      Simulate(model, x0, model.default_parameters(), o);
+  ASSERT_TRUE(s.ok) << s.error;
+  for (const ContactEvent& e : s.contact.events)
+    EXPECT_EQ(e.kind, "start") << e.kind << " at t = " << e.t;
+  EXPECT_LE((s.final.q - x0.q).cwiseAbs().maxCoeff(), 1e-12);
+  ASSERT_TRUE(s.contact.any_closed);
+  EXPECT_GT(s.contact.min_closed_lambda, 0.0)
+      << "'" << s.contact.row_min_closed_lambda
+      << "' at t = " << s.contact.t_min_closed_lambda;
+  const double margin = m * kG * (mu * std::cos(alpha) - std::sin(alpha)) / 4;
+  int sticking = 0;
+  for (const FrictionContactReport& f : s.contact.friction) {
+    if (!f.any_stick) continue;
+    ++sticking;
+    EXPECT_NEAR(f.min_stick_margin, margin, 1e-9 * m * kG) << f.contact;
+  }
+  EXPECT_EQ(sticking, 4);
 }
 
 TEST(FrictionalRelease, ATallBoxOnStickingCornersTipsAboutItsDownhillEdge) {
