@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "contact/contact_problems.hpp"
+#include "contact/friction_tolerances.hpp"
 #include "contact/frictional_release.hpp"
 #include "contact/slip_onset.hpp"
 #include "contact/stick_split.hpp"
@@ -19,23 +20,6 @@
 namespace daedalus::internal {
 
 namespace {
-
-// A slip speed below kSlipResolution times the integrator's error weight
-// of the velocities (atol + rtol |v| at the run's velocity scale), this
-// fraction of an explicit ContactOptions::zeno_velocity, or round-off at
-// the run's velocity scale counts as zero when a slip stops: the stick
-// test decides then. At a slip witness's root the slip speed carries the
-// interpolant's error and the root's location error times the tangential
-// acceleration (estimated 11 m/s^2 times 1e-14 s = 1e-13 m/s for the
-// spring-pulled block of friction_test.cpp, whose weight at rtol 1e-12
-// and atol 1e-14 is 1e-14 m/s: at 1 it slipped a third time).
-constexpr double kSlipVelocityFraction = 1e-3;
-constexpr double kSlipResolution = 100.0;
-constexpr double kSlipRoundOff = 64 * std::numeric_limits<double>::epsilon();
-// Stick holds while |lambda_t| <= mu_s lambda_n (1 + kStickSlack): the
-// multipliers' round-off (1e-15 relative) must not make a contact at rest
-// below its friction angle slip, nor one at it stick.
-constexpr double kStickSlack = 1e-12;
 
 enum class Mode { kOpen, kStick, kSlip };
 
@@ -307,6 +291,15 @@ class FrictionStage final : public ModeSwitcher {
     if (!split_.active() || split_.MinMargin(lambda) >= 0.0) return lambda;
     return split_.Best(lambda).lambda;
   }
+  // StickForces of the KKT solve at (t, q, v) in the current mode.
+  Eigen::VectorXd SplitForces(double t,
+                              const Eigen::VectorXd& q,
+                              const Eigen::VectorXd& v) {
+    KktResult r;
+    mech_->Evaluate(t, q, v);
+    mech_->SolveKkt(mech_->bias(), &r);
+    return StickForces(r.lambda);
+  }
 
   // The tangential velocity v_t = A v + a of contact c (its constraint's
   // function: the workspace zeroes an open row's J v + Phi_t).
@@ -381,8 +374,8 @@ class FrictionStage final : public ModeSwitcher {
     for (size_t k : test) c_[k].mode = Mode::kStick;
     Apply(inner_open, t, *q, *v);
     // The releases the friction modes force, then the stick test (slips
-    // from rest against the force sticking needs), until neither changes
-    // a mode (each pass opens or slips a contact).
+    // from rest against the force sticking needs), until neither changes a
+    // mode (each pass opens or slips a contact).
     for (int pass = 0; pass <= static_cast<int>(c_.size()); ++pass) {
       const bool released = ReleaseUnderFriction(t, *q, *v, &inner_open);
       if (released) {
@@ -397,15 +390,12 @@ class FrictionStage final : public ModeSwitcher {
         CheckSlipPainleve(mech_, t, *q, *v,
                           SlipCoupling{c.normal, c.t, c.muk, c.dir}, c.name);
     // Re-arm the witnesses that start on their surface.
-    KktResult r;
-    mech_->Evaluate(t, *q, *v);
-    mech_->SolveKkt(mech_->bias(), &r);
-    r.lambda = StickForces(r.lambda);
+    const Eigen::VectorXd lambda = SplitForces(t, *q, *v);
     const ProjectionResult pv = mech_->ProjectVelocities(t, *q, v);
     ev->correction_velocity = pv.correction;
     const Point<double> xp{*q, *v, t, mech_->parameters()};
     for (Contact& c : c_) {
-      const double g = Witness(c, xp, r.lambda);
+      const double g = Witness(c, xp, lambda);
       if (c.mode != Mode::kOpen && std::abs(g) <= 1e-9 * (1.0 + std::abs(g)))
         c.offset = g;
     }
@@ -428,18 +418,15 @@ class FrictionStage final : public ModeSwitcher {
     // motion the split of their forces is one of many, and another's
     // excess may be the first one's force passed on ("Slip onset").
     for (int round = 0; round <= static_cast<int>(c_.size()); ++round) {
-      mech_->Evaluate(t, q, v);
-      KktResult r;
-      mech_->SolveKkt(mech_->bias(), &r);
-      r.lambda = StickForces(r.lambda);
+      const Eigen::VectorXd lambda = SplitForces(t, q, v);
       std::vector<size_t> flip;
       size_t worst = c_.size();
       double worst_ratio = 0.0;
       for (size_t k = 0; k < c_.size(); ++k) {
         const Contact& c = c_[k];
         if (c.mode != Mode::kStick) continue;
-        const double lt = TangentialForce(c, r.lambda).norm();
-        const double cap = c.mus * r.lambda[c.normal];
+        const double lt = TangentialForce(c, lambda).norm();
+        const double cap = c.mus * lambda[c.normal];
         if (std::find(onset->begin(), onset->end(), k) != onset->end()) {
           flip.push_back(k);
           continue;
@@ -455,7 +442,7 @@ class FrictionStage final : public ModeSwitcher {
       if (flip.empty() && worst < c_.size()) flip.push_back(worst);
       for (size_t k : flip) {
         Contact& c = c_[k];
-        const Eigen::VectorXd lt = TangentialForce(c, r.lambda);
+        const Eigen::VectorXd lt = TangentialForce(c, lambda);
         c.mode = Mode::kSlip;
         c.dir.setZero();
         if (lt.norm() > 0.0) c.dir.head(lt.size()) = -lt / lt.norm();
@@ -470,29 +457,31 @@ class FrictionStage final : public ModeSwitcher {
     return flipped;
   }
 
-  // The closed contacts the friction modes release (frictional_release.hpp),
-  // opened in the contact stage and here; true when any opened.
+  // Releases under the friction modes (frictional_release.hpp); true if any.
   bool ReleaseUnderFriction(double t,
                             const Eigen::VectorXd& q,
                             const Eigen::VectorXd& v,
                             std::vector<int>* inner_open) {
-    std::vector<int> bilateral = bilateral_, closed;
+    std::vector<int> bilateral = bilateral_, closed, sticking;
     std::vector<SlipCoupling> slip;
-    bool any = false;
     for (const Contact& c : c_) {
-      if (c.mode == Mode::kStick)
+      if (c.mode == Mode::kStick) {
         bilateral.insert(bilateral.end(), c.t.begin(), c.t.end());
+        sticking.push_back(c.normal);
+      }
       if (c.mode == Mode::kSlip)
         slip.push_back(SlipCoupling{c.normal, c.t, c.muk, c.dir});
-      any |= c.mode != Mode::kOpen;
     }
-    if (!any) return false;
+    if (bilateral.size() == bilateral_.size() && slip.empty()) return false;
     for (int r : unilateral_)
       if (std::find(inner_open->begin(), inner_open->end(), r) ==
           inner_open->end())
         closed.push_back(r);
+    // Sticking contacts the split leaves unloaded open on ties.
+    const std::vector<int> unloaded =
+        UnloadedNormals(SplitForces(t, q, v), sticking);
     const FrictionalRelease rel = DecideFrictionalRelease(
-        EvaluateAllRows(mech_, t, q, v), closed, bilateral, slip);
+        EvaluateAllRows(mech_, t, q, v), closed, bilateral, slip, unloaded);
     if (rel.open.empty() || !inner_->Release(t, q, v, rel.open)) return false;
     released_ = true;
     *inner_open = InnerOpen();

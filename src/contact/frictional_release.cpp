@@ -1,6 +1,7 @@
 #include "contact/frictional_release.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -34,11 +35,11 @@ AllRows EvaluateAllRows(Mechanics* mech,
   return x;
 }
 
-FrictionalRelease DecideFrictionalRelease(
-    const AllRows& x,
-    const std::vector<int>& closed,
-    const std::vector<int>& bilateral,
-    const std::vector<SlipCoupling>& slip) {
+FrictionalRelease DecideFrictionalRelease(const AllRows& x,
+                                          const std::vector<int>& closed,
+                                          const std::vector<int>& bilateral,
+                                          const std::vector<SlipCoupling>& slip,
+                                          const std::vector<int>& prefer_open) {
   FrictionalRelease out;
   if (closed.empty()) return out;
   // The operator over the normals and, after them, the slipping rows.
@@ -59,11 +60,29 @@ FrictionalRelease DecideFrictionalRelease(
     }
   }
   const Eigen::VectorXd q = op.FreeAcceleration(x).head(n);
-  out.lcp = SolveLcp(A, q);
+  std::vector<bool> prefer;
+  for (int r : closed)
+    prefer.push_back(std::find(prefer_open.begin(), prefer_open.end(), r) !=
+                     prefer_open.end());
+  out.lcp = SolveLcp(A, q, prefer);
   if (!out.lcp.solved) return out;
-  for (Eigen::Index i = 0; i < n; ++i)
-    if (out.lcp.z[i] <= out.lcp.tolerance && out.lcp.w[i] > out.lcp.tolerance)
-      out.open.push_back(closed[static_cast<size_t>(i)]);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const size_t k = static_cast<size_t>(i);
+    if (out.lcp.z[i] <= out.lcp.tolerance &&
+        (out.lcp.w[i] > out.lcp.tolerance || prefer[k]))
+      out.open.push_back(closed[k]);
+  }
+  return out;
+}
+
+std::vector<int> UnloadedNormals(const Eigen::VectorXd& lambda,
+                                 const std::vector<int>& normals) {
+  constexpr double kUnloaded = 1e-9;
+  double scale = 0.0;
+  for (int r : normals) scale = std::max(scale, std::abs(lambda[r]));
+  std::vector<int> out;
+  for (int r : normals)
+    if (lambda[r] <= kUnloaded * scale) out.push_back(r);
   return out;
 }
 

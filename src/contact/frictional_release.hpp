@@ -56,11 +56,24 @@ struct FrictionalRelease {
 /// has no solution to its tolerance, `open` is empty (`lcp.solved`
 /// false): the contact stage's frictionless decision stands, and the
 /// friction stage's own checks (Painleve, the slip onset) judge the mode.
+/// The rows `prefer_open` (normals among `closed`) open on a tie too
+/// (lambda_n and Phi'' both zero to the LCP's tolerance): a sticking
+/// contact whose normal force has reached zero (UnloadedNormals) separates
+/// at third order, as a contact stage release does, rather than fail its
+/// cone (0 <= 0 with a tangential force) and slip with no normal force.
 FrictionalRelease DecideFrictionalRelease(
     const AllRows& x,
     const std::vector<int>& closed,
     const std::vector<int>& bilateral,
-    const std::vector<SlipCoupling>& slip);
+    const std::vector<SlipCoupling>& slip,
+    const std::vector<int>& prefer_open = {});
+
+/// The rows of `normals` whose force in `lambda` is at most kUnloaded =
+/// 1e-9 of the largest of them (a normal force that reached zero at a
+/// witness's root carries the root's location error: 4e-12 N of 650 N on
+/// a golfer's toes).
+std::vector<int> UnloadedNormals(const Eigen::VectorXd& lambda,
+                                 const std::vector<int>& normals);
 
 /// Painleve (docs/friction.md) for the slipping contact `c` (named `name`)
 /// in the mode `mech` holds: slipping, its normal acceleration is

@@ -15,6 +15,8 @@
 //   a cube on an incline sloping along its base's diagonal: the
 //     minimum-norm split makes the uphill corner pull while splits that
 //     push everywhere exist, and the certificate reads such a split;
+//   a box pushed along its base's diagonal lifts its three other corners
+//     at once when its centre of pressure reaches the fourth;
 //   a tall box (half sizes a along x, c along z) on four sticking corners
 //     under gravity tilted by alpha, a / c < tan alpha < mu: frictionless
 //     it would slide on all four; sticking, the uphill corners must pull,
@@ -27,6 +29,7 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -208,6 +211,82 @@ TEST(StickSplit, ACubeOnADiagonalInclineReportsAPushAtEveryCorner) {
     EXPECT_NEAR(f.min_stick_margin, margin, 1e-9 * m * kG) << f.contact;
   }
   EXPECT_EQ(sticking, 4);
+}
+
+// A box (half sizes a, a, c = 2a) on the ground, pushed at its centre of
+// mass by a horizontal force F = k t along its base's diagonal (+x+y),
+// mu = 1: the centre of pressure runs along the diagonal, d = F c / (m g)
+// from the centre, and splits that push at every corner exist until it
+// reaches the corner +x+y, d = sqrt(2) a, at t* = sqrt(2) a m g / (c k)
+// (F / m g = 0.707 < mu: it does not slide). There the other three
+// corners' normal forces reach zero together at the split that keeps
+// every corner in its cone: one release witness fires, and the other two
+// corners, unloaded to round-off, release with it (a tie of the frictional
+// release's LCP opens a sticking contact the split leaves unloaded,
+// src/contact/frictional_release.hpp) rather than fail their cones and
+// slip with no normal force. The box then pivots on the corner +x+y.
+TEST(FrictionalRelease, ABoxPushedAlongItsDiagonalLiftsThreeCornersAtOnce) {
+  DAEDALUS_RELEASE_BUILD_ONLY("a quaternion model on dual numbers");
+  const double m = 2.0, a = 0.05, c = 0.1, mu = 1.0, k = 20.0;
+  ModelBuilder b("pushed_box");
+  mb::Multibody s(mb::Dimension::kSpatial);
+  const mb::BodyIndex box = s.AddBody(
+      "box", mb::SpatialBody(m, {0.0, 0.0, 0.0}, m * (a * a + c * c) / 3.0,
+                             m * (a * a + c * c) / 3.0, m * 2.0 * a * a / 3.0));
+  const mb::JointIndex base =
+      s.AddJoint("base", mb::Joint::Free(), s.world(), s.BodyFrame(box));
+  s.SetGravity({0.0, 0.0, -kG});
+  for (int axis = 0; axis < 2; ++axis)
+    s.AddActuator(
+        axis == 0 ? "push_x" : "push_y", base,
+        [k](const auto& x) { return k * x.t / std::sqrt(2.0); }, axis);
+  mb::Geometry g;
+  g.name = "box";
+  g.type = mb::GeometryType::kBox;
+  g.size = Eigen::Vector3d(a, a, c);
+  g.collision = true;
+  s.AddContact("box_ground", s.AddGeometry(box, g), s.AddGroundPlane(),
+               {.restitution = 0.0, .mu_static = mu});
+  std::move(s).AddTo(&b);
+  const Model model = std::move(b).Build();
+  InitialState x0;
+  x0.q = Eigen::VectorXd::Zero(7);
+  x0.q[2] = c;
+  x0.q[3] = 1.0;
+  x0.v = Eigen::VectorXd::Zero(6);
+  const double t_star = std::sqrt(2.0) * a * m * kG / (c * k);
+  SimulationOptions o;
+  o.t_end = t_star + 0.01;
+  o.output_step = 0.01;
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  o.integrator = Integrator::kCvodesBdf;
+  o.formulation = Formulation::kBaumgarte;
+  o.kkt.allow_redundant = true;
+  const SimulationSummary r =
+      Simulate(model, x0, model.default_parameters(), o);
+  ASSERT_TRUE(r.ok) << r.error;
+  std::vector<std::string> released;
+  for (const ContactEvent& e : r.contact.events) {
+    EXPECT_NE(e.kind, "slip") << "at t = " << e.t;
+    EXPECT_NE(e.kind, "impact") << "at t = " << e.t;
+    if (e.kind != "release") continue;
+    EXPECT_NEAR(e.t, t_star, 1e-9 * t_star);
+    released.insert(released.end(), e.rows.begin(), e.rows.end());
+  }
+  std::sort(released.begin(), released.end());
+  EXPECT_EQ(released,
+            (std::vector<std::string>{"box_ground:+x-y-z", "box_ground:-x+y-z",
+                                      "box_ground:-x-y-z"}));
+  // Pivoting on the corner +x+y: the box has turned about the axis
+  // (-1, 1, 0) / sqrt(2) (its top toward +x+y), and the corner has not
+  // moved.
+  const Eigen::Vector4d qb = r.final.q.segment<4>(3);
+  EXPECT_GT((qb[2] - qb[1]) / std::sqrt(2.0), 1e-6);
+  const Eigen::Quaterniond rot(qb[0], qb[1], qb[2], qb[3]);
+  const Eigen::Vector3d corner(a, a, -c);
+  const Eigen::Vector3d p = r.final.q.head<3>() + rot.normalized() * corner;
+  EXPECT_LT((p - (x0.q.head<3>() + corner)).norm(), 1e-9);
 }
 
 TEST(FrictionalRelease, ATallBoxOnStickingCornersTipsAboutItsDownhillEdge) {
