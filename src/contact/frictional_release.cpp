@@ -13,6 +13,11 @@ namespace {
 // An effective normal inverse inertia below this fraction of the
 // frictionless one counts as nonpositive (Painleve).
 constexpr double kPainleve = 1e-12;
+// A normal's Delassus coefficient with the other closed rows eliminated
+// below this fraction of its own (J_n M^-1 J_n') counts as zero: the row
+// depends on the others (the rank threshold of IndependentRows, 1e-10 of
+// J's scale, squared in J M^-1 J').
+constexpr double kRedundant = 1e-12;
 
 }  // namespace
 
@@ -107,6 +112,12 @@ void CheckSlipPainleve(Mechanics* mech,
         std::find(rows.begin(), rows.end(), r) == rows.end())
       closed.push_back(r);
   const ContactOperator op(x, rows, closed);
+  // A normal dependent on the other closed rows (a sole corner beside
+  // others on one body) has no Delassus coefficient of its own (A_nn = 0
+  // to round-off): its force is statically indeterminate, not Painleve
+  // (the KKT solve takes the minimum-norm forces).
+  const ContactOperator alone(x, rows, {});
+  if (op.A()(0, 0) <= kRedundant * alone.A()(0, 0)) return;
   double a_eff = op.A()(0, 0);
   for (size_t i = 0; i < c.t.size(); ++i) {
     const Eigen::Index j = static_cast<Eigen::Index>(i);

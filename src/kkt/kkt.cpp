@@ -236,6 +236,20 @@ void SlipRowsSchur(const Workspace& ws, Eigen::MatrixXd* S) {
   }
 }
 
+// Whether the mode's closed rows of J (the open and slipping ones left
+// out) are linearly dependent.
+bool HasDependentClosedRows(const Workspace& ws, const KktOptions& opt) {
+  std::vector<Eigen::Index> closed;
+  for (Eigen::Index i = 0; i < ws.J.rows(); ++i)
+    if (std::find(ws.open_rows.begin(), ws.open_rows.end(), i) ==
+        ws.open_rows.end())
+      closed.push_back(i);
+  Eigen::MatrixXd Jc(static_cast<Eigen::Index>(closed.size()), ws.J.cols());
+  for (size_t i = 0; i < closed.size(); ++i)
+    Jc.row(static_cast<Eigen::Index>(i)) = ws.J.row(closed[i]);
+  return !DependentRows(Jc, opt.rank_tolerance).empty();
+}
+
 [[noreturn]] void ThrowSlipSingular(const Workspace& ws, double rcond) {
   std::ostringstream os;
   os << "model '" << ws.model().name()
@@ -310,8 +324,18 @@ void KktSolver::Solve(const Workspace& ws,
         im.r.noalias() += ws.J * im.z;
         for (int r : ws.open_rows) im.r[r] = 0.0;
         const Eigen::PartialPivLU<Eigen::MatrixXd> lu(im.S);
-        if (!(lu.rcond() > tol)) ThrowSlipSingular(ws, lu.rcond());
-        out->lambda = -lu.solve(im.r);
+        if (lu.rcond() > tol) {
+          out->lambda = -lu.solve(im.r);
+        } else if (redundant_ok && HasDependentClosedRows(ws, options_)) {
+          // Dependent closed rows (a slipping sole corner beside others on
+          // one body): its normal force, and the friction it carries, are
+          // statically indeterminate; the minimum-norm multipliers, as for
+          // sticking rows (docs/friction.md, "Redundant slipping contacts").
+          SolveRedundantDense(ws, options_, im.S, -im.r, &out->lambda,
+                              &im.dependent, &im.reported);
+        } else {
+          ThrowSlipSingular(ws, lu.rcond());
+        }
         full_rank = false;
       } else if (full_rank) {
         im.llt_s.compute(im.S);

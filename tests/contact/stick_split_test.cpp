@@ -15,6 +15,8 @@
 //   a cube on an incline sloping along its base's diagonal: the
 //     minimum-norm split makes the uphill corner pull while splits that
 //     push everywhere exist, and the certificate reads such a split;
+//   a box sliding on its four corners stops where the closed form says,
+//     its normal forces indeterminate (minimum norm) while it slips;
 //   a box pushed along its base's diagonal lifts its three other corners
 //     at once when its centre of pressure reaches the fourth;
 //   a tall box (half sizes a along x, c along z) on four sticking corners
@@ -211,6 +213,55 @@ TEST(StickSplit, ACubeOnADiagonalInclineReportsAPushAtEveryCorner) {
     EXPECT_NEAR(f.min_stick_margin, margin, 1e-9 * m * kG) << f.contact;
   }
   EXPECT_EQ(sticking, 4);
+}
+
+// A box launched sliding at v0 along x on its four bottom corners, mu =
+// 0.5: the normal forces of the four corners are statically indeterminate
+// (4 rows of rank 3), but the friction of a translation, -mu_k lambda_n
+// along -x at every corner, sums to -mu m g whatever their split: it
+// stops at t* = v0 / (mu g) after v0^2 / (2 mu g), the slip work equal to
+// the kinetic energy m v0^2 / 2, and then sticks. (Its centre of pressure
+// moves mu c = 0.025 m ahead of the centre, inside the half length 0.2
+// m: it does not tip.) The slipping KKT system is singular here: the
+// minimum-norm multipliers (src/kkt/kkt.cpp; docs/friction.md, "Redundant
+// slipping contacts"). Before, the run ended at t = 0 with the slipping
+// KKT system singular.
+TEST(RedundantSlip, ABoxSlidingOnFourCornersStopsWhereTheClosedFormSays) {
+  DAEDALUS_RELEASE_BUILD_ONLY("a quaternion model on dual numbers");
+  const double m = 2.0, mu = 0.5, v0 = 1.5;
+  const Eigen::Vector3d h(0.2, 0.1, 0.05);
+  const Model model = TiltedBox(m, h, mu, 0.0);
+  InitialState x0;
+  x0.q = Eigen::VectorXd::Zero(7);
+  x0.q[2] = h[2];
+  x0.q[3] = 1.0;
+  x0.v = Eigen::VectorXd::Zero(6);
+  x0.v[0] = v0;
+  const double t_star = v0 / (mu * kG);
+  SimulationOptions o;
+  o.t_end = t_star + 0.1;
+  o.output_step = 0.01;
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  o.integrator = Integrator::kCvodesBdf;
+  o.formulation = Formulation::kBaumgarte;
+  o.kkt.allow_redundant = true;
+  const SimulationSummary r =
+      Simulate(model, x0, model.default_parameters(), o);
+  ASSERT_TRUE(r.ok) << r.error;
+  int sticks = 0;
+  for (const ContactEvent& e : r.contact.events) {
+    EXPECT_NE(e.kind, "release") << "at t = " << e.t;
+    if (e.kind != "stick") continue;
+    ++sticks;
+    EXPECT_NEAR(e.t, t_star, 1e-9 * t_star);
+  }
+  EXPECT_GE(sticks, 1);
+  const double x_star = v0 * v0 / (2.0 * mu * kG);
+  EXPECT_NEAR(r.final.q[0], x_star, 1e-9 * x_star);
+  EXPECT_LT(r.final.v.cwiseAbs().maxCoeff(), 1e-9);
+  const double ke = 0.5 * m * v0 * v0;
+  EXPECT_NEAR(-r.final.friction_work, ke, 1e-9 * ke);
 }
 
 // A box (half sizes a, a, c = 2a) on the ground, pushed at its centre of
