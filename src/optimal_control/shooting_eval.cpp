@@ -19,6 +19,7 @@
 #include <stdexcept>
 
 #include "eval/function_derivatives.hpp"
+#include "integrate/adapters.hpp"
 #include "optimal_control/shooting.hpp"
 
 namespace daedalus::internal {
@@ -105,13 +106,21 @@ IntervalRun ShootingNlp::Run(const Eigen::VectorXd& w,
       o.sensitivity.initial_tangent.leftCols(np0_) = x0_tangent_;
     }
   }
-  SampleKeeper keep;
   IntervalRun r;
+  if (method == SensMethod::kAdjoint) {
+    // Only Gradients() asks for adjoints, after the plain runs at w
+    // (Values): they have the samples and checked the interval's end, so
+    // the adjoint pass runs without Simulate()'s own plain run (one plain
+    // run of the gradient's cost, docs/optimal_control.md, "Cost").
+    r.summary = AdjointGradientOnly(model_, IntervalStart(w, i), p, o);
+    ++adjoint_runs;
+    return r;
+  }
+  SampleKeeper keep;
   r.summary = Simulate(model_, IntervalStart(w, i), p, o, &keep);
   r.samples = std::move(keep.samples);
   if (method == SensMethod::kNone) ++plain_runs;
   if (method == SensMethod::kForward) ++forward_runs;
-  if (method == SensMethod::kAdjoint) ++adjoint_runs;
   if (r.summary.ok && r.summary.t_reached < t_[i + 1] - 1e-9 * (1 + t_[i + 1]))
     r.summary.ok = false, r.summary.error = "the run stopped early";
   return r;
