@@ -225,8 +225,10 @@ std::unique_ptr<KktVjp> KktVjp::Make(const CompiledModel* cm,
                                      const Model& model,
                                      const ConstraintRows& rows,
                                      const SimulationOptions& o,
-                                     Formulation form) {
+                                     Formulation form,
+                                     const ScalarFn* running) {
   if (cm == nullptr || !model.quaternions().empty()) return nullptr;
+  if (running != nullptr && !*running) running = nullptr;
   auto k = std::make_unique<KktVjp>();
   std::string key;
   const DaeLayout L = KktLayout(model, rows, o, form, &key);
@@ -240,8 +242,13 @@ std::unique_ptr<KktVjp> KktVjp::Make(const CompiledModel* cm,
       });
   if (!k->k_) return nullptr;
   const int nr = L.nv + L.nc;  // R's rows: KktResidual's f
+  // The running functional's name in the key: its function object's
+  // address (it lives in the model's data, as FunctionalGradient's).
+  char id[40] = "";
+  if (running)
+    std::snprintf(id, sizeof id, ":g%p", static_cast<const void*>(running));
   k->vjp_ = cm->Cached<ExprProgram>(
-      "sens_programs:" + key + ":vjp",
+      "sens_programs:" + key + ":vjp" + id,
       [&](SymbolicModel& sm) -> std::shared_ptr<const ExprProgram> {
         try {
           std::vector<int> f, inputs;
@@ -251,6 +258,12 @@ std::unique_ptr<KktVjp> KktVjp::Make(const CompiledModel* cm,
           const VecX<Sym> w = sm.NamedInputSyms("adjoint_w", nr);
           std::vector<int> weights;
           for (int i = 0; i < nr; ++i) weights.push_back(w[i].node());
+          if (running) {
+            // - g beside w' R: one backward sweep for both.
+            const Sym g = Invoke(*running, Point<Sym>{sm.q, sm.v, sm.t, sm.p});
+            f.push_back(g.node());
+            weights.push_back(sm.graph.Constant(-1.0));
+          }
           const int nqvp = model.nq() + model.nv() + model.num_parameters();
           const std::vector<int> wrt(inputs.begin() + 1,
                                      inputs.begin() + 1 + nqvp);
@@ -264,6 +277,7 @@ std::unique_ptr<KktVjp> KktVjp::Make(const CompiledModel* cm,
         }
       });
   if (!k->vjp_) return nullptr;
+  k->with_running_ = running != nullptr;
   k->nq_ = L.nq;
   k->nv_ = L.nv;
   k->nc_ = L.nc;

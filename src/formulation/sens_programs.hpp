@@ -107,11 +107,15 @@ class KktLinearization {
 /// product, no n + np column solve.
 class KktVjp {
  public:
+  /// With `running` (a running functional g of the model), Product gives
+  /// w' dR/d(q, v, p) - dg/d(q, v, p), from the same sweep: the adjoint's
+  /// quadrature integrand without a run of g's gradient program.
   static std::unique_ptr<KktVjp> Make(const CompiledModel* cm,
                                       const Model& model,
                                       const ConstraintRows& rows,
                                       const SimulationOptions& o,
-                                      Formulation form);
+                                      Formulation form,
+                                      const ScalarFn* running = nullptr);
   /// At (t, q, v, p) and the KKT solution (a, lambda): K. False when an
   /// entry is not finite.
   bool Prepare(double t,
@@ -127,6 +131,8 @@ class KktVjp {
   bool Product(const Eigen::VectorXd& w, Eigen::VectorXd* out);
   /// The number of R's rows, nv + nc (w's size).
   int rows() const { return nv_ + nc_; }
+  /// Whether Product subtracts a running functional's gradient.
+  bool with_running() const { return with_running_; }
 
  private:
   int nq_ = 0, nv_ = 0, nc_ = 0, np_ = 0;
@@ -136,6 +142,7 @@ class KktVjp {
   Eigen::MatrixXd K_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lut_;
   bool lut_valid_ = false;
+  bool with_running_ = false;
 };
 
 /// The adjoint's shortcuts on or off for the whole process: the products

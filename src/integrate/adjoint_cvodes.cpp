@@ -128,8 +128,9 @@ struct AdjointRun : CallbackGuard {
     return true;
   }
 
-  // ---- the compiled product (vjp): mu_v' f_p (np) at (t, y) (the
-  // backward right-hand side keeps f_y' mu, cheap for CVODES's Newton
+  // ---- the compiled product (vjp): mu_v' f_p (np) at (t, y), plus g_p
+  // when the product holds the running functional (vjp->with_running())
+  // (the backward right-hand side keeps f_y' mu, cheap for CVODES's Newton
   // iterations at one state; the quadrature takes f_p only through this
   // product).
   Eigen::VectorXd mu_fp, prod_;
@@ -288,7 +289,9 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
       run->StateJacobian(t, N_VGetArrayPointer(y), /*need_fp=*/true);
     else if (!products && !run->SameState(t, N_VGetArrayPointer(y)))
       run->form.PrepareTangents(t, N_VGetArrayPointer(y));
-    const Eigen::VectorXd& gp = *run->RunningGradient(false);
+    // g_p: in the product already, or from the running gradient.
+    const bool with_gp = products && run->vjp->with_running();
+    const Eigen::VectorXd* gp = with_gp ? nullptr : run->RunningGradient(false);
     auto out = View(qBd);
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(run->n());
     Eigen::VectorXd da;
@@ -299,11 +302,12 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
         continue;
       }
       if (products) {
-        out[i] = -(gp[sp.index] + run->mu_fp[sp.index]);
+        out[i] = -((with_gp ? 0.0 : (*gp)[sp.index]) + run->mu_fp[sp.index]);
         continue;
       }
       if (run->fp_valid) {
-        out[i] = -(gp[sp.index] + mu.tail(run->nv).dot(run->fp.col(sp.index)));
+        out[i] =
+            -((*gp)[sp.index] + mu.tail(run->nv).dot(run->fp.col(sp.index)));
         continue;
       }
       // Off the parameter's declared time support f_p's column is zero
@@ -319,7 +323,7 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
       Eigen::VectorXd dp = Eigen::VectorXd::Zero(run->np);
       dp[sp.index] = 1.0;
       run->form.Tangent(zero.data(), dp, &da, nullptr, nullptr);
-      out[i] = -(gp[sp.index] + mu.tail(run->nv).dot(da));
+      out[i] = -((*gp)[sp.index] + mu.tail(run->nv).dot(da));
     }
   });
 }
@@ -418,6 +422,13 @@ SensitivityResult AdjointGradient(Mechanics* mech,
     run.sens = ResolveSensParameters(model, so.parameters);
     run.running_gradient =
         FunctionalGradient::Make(mech->compiled(), model, run.fun->running);
+    // The quadrature's product and the running functional's d/dp in one
+    // sweep (KktVjp); RhsB keeps the gradient program for g_y.
+    if (run.vjp && run.fun->running) {
+      auto merged = KktVjp::Make(mech->compiled(), model, mech->rows(), options,
+                                 options.formulation, &run.fun->running);
+      if (merged) run.vjp = std::move(merged);
+    }
   } catch (const std::exception& e) {
     return fail(e.what());
   }
