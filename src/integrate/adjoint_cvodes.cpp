@@ -467,7 +467,27 @@ SensitivityResult AdjointGradient(Mechanics* mech,
     mech->Evaluate(options.t0, q, v);
     KktResult r0;
     mech->SolveKkt(mech->bias(), &r0);
+    // A model parameter whose declared time support does not hold t0
+    // (ModelBuilder::ParameterTimeSupport: no function of the model reads
+    // it there) moves the start only through the caller's initial tangent:
+    // without one its column is zero (a control's coefficient off the
+    // first knot span: all but two).
+    const auto& support = md.parameter_time_support;
+    auto off_start = [&](const SensParameter& sp) {
+      if (support.empty() || !AdjointShortcutsEnabled() ||
+          sp.kind != SensParameter::Kind::kModel)
+        return false;
+      const auto& s = support[static_cast<size_t>(sp.index)];
+      if (!(options.t0 < s.first || options.t0 > s.second)) return false;
+      const Eigen::MatrixXd& it = so.initial_tangent;
+      return it.size() == 0 || sp.index >= it.cols() ||
+             it.col(sp.index).isZero(0.0);
+    };
     for (int i = 0; i < ns; ++i) {
+      if (off_start(run.sens[i])) {
+        s0.col(i).setZero();
+        continue;
+      }
       const InitialSensitivity is = mech->LinearizeStart(
           r0.vdot, r0.lambda, run.sens[i], so.initial_tangent);
       s0.col(i) << is.dq, is.dv;
