@@ -11,10 +11,13 @@
 // with t clamped to the support first (outside it the five terms would
 // cancel with a large round-off); the splines centred on tau_{-1} and
 // tau_K carry c_0 and c_{K-1}.
-// The recording scalar (Sym) cannot branch on t, so it takes the ramps
-// (x)_+ = (x + |x|) / 2 and min/max by |.|, over every knot; doubles and
-// dual numbers branch on the value of t and touch the 2 (linear) or 4
-// (cubic) splines that are non-zero there. Both give the same function.
+// The recording scalar (Sym) cannot branch on t: the piecewise-linear
+// spline records as one node of the expression graph (ExprGraph::PwLinear,
+// eval/expr_knots.cpp) that the programs evaluate on the knot interval
+// holding t, the cubic one as ramps (x)_+ = (x + |x|) / 2 and min/max by
+// |.| over every knot; doubles and dual numbers branch on the value of t
+// and touch the 2 (linear) or 4 (cubic) splines that are non-zero there.
+// All give the same function.
 #pragma once
 
 #include <Eigen/Core>
