@@ -174,6 +174,16 @@ std::unique_ptr<KktLinearization> KktLinearization::Make(
         jac->Build(sm.graph, inputs, f, wrt);
       });
   if (!k->jac_) return nullptr;
+  const int nqv = L.nq + L.nv, np = model.num_parameters();
+  k->jac_y_ = TryBuild(
+      cm, model, key + ":y", [&](SymbolicModel& sm, JacobianProgram* jac) {
+        std::vector<int> f, inputs;
+        KktResidual(sm, L, &f, &inputs);
+        std::vector<int> wrt(inputs.begin() + 1, inputs.begin() + 1 + nqv);
+        wrt.insert(wrt.end(), inputs.begin() + 1 + nqv + np, inputs.end());
+        jac->Build(sm.graph, inputs, f, wrt);
+      });
+  if (!k->jac_y_) return nullptr;
   k->nq_ = L.nq;
   k->nv_ = L.nv;
   k->nc_ = L.nc;
@@ -186,12 +196,14 @@ bool KktLinearization::Linearize(double t,
                                  const double* v,
                                  const Eigen::VectorXd& p,
                                  const Eigen::VectorXd& a,
-                                 const Eigen::VectorXd& lambda) {
-  double* d = FillState(t, q, v, p, nq_, nv_, jac_->in());
+                                 const Eigen::VectorXd& lambda,
+                                 bool with_p) {
+  JacobianRun& jac = with_p ? *jac_ : *jac_y_;
+  double* d = FillState(t, q, v, p, nq_, nv_, jac.in());
   d = std::copy_n(a.data(), nv_, d);
   std::copy_n(lambda.data(), nc_, d);
-  if (!jac_->Run(&all_)) return false;
-  Z_ = all_.leftCols(nq_ + nv_ + np_);
+  if (!jac.Run(&all_)) return false;
+  Z_ = all_.leftCols(nq_ + nv_ + (with_p ? np_ : 0));
   lu_valid_ = lut_valid_ = false;
   return true;
 }

@@ -75,14 +75,18 @@ class KktLinearization {
                                                 Formulation form);
 
   /// At (t, q, v, p) and the KKT solution (a, lambda): Z() and the factored
-  /// K. False when an entry is not finite (nothing is usable then).
+  /// K. False when an entry is not finite (nothing is usable then). Without
+  /// `with_p`, a program without the parameters' columns runs and Z() has
+  /// only dR/d(q, v) (the adjoint's f_y, its f_p taken by KktVjp).
   bool Linearize(double t,
                  const double* q,
                  const double* v,
                  const Eigen::VectorXd& p,
                  const Eigen::VectorXd& a,
-                 const Eigen::VectorXd& lambda);
-  /// dR/d(q, v, p): (nv + nc) x (nq + nv + np).
+                 const Eigen::VectorXd& lambda,
+                 bool with_p = true);
+  /// dR/d(q, v, p): (nv + nc) x (nq + nv + np) (nq + nv columns after a
+  /// Linearize without p).
   const Eigen::MatrixXd& Z() const { return Z_; }
   /// K = [M -J'; J 0], LU-factored (on first use per state).
   const Eigen::PartialPivLU<Eigen::MatrixXd>& K();
@@ -91,7 +95,8 @@ class KktLinearization {
 
  private:
   int nq_ = 0, nv_ = 0, nc_ = 0, np_ = 0;
-  std::unique_ptr<JacobianRun> jac_;  // columns (q, v, p, a, lambda)
+  std::unique_ptr<JacobianRun> jac_;    // columns (q, v, p, a, lambda)
+  std::unique_ptr<JacobianRun> jac_y_;  // columns (q, v, a, lambda)
   Eigen::MatrixXd all_, Z_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_, lut_;
   bool lu_valid_ = false, lut_valid_ = false;

@@ -112,7 +112,8 @@ struct AdjointRun : CallbackGuard {
     if (!lin) return false;
     form.Accelerations(t, y);
     const KktResult& r = form.applied();
-    if (!lin->Linearize(t, y, y + nq, mech->parameters(), r.vdot, r.lambda))
+    if (!lin->Linearize(t, y, y + nq, mech->parameters(), r.vdot, r.lambda,
+                        with_fp))
       return false;
     lin_a = r.vdot;
     lin_lambda = r.lambda;
