@@ -238,7 +238,8 @@ std::unique_ptr<KktVjp> KktVjp::Make(const CompiledModel* cm,
                                      const ConstraintRows& rows,
                                      const SimulationOptions& o,
                                      Formulation form,
-                                     const ScalarFn* running) {
+                                     const ScalarFn* running,
+                                     bool params_only) {
   if (cm == nullptr || !model.quaternions().empty()) return nullptr;
   if (running != nullptr && !*running) running = nullptr;
   auto k = std::make_unique<KktVjp>();
@@ -260,7 +261,7 @@ std::unique_ptr<KktVjp> KktVjp::Make(const CompiledModel* cm,
   if (running)
     std::snprintf(id, sizeof id, ":g%p", static_cast<const void*>(running));
   k->vjp_ = cm->Cached<ExprProgram>(
-      "sens_programs:" + key + ":vjp" + id,
+      "sens_programs:" + key + ":vjp" + id + (params_only ? ":p" : ""),
       [&](SymbolicModel& sm) -> std::shared_ptr<const ExprProgram> {
         try {
           std::vector<int> f, inputs;
@@ -276,9 +277,11 @@ std::unique_ptr<KktVjp> KktVjp::Make(const CompiledModel* cm,
             f.push_back(g.node());
             weights.push_back(sm.graph.Constant(-1.0));
           }
-          const int nqvp = model.nq() + model.nv() + model.num_parameters();
-          const std::vector<int> wrt(inputs.begin() + 1,
-                                     inputs.begin() + 1 + nqvp);
+          const int nqv = model.nq() + model.nv();
+          const int nqvp = nqv + model.num_parameters();
+          const std::vector<int> wrt(
+              inputs.begin() + 1 + (params_only ? nqv : 0),
+              inputs.begin() + 1 + nqvp);
           const std::vector<int> out = sm.graph.Gradient(f, weights, wrt);
           Append(&inputs, sm, w);
           return std::make_shared<const ExprProgram>(sm.graph, inputs, out);
@@ -290,6 +293,7 @@ std::unique_ptr<KktVjp> KktVjp::Make(const CompiledModel* cm,
       });
   if (!k->vjp_) return nullptr;
   k->with_running_ = running != nullptr;
+  k->params_only_ = params_only;
   k->nq_ = L.nq;
   k->nv_ = L.nv;
   k->nc_ = L.nc;
@@ -326,7 +330,7 @@ Eigen::VectorXd KktVjp::SolveTransposed(const Eigen::VectorXd& b) {
 bool KktVjp::Product(const Eigen::VectorXd& w, Eigen::VectorXd* out) {
   std::copy_n(w.data(), nv_ + nc_,
               in_.data() + in_.size() - static_cast<std::size_t>(nv_ + nc_));
-  out->resize(nq_ + nv_ + np_);
+  out->resize((params_only_ ? 0 : nq_ + nv_) + np_);
   vjp_->Run(in_.data(), out->data(), scratch_.data());
   return out->allFinite();
 }

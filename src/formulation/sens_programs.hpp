@@ -114,13 +114,16 @@ class KktVjp {
  public:
   /// With `running` (a running functional g of the model), Product gives
   /// w' dR/d(q, v, p) - dg/d(q, v, p), from the same sweep: the adjoint's
-  /// quadrature integrand without a run of g's gradient program.
+  /// quadrature integrand without a run of g's gradient program. With
+  /// `params_only`, only the p entries (np): a smaller program (the
+  /// adjoints that reach only q and v are not formed).
   static std::unique_ptr<KktVjp> Make(const CompiledModel* cm,
                                       const Model& model,
                                       const ConstraintRows& rows,
                                       const SimulationOptions& o,
                                       Formulation form,
-                                      const ScalarFn* running = nullptr);
+                                      const ScalarFn* running = nullptr,
+                                      bool params_only = false);
   /// At (t, q, v, p) and the KKT solution (a, lambda): K. False when an
   /// entry is not finite.
   bool Prepare(double t,
@@ -131,8 +134,8 @@ class KktVjp {
                const Eigen::VectorXd& lambda);
   /// K' x = b at the prepared state (K' factored on first use).
   Eigen::VectorXd SolveTransposed(const Eigen::VectorXd& b);
-  /// out = w' dR/d(q, v, p) (nq + nv + np) at the prepared state, for w
-  /// (nv + nc). False when an entry is not finite.
+  /// out = w' dR/d(q, v, p) (nq + nv + np; np with params_only) at the
+  /// prepared state, for w (nv + nc). False when an entry is not finite.
   bool Product(const Eigen::VectorXd& w, Eigen::VectorXd* out);
   /// The number of R's rows, nv + nc (w's size).
   int rows() const { return nv_ + nc_; }
@@ -147,7 +150,7 @@ class KktVjp {
   Eigen::MatrixXd K_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lut_;
   bool lut_valid_ = false;
-  bool with_running_ = false;
+  bool with_running_ = false, params_only_ = false;
 };
 
 /// The adjoint's shortcuts on or off for the whole process: the products

@@ -55,8 +55,13 @@ struct AdjointRun : CallbackGuard {
         lin(KktLinearization::Make(
             m->compiled(), m->model(), m->rows(), o, o.formulation)),
         vjp(lin && AdjointShortcutsEnabled()
-                ? KktVjp::Make(
-                      m->compiled(), m->model(), m->rows(), o, o.formulation)
+                ? KktVjp::Make(m->compiled(),
+                               m->model(),
+                               m->rows(),
+                               o,
+                               o.formulation,
+                               nullptr,
+                               /*params_only=*/true)
                 : nullptr) {}
   Mechanics* mech;
   OdeForm form;
@@ -427,7 +432,8 @@ SensitivityResult AdjointGradient(Mechanics* mech,
     // sweep (KktVjp); RhsB keeps the gradient program for g_y.
     if (run.vjp && run.fun->running) {
       auto merged = KktVjp::Make(mech->compiled(), model, mech->rows(), options,
-                                 options.formulation, &run.fun->running);
+                                 options.formulation, &run.fun->running,
+                                 /*params_only=*/true);
       if (merged) run.vjp = std::move(merged);
     }
   } catch (const std::exception& e) {
