@@ -288,6 +288,20 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
   auto* run = static_cast<AdjointRun*>(ud);
   return run->Trap([&] {
     const Eigen::VectorXd mu = ConstView(yB);
+    auto out = View(qBd);
+    if (AdjointShortcutsEnabled() && mu.tail(run->nv).isZero(0.0)) {
+      // mu_v = 0 (e.g. an effort int u^2 dt, which no state reads: mu = 0
+      // throughout): mu' f_p = 0 and the integrand is g_p alone, with no
+      // KKT solution or product at the state.
+      const double* yv = N_VGetArrayPointer(y);
+      run->mech->SetState(t, yv, yv + run->nq);
+      const Eigen::VectorXd& gp = *run->RunningGradient(false);
+      for (size_t i = 0; i < run->sens.size(); ++i) {
+        const SensParameter& sp = run->sens[i];
+        out[i] = sp.kind == SensParameter::Kind::kModel ? -gp[sp.index] : 0.0;
+      }
+      return;
+    }
     const bool products = run->Products(t, N_VGetArrayPointer(y), mu);
     // Without the product: the compiled f_p, or the tangents prepared
     // (K factored) at the state; f_y itself is not needed here.
@@ -298,7 +312,6 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
     // g_p: in the product already, or from the running gradient.
     const bool with_gp = products && run->vjp->with_running();
     const Eigen::VectorXd* gp = with_gp ? nullptr : run->RunningGradient(false);
-    auto out = View(qBd);
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(run->n());
     Eigen::VectorXd da;
     for (size_t i = 0; i < run->sens.size(); ++i) {
@@ -474,24 +487,8 @@ SensitivityResult AdjointGradient(Mechanics* mech,
     mech->Evaluate(options.t0, q, v);
     KktResult r0;
     mech->SolveKkt(mech->bias(), &r0);
-    // A model parameter whose declared time support does not hold t0
-    // (ModelBuilder::ParameterTimeSupport: no function of the model reads
-    // it there) moves the start only through the caller's initial tangent:
-    // without one its column is zero (a control's coefficient off the
-    // first knot span: all but two).
-    const auto& support = md.parameter_time_support;
-    auto off_start = [&](const SensParameter& sp) {
-      if (support.empty() || !AdjointShortcutsEnabled() ||
-          sp.kind != SensParameter::Kind::kModel)
-        return false;
-      const auto& s = support[static_cast<size_t>(sp.index)];
-      if (!(options.t0 < s.first || options.t0 > s.second)) return false;
-      const Eigen::MatrixXd& it = so.initial_tangent;
-      return it.size() == 0 || sp.index >= it.cols() ||
-             it.col(sp.index).isZero(0.0);
-    };
     for (int i = 0; i < ns; ++i) {
-      if (off_start(run.sens[i])) {
+      if (OffSupportAtStart(md, run.sens[i], options.t0, so.initial_tangent)) {
         s0.col(i).setZero();
         continue;
       }
