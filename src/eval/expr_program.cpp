@@ -383,7 +383,8 @@ std::string ExprProgram::EmitCpp(const std::string& name) const {
   if (!knot_refs_.empty())
     throw std::logic_error(
         "EmitCpp: a program with piecewise-linear control splines (knot "
-        "operations) has no native form; it runs interpreted");
+        "operations) has no native form; it runs interpreted (KernelSource "
+        "skips it)");
   std::ostringstream os;
   os << "void " << name
      << "([[maybe_unused]] const double* in, [[maybe_unused]] double* out) "
@@ -466,6 +467,8 @@ std::string ProgramCollector::KernelSource(const std::string& origin) const {
   int k = 0;
   bool sincos = false;
   for (const ExprProgram& p : programs_) {
+    // Programs with knot operations (control splines) stay interpreted.
+    if (!p.knot_refs_.empty()) continue;
     if (!seen.insert(p.fingerprint()).second) continue;
     const std::string name = Name("kernel%u", static_cast<std::uint32_t>(k++));
     code << p.EmitCpp(name) << "\n";
