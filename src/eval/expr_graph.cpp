@@ -73,9 +73,13 @@ double Apply(Op op, double a, double b) {
       return a > 0.0 ? 0.0 : b;
     case Op::kConst:
     case Op::kInput:
+    case Op::kPwLinear:
+    case Op::kPwSlope:
+    case Op::kHat:
+    case Op::kHatSlope:
       break;
   }
-  throw std::logic_error("ExprGraph: Apply on a leaf");
+  throw std::logic_error("ExprGraph: Apply on a leaf or a knot operation");
 }
 
 bool Commutative(Op op) { return op == Op::kAdd || op == Op::kMul; }
@@ -134,6 +138,14 @@ const char* ToString(Op op) {
       return "ifpos";
     case Op::kIfNotPos:
       return "ifnotpos";
+    case Op::kPwLinear:
+      return "pwlinear";
+    case Op::kPwSlope:
+      return "pwslope";
+    case Op::kHat:
+      return "hat";
+    case Op::kHatSlope:
+      return "hatslope";
   }
   return "?";
 }
@@ -307,6 +319,7 @@ int ExprGraph::Rule(int id,
                     const std::vector<int>& d,
                     const std::vector<int>& seed) {
   const ExprNode n = nodes_[id];  // a copy: making nodes may reallocate
+  if (IsKnotOp(n.op)) return KnotRule(id, d);
   const int da = n.a >= 0 ? d[n.a] : 0;
   const int db = n.b >= 0 ? d[n.b] : 0;
   switch (n.op) {
@@ -378,6 +391,10 @@ int ExprGraph::Rule(int id,
       return Binary(n.op, a, db);
     case Op::kConst:
     case Op::kInput:
+    case Op::kPwLinear:
+    case Op::kPwSlope:
+    case Op::kHat:
+    case Op::kHatSlope:
       break;
   }
   throw std::logic_error("ExprGraph::Rule: unknown operation");
@@ -391,9 +408,7 @@ std::vector<int> ExprGraph::Derivative(const std::vector<int>& outputs,
   for (int o : outputs) need[o] = 1;
   for (int id = n - 1; id >= 0; --id) {
     if (!need[id]) continue;
-    const ExprNode& nd = nodes_[id];
-    if (nd.a >= 0) need[nd.a] = 1;
-    if (nd.b >= 0) need[nd.b] = 1;
+    ForOperands(id, [&](int o) { need[o] = 1; });
   }
   std::vector<int> d(static_cast<std::size_t>(n), 0);
   for (int id = 0; id < n; ++id)
@@ -414,9 +429,7 @@ std::vector<int> ExprGraph::Gradient(const std::vector<int>& outputs,
   for (int o : outputs) need[o] = 1;
   for (int id = n - 1; id >= 0; --id) {
     if (!need[id]) continue;
-    const ExprNode& nd = nodes_[id];
-    if (nd.a >= 0) need[nd.a] = 1;
-    if (nd.b >= 0) need[nd.b] = 1;
+    ForOperands(id, [&](int o) { need[o] = 1; });
   }
   // bar[id]: the adjoint of node id (nodes made during the sweep are not
   // in the cone and need none).
@@ -427,6 +440,10 @@ std::vector<int> ExprGraph::Gradient(const std::vector<int>& outputs,
     const int g = bar[id];
     if (!need[id] || IsZero(g)) continue;
     const ExprNode nd = nodes_[id];  // a copy: making nodes may reallocate
+    if (IsKnotOp(nd.op)) {
+      KnotAdjoint(id, g, &bar);
+      continue;
+    }
     const int a = nd.a, b = nd.b;
     auto to_a = [&](int c) { bar[a] = Add(bar[a], c); };
     auto to_b = [&](int c) { bar[b] = Add(bar[b], c); };
@@ -516,6 +533,11 @@ std::vector<int> ExprGraph::Gradient(const std::vector<int>& outputs,
       case Op::kIfNotPos:
         to_b(Binary(nd.op, a, g));  // nothing flows to the condition
         break;
+      case Op::kPwLinear:
+      case Op::kPwSlope:
+      case Op::kHat:
+      case Op::kHatSlope:
+        break;  // KnotAdjoint above
     }
   }
   std::vector<int> r;
@@ -540,6 +562,20 @@ std::vector<double> ExprGraph::Evaluate(
         const auto k = static_cast<std::size_t>(n.value);
         x[id] = k < inputs.size() ? inputs[k]
                                   : std::numeric_limits<double>::quiet_NaN();
+        break;
+      }
+      case Op::kPwLinear:
+      case Op::kPwSlope:
+      case Op::kHat:
+      case Op::kHatSlope: {
+        const bool coef = n.op == Op::kPwLinear || n.op == Op::kPwSlope;
+        const std::vector<double>& k = knot_set(coef ? table(n.b).knots : n.b);
+        x[id] = KnotOpValue(
+            n.op, k.data(), static_cast<int>(k.size()), x[n.a],
+            [&](int i) {
+              return x[table(n.b).coef[static_cast<std::size_t>(i)]];
+            },
+            static_cast<int>(n.value));
         break;
       }
       default:

@@ -86,9 +86,7 @@ ExprProgram::ExprProgram(const ExprGraph& g,
   for (int o : outputs) need[o] = 1;
   for (int id = n - 1; id >= 0; --id) {
     if (!need[id]) continue;
-    const ExprNode& nd = g.node(id);
-    if (nd.a >= 0) need[nd.a] = 1;
-    if (nd.b >= 0) need[nd.b] = 1;
+    g.ForOperands(id, [&](int o) { need[o] = 1; });
   }
   std::vector<std::int64_t> slot(static_cast<std::size_t>(n), -1);
   for (int i = 0; i < num_inputs_; ++i) {
@@ -98,6 +96,7 @@ ExprProgram::ExprProgram(const ExprGraph& g,
   std::uint32_t next = static_cast<std::uint32_t>(num_inputs_);
   // Constants, then sin/cos partners by argument.
   std::unordered_map<int, int> sin_of, cos_of;
+  std::unordered_map<int, std::uint32_t> knot_set_of;  // graph -> program
   for (int id = 0; id < n; ++id) {
     if (!need[id]) continue;
     const ExprNode& nd = g.node(id);
@@ -129,6 +128,31 @@ ExprProgram::ExprProgram(const ExprGraph& g,
         continue;
       }
     }
+    if (IsKnotOp(nd.op)) {
+      // The knot set (shared by the program's references) and the slots.
+      const bool coef = nd.op == Op::kPwLinear || nd.op == Op::kPwSlope;
+      const int ks = coef ? g.table(nd.b).knots : nd.b;
+      KnotRef kr;
+      const auto it = knot_set_of.find(ks);
+      if (it == knot_set_of.end()) {
+        kr.knots = static_cast<std::uint32_t>(knots_.size());
+        knots_.push_back(g.knot_set(ks));
+        knot_set_of.emplace(ks, kr.knots);
+      } else {
+        kr.knots = it->second;
+      }
+      if (coef)
+        for (int c : g.table(nd.b).coef)
+          kr.slots.push_back(static_cast<std::uint32_t>(slot[c]));
+      kr.j = static_cast<int>(nd.value);
+      slot[id] = next;
+      code_.push_back({static_cast<std::uint32_t>(nd.op), next,
+                       static_cast<std::uint32_t>(slot[nd.a]),
+                       static_cast<std::uint32_t>(knot_refs_.size())});
+      knot_refs_.push_back(std::move(kr));
+      ++next;
+      continue;
+    }
     slot[id] = next;
     code_.push_back({static_cast<std::uint32_t>(nd.op), next,
                      static_cast<std::uint32_t>(slot[nd.a]),
@@ -155,6 +179,21 @@ ExprProgram::ExprProgram(const ExprGraph& g,
     hash.Add((static_cast<std::uint64_t>(c.a) << 32) | c.b);
   }
   for (std::uint32_t o : out_slots_) hash.Add(o);
+  // The knot tables (none in a program without knot operations, whose
+  // fingerprint is then what it was before them).
+  for (const auto& ks : knots_) {
+    hash.Add(ks.size());
+    for (double x : ks) {
+      std::uint64_t bits;
+      std::memcpy(&bits, &x, sizeof bits);
+      hash.Add(bits);
+    }
+  }
+  for (const KnotRef& kr : knot_refs_) {
+    hash.Add((static_cast<std::uint64_t>(kr.knots) << 32) |
+             static_cast<std::uint32_t>(kr.j));
+    for (std::uint32_t sl : kr.slots) hash.Add(sl);
+  }
   fingerprint_ = hash.h;
   {
     Registry& r = GetRegistry();
@@ -255,6 +294,18 @@ void ExprProgram::Run(const double* in, double* out, double* s) const {
       case static_cast<std::uint32_t>(Op::kIfNotPos):
         r = a > 0.0 ? 0.0 : s[c.b];
         break;
+      case static_cast<std::uint32_t>(Op::kPwLinear):
+      case static_cast<std::uint32_t>(Op::kPwSlope):
+      case static_cast<std::uint32_t>(Op::kHat):
+      case static_cast<std::uint32_t>(Op::kHatSlope): {
+        const KnotRef& kr = knot_refs_[c.b];
+        const std::vector<double>& k = knots_[kr.knots];
+        r = KnotOpValue(
+            static_cast<Op>(c.op), k.data(), static_cast<int>(k.size()), a,
+            [&](int i) { return s[kr.slots[static_cast<std::size_t>(i)]]; },
+            kr.j);
+        break;
+      }
       default:
         r = std::numeric_limits<double>::quiet_NaN();
     }
@@ -329,6 +380,11 @@ std::string ExprProgram::EmitCpp(const std::string& name) const {
   for (int i = 0; i < num_inputs_; ++i)
     ref[i] = Name("in[%u]", static_cast<std::uint32_t>(i));
   for (const auto& [sl, value] : constants_) ref[sl] = Literal(value);
+  if (!knot_refs_.empty())
+    throw std::logic_error(
+        "EmitCpp: a program with piecewise-linear control splines (knot "
+        "operations) has no native form; it runs interpreted (KernelSource "
+        "skips it)");
   std::ostringstream os;
   os << "void " << name
      << "([[maybe_unused]] const double* in, [[maybe_unused]] double* out) "
@@ -411,6 +467,8 @@ std::string ProgramCollector::KernelSource(const std::string& origin) const {
   int k = 0;
   bool sincos = false;
   for (const ExprProgram& p : programs_) {
+    // Programs with knot operations (control splines) stay interpreted.
+    if (!p.knot_refs_.empty()) continue;
     if (!seen.insert(p.fingerprint()).second) continue;
     const std::string name = Name("kernel%u", static_cast<std::uint32_t>(k++));
     code << p.EmitCpp(name) << "\n";

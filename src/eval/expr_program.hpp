@@ -60,6 +60,16 @@ class ExprProgram {
   std::size_t num_slots_ = 0;
   std::vector<std::pair<std::uint32_t, double>> constants_;  // slot, value
   std::vector<Instr> code_;
+  // A knot operation's table (b of its instruction numbers one): its knot
+  // set, coefficient slots (kPwLinear, kPwSlope) and spline j (kHat,
+  // kHatSlope).
+  struct KnotRef {
+    std::uint32_t knots = 0;
+    std::vector<std::uint32_t> slots;
+    int j = 0;
+  };
+  std::vector<std::vector<double>> knots_;
+  std::vector<KnotRef> knot_refs_;
   std::vector<std::uint32_t> out_slots_;
   std::vector<char> out_zero_;
   std::uint64_t fingerprint_ = 0;

@@ -174,6 +174,16 @@ std::unique_ptr<KktLinearization> KktLinearization::Make(
         jac->Build(sm.graph, inputs, f, wrt);
       });
   if (!k->jac_) return nullptr;
+  const int nqv = L.nq + L.nv, np = model.num_parameters();
+  k->jac_y_ = TryBuild(
+      cm, model, key + ":y", [&](SymbolicModel& sm, JacobianProgram* jac) {
+        std::vector<int> f, inputs;
+        KktResidual(sm, L, &f, &inputs);
+        std::vector<int> wrt(inputs.begin() + 1, inputs.begin() + 1 + nqv);
+        wrt.insert(wrt.end(), inputs.begin() + 1 + nqv + np, inputs.end());
+        jac->Build(sm.graph, inputs, f, wrt);
+      });
+  if (!k->jac_y_) return nullptr;
   k->nq_ = L.nq;
   k->nv_ = L.nv;
   k->nc_ = L.nc;
@@ -186,12 +196,14 @@ bool KktLinearization::Linearize(double t,
                                  const double* v,
                                  const Eigen::VectorXd& p,
                                  const Eigen::VectorXd& a,
-                                 const Eigen::VectorXd& lambda) {
-  double* d = FillState(t, q, v, p, nq_, nv_, jac_->in());
+                                 const Eigen::VectorXd& lambda,
+                                 bool with_p) {
+  JacobianRun& jac = with_p ? *jac_ : *jac_y_;
+  double* d = FillState(t, q, v, p, nq_, nv_, jac.in());
   d = std::copy_n(a.data(), nv_, d);
   std::copy_n(lambda.data(), nc_, d);
-  if (!jac_->Run(&all_)) return false;
-  Z_ = all_.leftCols(nq_ + nv_ + np_);
+  if (!jac.Run(&all_)) return false;
+  Z_ = all_.leftCols(nq_ + nv_ + (with_p ? np_ : 0));
   lu_valid_ = lut_valid_ = false;
   return true;
 }
@@ -225,8 +237,11 @@ std::unique_ptr<KktVjp> KktVjp::Make(const CompiledModel* cm,
                                      const Model& model,
                                      const ConstraintRows& rows,
                                      const SimulationOptions& o,
-                                     Formulation form) {
+                                     Formulation form,
+                                     const ScalarFn* running,
+                                     bool params_only) {
   if (cm == nullptr || !model.quaternions().empty()) return nullptr;
+  if (running != nullptr && !*running) running = nullptr;
   auto k = std::make_unique<KktVjp>();
   std::string key;
   const DaeLayout L = KktLayout(model, rows, o, form, &key);
@@ -240,8 +255,13 @@ std::unique_ptr<KktVjp> KktVjp::Make(const CompiledModel* cm,
       });
   if (!k->k_) return nullptr;
   const int nr = L.nv + L.nc;  // R's rows: KktResidual's f
+  // The running functional's name in the key: its function object's
+  // address (it lives in the model's data, as FunctionalGradient's).
+  char id[40] = "";
+  if (running)
+    std::snprintf(id, sizeof id, ":g%p", static_cast<const void*>(running));
   k->vjp_ = cm->Cached<ExprProgram>(
-      "sens_programs:" + key + ":vjp",
+      "sens_programs:" + key + ":vjp" + id + (params_only ? ":p" : ""),
       [&](SymbolicModel& sm) -> std::shared_ptr<const ExprProgram> {
         try {
           std::vector<int> f, inputs;
@@ -251,9 +271,17 @@ std::unique_ptr<KktVjp> KktVjp::Make(const CompiledModel* cm,
           const VecX<Sym> w = sm.NamedInputSyms("adjoint_w", nr);
           std::vector<int> weights;
           for (int i = 0; i < nr; ++i) weights.push_back(w[i].node());
-          const int nqvp = model.nq() + model.nv() + model.num_parameters();
-          const std::vector<int> wrt(inputs.begin() + 1,
-                                     inputs.begin() + 1 + nqvp);
+          if (running) {
+            // - g beside w' R: one backward sweep for both.
+            const Sym g = Invoke(*running, Point<Sym>{sm.q, sm.v, sm.t, sm.p});
+            f.push_back(g.node());
+            weights.push_back(sm.graph.Constant(-1.0));
+          }
+          const int nqv = model.nq() + model.nv();
+          const int nqvp = nqv + model.num_parameters();
+          const std::vector<int> wrt(
+              inputs.begin() + 1 + (params_only ? nqv : 0),
+              inputs.begin() + 1 + nqvp);
           const std::vector<int> out = sm.graph.Gradient(f, weights, wrt);
           Append(&inputs, sm, w);
           return std::make_shared<const ExprProgram>(sm.graph, inputs, out);
@@ -264,6 +292,8 @@ std::unique_ptr<KktVjp> KktVjp::Make(const CompiledModel* cm,
         }
       });
   if (!k->vjp_) return nullptr;
+  k->with_running_ = running != nullptr;
+  k->params_only_ = params_only;
   k->nq_ = L.nq;
   k->nv_ = L.nv;
   k->nc_ = L.nc;
@@ -300,7 +330,7 @@ Eigen::VectorXd KktVjp::SolveTransposed(const Eigen::VectorXd& b) {
 bool KktVjp::Product(const Eigen::VectorXd& w, Eigen::VectorXd* out) {
   std::copy_n(w.data(), nv_ + nc_,
               in_.data() + in_.size() - static_cast<std::size_t>(nv_ + nc_));
-  out->resize(nq_ + nv_ + np_);
+  out->resize((params_only_ ? 0 : nq_ + nv_) + np_);
   vjp_->Run(in_.data(), out->data(), scratch_.data());
   return out->allFinite();
 }

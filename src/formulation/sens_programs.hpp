@@ -75,14 +75,18 @@ class KktLinearization {
                                                 Formulation form);
 
   /// At (t, q, v, p) and the KKT solution (a, lambda): Z() and the factored
-  /// K. False when an entry is not finite (nothing is usable then).
+  /// K. False when an entry is not finite (nothing is usable then). Without
+  /// `with_p`, a program without the parameters' columns runs and Z() has
+  /// only dR/d(q, v) (the adjoint's f_y, its f_p taken by KktVjp).
   bool Linearize(double t,
                  const double* q,
                  const double* v,
                  const Eigen::VectorXd& p,
                  const Eigen::VectorXd& a,
-                 const Eigen::VectorXd& lambda);
-  /// dR/d(q, v, p): (nv + nc) x (nq + nv + np).
+                 const Eigen::VectorXd& lambda,
+                 bool with_p = true);
+  /// dR/d(q, v, p): (nv + nc) x (nq + nv + np) (nq + nv columns after a
+  /// Linearize without p).
   const Eigen::MatrixXd& Z() const { return Z_; }
   /// K = [M -J'; J 0], LU-factored (on first use per state).
   const Eigen::PartialPivLU<Eigen::MatrixXd>& K();
@@ -91,7 +95,8 @@ class KktLinearization {
 
  private:
   int nq_ = 0, nv_ = 0, nc_ = 0, np_ = 0;
-  std::unique_ptr<JacobianRun> jac_;  // columns (q, v, p, a, lambda)
+  std::unique_ptr<JacobianRun> jac_;    // columns (q, v, p, a, lambda)
+  std::unique_ptr<JacobianRun> jac_y_;  // columns (q, v, a, lambda)
   Eigen::MatrixXd all_, Z_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_, lut_;
   bool lu_valid_ = false, lut_valid_ = false;
@@ -107,11 +112,18 @@ class KktLinearization {
 /// product, no n + np column solve.
 class KktVjp {
  public:
+  /// With `running` (a running functional g of the model), Product gives
+  /// w' dR/d(q, v, p) - dg/d(q, v, p), from the same sweep: the adjoint's
+  /// quadrature integrand without a run of g's gradient program. With
+  /// `params_only`, only the p entries (np): a smaller program (the
+  /// adjoints that reach only q and v are not formed).
   static std::unique_ptr<KktVjp> Make(const CompiledModel* cm,
                                       const Model& model,
                                       const ConstraintRows& rows,
                                       const SimulationOptions& o,
-                                      Formulation form);
+                                      Formulation form,
+                                      const ScalarFn* running = nullptr,
+                                      bool params_only = false);
   /// At (t, q, v, p) and the KKT solution (a, lambda): K. False when an
   /// entry is not finite.
   bool Prepare(double t,
@@ -122,11 +134,13 @@ class KktVjp {
                const Eigen::VectorXd& lambda);
   /// K' x = b at the prepared state (K' factored on first use).
   Eigen::VectorXd SolveTransposed(const Eigen::VectorXd& b);
-  /// out = w' dR/d(q, v, p) (nq + nv + np) at the prepared state, for w
-  /// (nv + nc). False when an entry is not finite.
+  /// out = w' dR/d(q, v, p) (nq + nv + np; np with params_only) at the
+  /// prepared state, for w (nv + nc). False when an entry is not finite.
   bool Product(const Eigen::VectorXd& w, Eigen::VectorXd* out);
   /// The number of R's rows, nv + nc (w's size).
   int rows() const { return nv_ + nc_; }
+  /// Whether Product subtracts a running functional's gradient.
+  bool with_running() const { return with_running_; }
 
  private:
   int nq_ = 0, nv_ = 0, nc_ = 0, np_ = 0;
@@ -136,6 +150,7 @@ class KktVjp {
   Eigen::MatrixXd K_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lut_;
   bool lut_valid_ = false;
+  bool with_running_ = false, params_only_ = false;
 };
 
 /// The adjoint's shortcuts on or off for the whole process: the products

@@ -84,4 +84,15 @@ SensitivityResult AdjointGradientIdas(Mechanics* mech,
                                       const SimulationOptions& options,
                                       std::string* error);
 
+/// Simulate() with the adjoint method (options.sensitivity.method
+/// kAdjoint) without its plain run: the same checks and the adjoint pass
+/// alone, for a caller that has the samples and the report already, from a
+/// plain run at the same point (the shooting NLP's values). The summary
+/// holds only ok, error and the sensitivities; it has no samples, and
+/// t_reached is not set.
+SimulationSummary AdjointGradientOnly(const Model& model,
+                                      const InitialState& x0,
+                                      const Eigen::VectorXd& params,
+                                      const SimulationOptions& options);
+
 }  // namespace daedalus::internal

@@ -55,8 +55,13 @@ struct AdjointRun : CallbackGuard {
         lin(KktLinearization::Make(
             m->compiled(), m->model(), m->rows(), o, o.formulation)),
         vjp(lin && AdjointShortcutsEnabled()
-                ? KktVjp::Make(
-                      m->compiled(), m->model(), m->rows(), o, o.formulation)
+                ? KktVjp::Make(m->compiled(),
+                               m->model(),
+                               m->rows(),
+                               o,
+                               o.formulation,
+                               nullptr,
+                               /*params_only=*/true)
                 : nullptr) {}
   Mechanics* mech;
   OdeForm form;
@@ -112,7 +117,8 @@ struct AdjointRun : CallbackGuard {
     if (!lin) return false;
     form.Accelerations(t, y);
     const KktResult& r = form.applied();
-    if (!lin->Linearize(t, y, y + nq, mech->parameters(), r.vdot, r.lambda))
+    if (!lin->Linearize(t, y, y + nq, mech->parameters(), r.vdot, r.lambda,
+                        with_fp))
       return false;
     lin_a = r.vdot;
     lin_lambda = r.lambda;
@@ -128,8 +134,9 @@ struct AdjointRun : CallbackGuard {
     return true;
   }
 
-  // ---- the compiled product (vjp): mu_v' f_p (np) at (t, y) (the
-  // backward right-hand side keeps f_y' mu, cheap for CVODES's Newton
+  // ---- the compiled product (vjp): mu_v' f_p (np) at (t, y), plus g_p
+  // when the product holds the running functional (vjp->with_running())
+  // (the backward right-hand side keeps f_y' mu, cheap for CVODES's Newton
   // iterations at one state; the quadrature takes f_p only through this
   // product).
   Eigen::VectorXd mu_fp, prod_;
@@ -281,6 +288,20 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
   auto* run = static_cast<AdjointRun*>(ud);
   return run->Trap([&] {
     const Eigen::VectorXd mu = ConstView(yB);
+    auto out = View(qBd);
+    if (AdjointShortcutsEnabled() && mu.tail(run->nv).isZero(0.0)) {
+      // mu_v = 0 (e.g. an effort int u^2 dt, which no state reads: mu = 0
+      // throughout): mu' f_p = 0 and the integrand is g_p alone, with no
+      // KKT solution or product at the state.
+      const double* yv = N_VGetArrayPointer(y);
+      run->mech->SetState(t, yv, yv + run->nq);
+      const Eigen::VectorXd& gp = *run->RunningGradient(false);
+      for (size_t i = 0; i < run->sens.size(); ++i) {
+        const SensParameter& sp = run->sens[i];
+        out[i] = sp.kind == SensParameter::Kind::kModel ? -gp[sp.index] : 0.0;
+      }
+      return;
+    }
     const bool products = run->Products(t, N_VGetArrayPointer(y), mu);
     // Without the product: the compiled f_p, or the tangents prepared
     // (K factored) at the state; f_y itself is not needed here.
@@ -288,8 +309,9 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
       run->StateJacobian(t, N_VGetArrayPointer(y), /*need_fp=*/true);
     else if (!products && !run->SameState(t, N_VGetArrayPointer(y)))
       run->form.PrepareTangents(t, N_VGetArrayPointer(y));
-    const Eigen::VectorXd& gp = *run->RunningGradient(false);
-    auto out = View(qBd);
+    // g_p: in the product already, or from the running gradient.
+    const bool with_gp = products && run->vjp->with_running();
+    const Eigen::VectorXd* gp = with_gp ? nullptr : run->RunningGradient(false);
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(run->n());
     Eigen::VectorXd da;
     for (size_t i = 0; i < run->sens.size(); ++i) {
@@ -299,11 +321,12 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
         continue;
       }
       if (products) {
-        out[i] = -(gp[sp.index] + run->mu_fp[sp.index]);
+        out[i] = -((with_gp ? 0.0 : (*gp)[sp.index]) + run->mu_fp[sp.index]);
         continue;
       }
       if (run->fp_valid) {
-        out[i] = -(gp[sp.index] + mu.tail(run->nv).dot(run->fp.col(sp.index)));
+        out[i] =
+            -((*gp)[sp.index] + mu.tail(run->nv).dot(run->fp.col(sp.index)));
         continue;
       }
       // Off the parameter's declared time support f_p's column is zero
@@ -319,7 +342,7 @@ int QuadB(realtype t, N_Vector y, N_Vector yB, N_Vector qBd, void* ud) {
       Eigen::VectorXd dp = Eigen::VectorXd::Zero(run->np);
       dp[sp.index] = 1.0;
       run->form.Tangent(zero.data(), dp, &da, nullptr, nullptr);
-      out[i] = -(gp[sp.index] + mu.tail(run->nv).dot(da));
+      out[i] = -((*gp)[sp.index] + mu.tail(run->nv).dot(da));
     }
   });
 }
@@ -418,6 +441,14 @@ SensitivityResult AdjointGradient(Mechanics* mech,
     run.sens = ResolveSensParameters(model, so.parameters);
     run.running_gradient =
         FunctionalGradient::Make(mech->compiled(), model, run.fun->running);
+    // The quadrature's product and the running functional's d/dp in one
+    // sweep (KktVjp); RhsB keeps the gradient program for g_y.
+    if (run.vjp && run.fun->running) {
+      auto merged = KktVjp::Make(mech->compiled(), model, mech->rows(), options,
+                                 options.formulation, &run.fun->running,
+                                 /*params_only=*/true);
+      if (merged) run.vjp = std::move(merged);
+    }
   } catch (const std::exception& e) {
     return fail(e.what());
   }
@@ -457,6 +488,10 @@ SensitivityResult AdjointGradient(Mechanics* mech,
     KktResult r0;
     mech->SolveKkt(mech->bias(), &r0);
     for (int i = 0; i < ns; ++i) {
+      if (OffSupportAtStart(md, run.sens[i], options.t0, so.initial_tangent)) {
+        s0.col(i).setZero();
+        continue;
+      }
       const InitialSensitivity is = mech->LinearizeStart(
           r0.vdot, r0.lambda, run.sens[i], so.initial_tangent);
       s0.col(i) << is.dq, is.dv;

@@ -79,6 +79,25 @@ inline std::vector<double> Breakpoints(const ModelData& md,
   return out;
 }
 
+// Whether parameter sp's column of the start's linearization s(t0) is zero
+// without computing it: a model parameter whose declared time support does
+// not hold t0 (no function of the model reads it there) moves the start
+// only through the caller's initial tangent (a control's coefficient off
+// the first knot span: all but two).
+inline bool OffSupportAtStart(const ModelData& md,
+                              const SensParameter& sp,
+                              double t0,
+                              const Eigen::MatrixXd& initial_tangent) {
+  const auto& support = md.parameter_time_support;
+  if (support.empty() || !AdjointShortcutsEnabled() ||
+      sp.kind != SensParameter::Kind::kModel)
+    return false;
+  const auto& s = support[static_cast<size_t>(sp.index)];
+  if (!(t0 < s.first || t0 > s.second)) return false;
+  return initial_tangent.size() == 0 || sp.index >= initial_tangent.cols() ||
+         initial_tangent.col(sp.index).isZero(0.0);
+}
+
 /// Backward from t1 to t0 one CVODES step at a time (the backward problem
 /// `which` of `mem`, made without a quadrature), xi added into qB by the
 /// 4-point rule on each step's pieces between `breaks` (descending), the

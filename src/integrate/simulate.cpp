@@ -41,13 +41,11 @@ void MarkInterrupted(const SimulationOptions& options, SimulationSummary* sum) {
   sum->error = os.str();
 }
 
-}  // namespace
-
-SimulationSummary Simulate(const Model& model,
-                           const InitialState& x0,
-                           const Eigen::VectorXd& params,
-                           const SimulationOptions& options,
-                           Observer* observer) {
+// Simulate()'s checks of the request, before any work; the run's KKT path.
+internal::KktPath CheckRequest(const Model& model,
+                               const InitialState& x0,
+                               const Eigen::VectorXd& params,
+                               const SimulationOptions& options) {
   // Option values first, then the combination for this model (the support
   // matrix), so that a refusal reads as the matrix states it.
   std::string why = internal::OptionsRangeError(options);
@@ -102,28 +100,49 @@ SimulationSummary Simulate(const Model& model,
         "functional= in Python; SensitivityOptions::functional); model '" +
         model.name() + "' declares: " + (valid.empty() ? "(none)" : valid));
   }
+  return path;
+}
 
+// The adjoint pass (its own checkpointed forward run and the backward run)
+// into sum->sensitivities; its failure into sum->ok and sum->error.
+void AdjointPass(const Model& model,
+                 const InitialState& x0,
+                 const Eigen::VectorXd& params,
+                 const SimulationOptions& options,
+                 internal::KktPath path,
+                 SimulationSummary* sum) {
+  auto mech = internal::MakeMechanics(model, options,
+                                      path == internal::KktPath::kSparse);
+  mech->SetParameters(params);
+  std::string error;
+  // IDAS: the adjoint DAE of the run's own index-1 residual; otherwise
+  // CVODES on the ODE form.
+  sum->sensitivities =
+      options.integrator == Integrator::kIdas
+          ? internal::AdjointGradientIdas(mech.get(), x0, options, &error)
+          : internal::AdjointGradient(mech.get(), x0, options, &error);
+  if (sum->ok && !error.empty()) {
+    sum->ok = false;
+    sum->error = error;
+  }
+  MarkInterrupted(options, sum);
+}
+
+}  // namespace
+
+SimulationSummary Simulate(const Model& model,
+                           const InitialState& x0,
+                           const Eigen::VectorXd& params,
+                           const SimulationOptions& options,
+                           Observer* observer) {
+  const internal::KktPath path = CheckRequest(model, x0, params, options);
   if (options.sensitivity.method == SensMethod::kAdjoint) {
-    // The plain run gives the samples and the report; the adjoint pass
-    // (its own checkpointed forward run and the backward run) the gradient.
+    // The plain run gives the samples and the report; the adjoint pass the
+    // gradient.
     SimulationOptions plain = options;
     plain.sensitivity.method = SensMethod::kNone;
     SimulationSummary sum = Simulate(model, x0, params, plain, observer);
-    auto mech = internal::MakeMechanics(model, options,
-                                        path == internal::KktPath::kSparse);
-    mech->SetParameters(params);
-    std::string error;
-    // IDAS: the adjoint DAE of the run's own index-1 residual; otherwise
-    // CVODES on the ODE form.
-    sum.sensitivities =
-        options.integrator == Integrator::kIdas
-            ? internal::AdjointGradientIdas(mech.get(), x0, options, &error)
-            : internal::AdjointGradient(mech.get(), x0, options, &error);
-    if (sum.ok && !error.empty()) {
-      sum.ok = false;
-      sum.error = error;
-    }
-    MarkInterrupted(options, &sum);
+    AdjointPass(model, x0, params, options, path, &sum);
     return sum;
   }
 
@@ -173,5 +192,22 @@ SimulationSummary Simulate(const Model& model,
   MarkInterrupted(options, &sum);
   return sum;
 }
+
+namespace internal {
+
+SimulationSummary AdjointGradientOnly(const Model& model,
+                                      const InitialState& x0,
+                                      const Eigen::VectorXd& params,
+                                      const SimulationOptions& options) {
+  if (options.sensitivity.method != SensMethod::kAdjoint)
+    throw std::logic_error("AdjointGradientOnly: the method is not adjoint");
+  const KktPath path = CheckRequest(model, x0, params, options);
+  SimulationSummary sum;
+  sum.ok = true;
+  AdjointPass(model, x0, params, options, path, &sum);
+  return sum;
+}
+
+}  // namespace internal
 
 }  // namespace daedalus

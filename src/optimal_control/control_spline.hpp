@@ -11,10 +11,13 @@
 // with t clamped to the support first (outside it the five terms would
 // cancel with a large round-off); the splines centred on tau_{-1} and
 // tau_K carry c_0 and c_{K-1}.
-// The recording scalar (Sym) cannot branch on t, so it takes the ramps
-// (x)_+ = (x + |x|) / 2 and min/max by |.|, over every knot; doubles and
-// dual numbers branch on the value of t and touch the 2 (linear) or 4
-// (cubic) splines that are non-zero there. Both give the same function.
+// The recording scalar (Sym) cannot branch on t: the piecewise-linear
+// spline records as one node of the expression graph (ExprGraph::PwLinear,
+// eval/expr_knots.cpp) that the programs evaluate on the knot interval
+// holding t, the cubic one as ramps (x)_+ = (x + |x|) / 2 and min/max by
+// |.| over every knot; doubles and dual numbers branch on the value of t
+// and touch the 2 (linear) or 4 (cubic) splines that are non-zero there.
+// All give the same function.
 #pragma once
 
 #include <Eigen/Core>
@@ -28,6 +31,7 @@
 #include <vector>
 
 #include "daedalus/optimal_control.hpp"
+#include "eval/expr_graph.hpp"
 
 namespace daedalus::internal {
 
@@ -92,17 +96,19 @@ class ControlSpline {
   template <class S, class C, class Id>
   S Value(const S& t, C coef, Id /*id*/) const {
     const int k = size();
+    if constexpr (std::is_same_v<S, Sym>) {
+      if (linear_) {
+        // One node on the knot table (ExprGraph::PwLinear), evaluated on
+        // the interval holding t as the branch below.
+        std::vector<int> c(static_cast<std::size_t>(k));
+        for (int j = 0; j < k; ++j)
+          c[static_cast<std::size_t>(j)] = S(coef(j)).node();
+        return Sym::FromNode(ActiveGraph().PwLinear(t.node(), tau_, c));
+      }
+    }
     const S tc = Clamp(t, tau_[0], tau_[k - 1]);
     if (linear_) {
-      if constexpr (std::is_same_v<S, Sym>) {
-        S u = S(coef(0));
-        for (int j = 0; j + 1 < k; ++j) {
-          const S slope =
-              (S(coef(j + 1)) - S(coef(j))) / (tau_[j + 1] - tau_[j]);
-          u += slope * (Ramp<S>(tc - tau_[j]) - Ramp<S>(tc - tau_[j + 1]));
-        }
-        return u;
-      } else {
+      if constexpr (!std::is_same_v<S, Sym>) {
         const int j = Interval(Plain(tc));
         const double h = tau_[j + 1] - tau_[j];
         const S a = S(coef(j)), b = S(coef(j + 1));

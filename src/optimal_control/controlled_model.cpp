@@ -8,9 +8,10 @@
 // adjoints differentiate with respect to them exactly.
 //
 // The spline is written twice with the same values: for the recording
-// scalar (Sym) without a branch on t, as sums of ramps (x)_+ = (x + |x|)/2
-// (so a traceable model stays compiled: sym.hpp), and for doubles and
-// dual numbers on the knot interval that holds t (O(1) per evaluation).
+// scalar (Sym) without a branch on t (so a traceable model stays compiled:
+// sym.hpp), piecewise linear as one knot-table node of the graph and cubic
+// as sums of ramps (x)_+ = (x + |x|)/2, and for doubles and dual numbers
+// on the knot interval that holds t (O(1) per evaluation).
 #include <algorithm>
 #include <cmath>
 #include <memory>

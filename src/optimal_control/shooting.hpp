@@ -116,7 +116,8 @@ class ShootingNlp {
   bool PathSampled(size_t c, double ts) const;
   InitialState IntervalStart(const Eigen::VectorXd& w, int i) const;
   // Runs interval i at w (plain: method none) with the functional `spec`
-  // and the functionals `more` beside it (forward and plain runs).
+  // and the functionals `more` beside it (forward and plain runs). An
+  // adjoint run gives the gradient alone (no samples): Values() at w first.
   IntervalRun Run(const Eigen::VectorXd& w,
                   int i,
                   SensMethod method,

@@ -19,6 +19,7 @@
 #include <stdexcept>
 
 #include "eval/function_derivatives.hpp"
+#include "integrate/adapters.hpp"
 #include "optimal_control/shooting.hpp"
 
 namespace daedalus::internal {
@@ -27,6 +28,9 @@ namespace {
 
 constexpr double kAdjointCost = 3.5;
 constexpr double kForwardCostPerDirection = 0.45;
+// The adjoint's checkpoint interval: at most this many doubles of data
+// points (32 MB).
+constexpr long kCheckpointDoubles = 1L << 22;
 
 class SampleKeeper : public Observer {
  public:
@@ -105,13 +109,31 @@ IntervalRun ShootingNlp::Run(const Eigen::VectorXd& w,
       o.sensitivity.initial_tangent.leftCols(np0_) = x0_tangent_;
     }
   }
-  SampleKeeper keep;
   IntervalRun r;
+  if (method == SensMethod::kAdjoint) {
+    // Only Gradients() asks for adjoints, after the plain runs at w
+    // (Values): they have the samples and checked the interval's end, so
+    // the adjoint pass runs without Simulate()'s own plain run (one plain
+    // run of the gradient's cost, docs/optimal_control.md, "Cost").
+    // CVODES and IDAS keep the data points of the last checkpoint interval
+    // from the forward pass and recompute every earlier interval in the
+    // backward pass. One interval holding the plain run's steps (a quarter
+    // more for the adjoint's own step choice) spares that recomputation; a
+    // bound on its memory (2 n doubles per step) keeps long runs in
+    // several.
+    const long steps = runs_[static_cast<size_t>(i)].summary.stats.steps;
+    const long cap = kCheckpointDoubles / (2L * std::max(1, ny_));
+    o.sensitivity.checkpoint_steps = std::max(
+        o.sensitivity.checkpoint_steps, std::min(cap, steps + steps / 4 + 10));
+    r.summary = AdjointGradientOnly(model_, IntervalStart(w, i), p, o);
+    ++adjoint_runs;
+    return r;
+  }
+  SampleKeeper keep;
   r.summary = Simulate(model_, IntervalStart(w, i), p, o, &keep);
   r.samples = std::move(keep.samples);
   if (method == SensMethod::kNone) ++plain_runs;
   if (method == SensMethod::kForward) ++forward_runs;
-  if (method == SensMethod::kAdjoint) ++adjoint_runs;
   if (r.summary.ok && r.summary.t_reached < t_[i + 1] - 1e-9 * (1 + t_[i + 1]))
     r.summary.ok = false, r.summary.error = "the run stopped early";
   return r;

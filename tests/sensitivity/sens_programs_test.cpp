@@ -165,6 +165,17 @@ TEST(SensPrograms, AdjointProductsMatchTheDenseLinearization) {
         ASSERT_EQ(prod.size(), n + np) << at;
         ASSERT_GT(dense.tail(np).norm(), 0.0) << at;
         ExpectClose(-prod, dense, at + " mu_v' [f_y f_p]");
+        // The p entries alone (the adjoint's quadrature): the same numbers.
+        auto vjp_p = internal::KktVjp::Make(mech->compiled(), m, mech->rows(),
+                                            o, f, nullptr, true);
+        ASSERT_NE(vjp_p, nullptr) << at;
+        ASSERT_TRUE(vjp_p->Prepare(t, y.data(), y.data() + nq,
+                                   mech->parameters(), r.vdot, r.lambda))
+            << at;
+        Eigen::VectorXd prod_p;
+        ASSERT_TRUE(vjp_p->Product(vjp_p->SolveTransposed(e), &prod_p)) << at;
+        ASSERT_EQ(prod_p.size(), np) << at;
+        ExpectClose(-prod_p, dense.tail(np), at + " mu_v' f_p");
       }
     }
   }
