@@ -175,6 +175,13 @@ void Tape::Evaluate(const Point<S>& x, S* out) const {
       case Op::kSign:
         // Made only by differentiation, never by a recording.
         throw std::logic_error("Tape: a recorded sign node");
+      case Op::kPwLinear:
+      case Op::kPwSlope:
+      case Op::kHat:
+      case Op::kHatSlope:
+        // Made only by the control spline (src/eval/expr_knots.cpp), never
+        // by a Python recording.
+        throw std::logic_error("Tape: a recorded knot-table node");
     }
   }
   for (size_t k = 0; k < outputs_.size(); ++k) out[k] = val[outputs_[k]];
