@@ -128,26 +128,42 @@ Model TiltedBox(double m,
   return std::move(b).Build();
 }
 
+// A box on a free joint resting on its bottom face, its centre of mass
+// at height c.
+InitialState BoxAtRest(double c) {
+  InitialState x0;
+  x0.q = Eigen::VectorXd::Zero(7);
+  x0.q[2] = c;
+  x0.q[3] = 1.0;
+  x0.v = Eigen::VectorXd::Zero(6);
+  return x0;
+}
+
+// The boxes' runs: CVODES BDF with Baumgarte at rtol 1e-10, atol 1e-12;
+// four closed corners are 4 normal rows of rank 3, solved with
+// minimum-norm multipliers (allow_redundant).
+SimulationSummary RunBox(const Model& model,
+                         const InitialState& x0,
+                         double t_end,
+                         double output_step = 0.01) {
+  SimulationOptions o;
+  o.t_end = t_end;
+  o.output_step = output_step;
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  o.integrator = Integrator::kCvodesBdf;
+  o.formulation = Formulation::kBaumgarte;
+  o.kkt.allow_redundant = true;
+  return Simulate(model, x0, model.default_parameters(), o);
+}
+
 TEST(StickSplit, ABoxOnFourCornersBelowItsFrictionAngleDoesNotMove) {
   DAEDALUS_RELEASE_BUILD_ONLY("a quaternion model on dual numbers");
   const double m = 2.0, mu = 0.5, alpha = std::atan(0.4);
   const Eigen::Vector3d h(0.2, 0.1, 0.05);
   const Model model = TiltedBox(m, h, mu, alpha);
-  InitialState x0;
-  x0.q = Eigen::VectorXd::Zero(7);
-  x0.q[2] = h[2];
-  x0.q[3] = 1.0;
-  x0.v = Eigen::VectorXd::Zero(6);
-  SimulationOptions o;
-  o.t_end = 1.0;
-  o.output_step = 0.01;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
-  o.integrator = Integrator::kCvodesBdf;
-  o.formulation = Formulation::kBaumgarte;
-  o.kkt.allow_redundant = true;  // 4 closed corners: 4 normal rows, rank 3
-  const SimulationSummary s =
-      Simulate(model, x0, model.default_parameters(), o);
+  const InitialState x0 = BoxAtRest(h[2]);
+  const SimulationSummary s = RunBox(model, x0, 1.0);
   ASSERT_TRUE(s.ok) << s.error;
   // The bound for a block below its friction angle (zero creep;
   // Baumgarte's correction leaves round-off, 2e-16 m).
@@ -182,21 +198,8 @@ TEST(StickSplit, ACubeOnADiagonalInclineReportsAPushAtEveryCorner) {
   const double m = 2.0, a = 0.1, mu = 1.0, alpha = std::atan(0.8);
   const Model model =
       TiltedBox(m, Eigen::Vector3d(a, a, a), mu, alpha, 0.25 * M_PI);
-  InitialState x0;
-  x0.q = Eigen::VectorXd::Zero(7);
-  x0.q[2] = a;
-  x0.q[3] = 1.0;
-  x0.v = Eigen::VectorXd::Zero(6);
-  SimulationOptions o;
-  o.t_end = 0.1;
-  o.output_step = 0.01;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
-  o.integrator = Integrator::kCvodesBdf;
-  o.formulation = Formulation::kBaumgarte;
-  o.kkt.allow_redundant = true;
-  const SimulationSummary s =
-      Simulate(model, x0, model.default_parameters(), o);
+  const InitialState x0 = BoxAtRest(a);
+  const SimulationSummary s = RunBox(model, x0, 0.1);
   ASSERT_TRUE(s.ok) << s.error;
   for (const ContactEvent& e : s.contact.events)
     EXPECT_EQ(e.kind, "start") << e.kind << " at t = " << e.t;
@@ -231,23 +234,10 @@ TEST(RedundantSlip, ABoxSlidingOnFourCornersStopsWhereTheClosedFormSays) {
   const double m = 2.0, mu = 0.5, v0 = 1.5;
   const Eigen::Vector3d h(0.2, 0.1, 0.05);
   const Model model = TiltedBox(m, h, mu, 0.0);
-  InitialState x0;
-  x0.q = Eigen::VectorXd::Zero(7);
-  x0.q[2] = h[2];
-  x0.q[3] = 1.0;
-  x0.v = Eigen::VectorXd::Zero(6);
+  InitialState x0 = BoxAtRest(h[2]);
   x0.v[0] = v0;
   const double t_star = v0 / (mu * kG);
-  SimulationOptions o;
-  o.t_end = t_star + 0.1;
-  o.output_step = 0.01;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
-  o.integrator = Integrator::kCvodesBdf;
-  o.formulation = Formulation::kBaumgarte;
-  o.kkt.allow_redundant = true;
-  const SimulationSummary r =
-      Simulate(model, x0, model.default_parameters(), o);
+  const SimulationSummary r = RunBox(model, x0, t_star + 0.1);
   ASSERT_TRUE(r.ok) << r.error;
   int sticks = 0;
   for (const ContactEvent& e : r.contact.events) {
@@ -300,22 +290,9 @@ TEST(FrictionalRelease, ABoxPushedAlongItsDiagonalLiftsThreeCornersAtOnce) {
                {.restitution = 0.0, .mu_static = mu});
   std::move(s).AddTo(&b);
   const Model model = std::move(b).Build();
-  InitialState x0;
-  x0.q = Eigen::VectorXd::Zero(7);
-  x0.q[2] = c;
-  x0.q[3] = 1.0;
-  x0.v = Eigen::VectorXd::Zero(6);
+  const InitialState x0 = BoxAtRest(c);
   const double t_star = std::sqrt(2.0) * a * m * kG / (c * k);
-  SimulationOptions o;
-  o.t_end = t_star + 0.01;
-  o.output_step = 0.01;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
-  o.integrator = Integrator::kCvodesBdf;
-  o.formulation = Formulation::kBaumgarte;
-  o.kkt.allow_redundant = true;
-  const SimulationSummary r =
-      Simulate(model, x0, model.default_parameters(), o);
+  const SimulationSummary r = RunBox(model, x0, t_star + 0.01);
   ASSERT_TRUE(r.ok) << r.error;
   std::vector<std::string> released;
   for (const ContactEvent& e : r.contact.events) {
@@ -345,21 +322,8 @@ TEST(FrictionalRelease, ATallBoxOnStickingCornersTipsAboutItsDownhillEdge) {
   const double m = 2.0, mu = 0.5, alpha = std::atan(0.4);
   const double a = 0.05, c = 0.2;
   const Model model = TiltedBox(m, Eigen::Vector3d(a, 0.05, c), mu, alpha);
-  InitialState x0;
-  x0.q = Eigen::VectorXd::Zero(7);
-  x0.q[2] = c;
-  x0.q[3] = 1.0;
-  x0.v = Eigen::VectorXd::Zero(6);
-  SimulationOptions o;
-  o.t_end = 1e-3;
-  o.output_step = 1e-3;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
-  o.integrator = Integrator::kCvodesBdf;
-  o.formulation = Formulation::kBaumgarte;
-  o.kkt.allow_redundant = true;
-  const SimulationSummary s =
-      Simulate(model, x0, model.default_parameters(), o);
+  const InitialState x0 = BoxAtRest(c);
+  const SimulationSummary s = RunBox(model, x0, 1e-3, 1e-3);
   ASSERT_TRUE(s.ok) << s.error;
   // The uphill corners (-x) release at the start, nothing else switches.
   std::vector<std::string> released;
