@@ -119,6 +119,20 @@ namespace {
   throw KktError(os.str());
 }
 
+// The rows of J the mode holds (Workspace::open_rows left out: contacts
+// apart, slipping friction rows), and their indices in *closed.
+Eigen::MatrixXd ClosedRows(const Workspace& ws, std::vector<int>* closed) {
+  closed->clear();
+  for (Eigen::Index i = 0; i < ws.J.rows(); ++i)
+    if (std::find(ws.open_rows.begin(), ws.open_rows.end(), i) ==
+        ws.open_rows.end())
+      closed->push_back(static_cast<int>(i));
+  Eigen::MatrixXd Jc(static_cast<Eigen::Index>(closed->size()), ws.J.cols());
+  for (size_t i = 0; i < closed->size(); ++i)
+    Jc.row(static_cast<Eigen::Index>(i)) = ws.J.row((*closed)[i]);
+  return Jc;
+}
+
 // Minimum-norm multipliers for a rank-deficient Schur complement S = J M^-1 J'
 // (nc x nc, positive semidefinite): lambda = S^+ r by complete orthogonal
 // decomposition, after checking that r lies in the range of S (otherwise
@@ -142,13 +156,7 @@ void SolveRedundantDense(const Workspace& ws,
   // dependent constraints: the report named a humanoid's open limits and
   // upper box corners among "92 dependent rows" of 100.
   std::vector<int> closed;
-  for (Eigen::Index i = 0; i < ws.J.rows(); ++i)
-    if (std::find(ws.open_rows.begin(), ws.open_rows.end(), i) ==
-        ws.open_rows.end())
-      closed.push_back(static_cast<int>(i));
-  Eigen::MatrixXd Jc(static_cast<Eigen::Index>(closed.size()), ws.J.cols());
-  for (size_t i = 0; i < closed.size(); ++i)
-    Jc.row(static_cast<Eigen::Index>(i)) = ws.J.row(closed[i]);
+  const Eigen::MatrixXd Jc = ClosedRows(ws, &closed);
   dependent->clear();
   for (int i : DependentRows(Jc, opt.rank_tolerance))
     dependent->push_back(closed[static_cast<size_t>(i)]);
@@ -239,15 +247,8 @@ void SlipRowsSchur(const Workspace& ws, Eigen::MatrixXd* S) {
 // Whether the mode's closed rows of J (the open and slipping ones left
 // out) are linearly dependent.
 bool HasDependentClosedRows(const Workspace& ws, const KktOptions& opt) {
-  std::vector<Eigen::Index> closed;
-  for (Eigen::Index i = 0; i < ws.J.rows(); ++i)
-    if (std::find(ws.open_rows.begin(), ws.open_rows.end(), i) ==
-        ws.open_rows.end())
-      closed.push_back(i);
-  Eigen::MatrixXd Jc(static_cast<Eigen::Index>(closed.size()), ws.J.cols());
-  for (size_t i = 0; i < closed.size(); ++i)
-    Jc.row(static_cast<Eigen::Index>(i)) = ws.J.row(closed[i]);
-  return !DependentRows(Jc, opt.rank_tolerance).empty();
+  std::vector<int> closed;
+  return !DependentRows(ClosedRows(ws, &closed), opt.rank_tolerance).empty();
 }
 
 [[noreturn]] void ThrowSlipSingular(const Workspace& ws, double rcond) {

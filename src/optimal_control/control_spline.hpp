@@ -159,16 +159,7 @@ class ControlSpline {
   }
   // The knot interval [tau_j, tau_{j+1}] holding t (t in [tau_0, tau_K-1]).
   int Interval(double t) const {
-    const int k = size();
-    int lo = 0, hi = k - 1;
-    while (hi - lo > 1) {
-      const int mid = (lo + hi) / 2;
-      if (tau_[mid] <= t)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    return lo;
+    return internal::KnotInterval(tau_.data(), size(), t);
   }
   // The coefficient of spline j (j = -1 .. K: the outer two fold in).
   int Folded(int j) const { return j < 0 ? 0 : (j >= size() ? size() - 1 : j); }
