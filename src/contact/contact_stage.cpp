@@ -23,16 +23,6 @@ namespace daedalus::internal {
 
 namespace {
 
-// A normal velocity below the integrator's resolution of the normal
-// velocities (zeno.hpp), this fraction of an explicit
-// ContactOptions::zeno_velocity, or round-off at the problem's velocity
-// scale counts as zero when the stage decides which touching contacts
-// separate: the post-impact velocity of a contact with e > 0 that is not
-// closed by accumulation is at least e v_zeno and resolved (zeno.hpp), of
-// a closing one zero to round-off.
-constexpr double kVelocityFraction = 1e-3;
-constexpr double kRoundOff = 64 * std::numeric_limits<double>::epsilon();
-
 class ContactStage final : public ModeSwitcher {
  public:
   ContactStage(Mechanics* mech,
@@ -197,9 +187,8 @@ class ContactStage final : public ModeSwitcher {
     for (size_t k = 0; k < rows_.size(); ++k) {
       if (found[k] == 0) continue;
       if (!closed_[k] && x.u[rows_[k]] > utol) {
-        // Below where it is by gap_tolerance: noise at the integrator's
-        // resolution (far below it) cannot make the witness chatter.
-        offset_[k] = x.phi[rows_[k]] - co_.gap_tolerance;
+        // RearmDepth below where it is: noise cannot make it chatter.
+        offset_[k] = x.phi[rows_[k]] - Rearm(x, k, q);
         ++sum_->contact.spurious_roots;
       } else {
         real = true;
@@ -245,8 +234,8 @@ class ContactStage final : public ModeSwitcher {
       mech_->SolveKkt(mech_->bias(), &r);
       for (size_t k = 0; k < rows_.size(); ++k) {
         if (found[k] == 0) continue;
-        offset_[k] = closed_[k] ? r.lambda[rows_[k]]
-                                : x.phi[rows_[k]] - co_.gap_tolerance;
+        offset_[k] =
+            closed_[k] ? r.lambda[rows_[k]] : x.phi[rows_[k]] - Rearm(x, k, q);
         ++sum_->contact.spurious_roots;
       }
       out.q = q;
@@ -410,10 +399,13 @@ class ContactStage final : public ModeSwitcher {
     return x;
   }
 
+  double Rearm(const AllRows& x, size_t k, const Eigen::VectorXd& q) const {
+    return RearmDepth(x, rows_[k], mech_->model(), opt_, q, co_.gap_tolerance);
+  }
   double VelocityTolerance(const AllRows& x, const Eigen::VectorXd& v) const {
     const double scale = x.u.size() > 0 ? x.u.cwiseAbs().maxCoeff() : 0.0;
     return std::max(
-        {kVelocityFraction * co_.zeno_velocity, kRoundOff * scale,
+        {kZenoVelocityFraction * co_.zeno_velocity, kVelocityRoundOff * scale,
          NormalVelocityResolution(x.J, rows_, v, opt_.rtol, opt_.atol)});
   }
 

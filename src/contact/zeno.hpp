@@ -86,6 +86,30 @@ inline double GapResolution(const Eigen::MatrixXd& J,
   return J.row(row).cwiseAbs().dot(w);
 }
 
+/// How far below where it is a separating contact's gap witness is
+/// re-armed after a root that switches nothing (a spurious or grazing
+/// root, docs/contact.md): kRearmResolutions of its gap resolutions, at
+/// most gap_tolerance. The root was a gap at round-off zero: on IDAS, a
+/// released contact's gap right after the restart, met by first steps of
+/// 1e-14 s that move it less than its rounding (the rocking block's
+/// accumulation on GGL). Re-armed a full gap_tolerance (1e-9 m) below,
+/// the next impact of that corner came 1e-9 m deep, its projection tilted
+/// the block and left the new pivot a tangential speed of 5e-9 of the
+/// impact's normal one; at ten resolutions (2e-12 m there) it is below the
+/// impulse LCP's tolerance, and still far above the noise of the gap.
+inline constexpr double kRearmResolutions = 10.0;
+inline double RearmDepth(const AllRows& x,
+                         int row,
+                         const Model& model,
+                         const SimulationOptions& o,
+                         const Eigen::VectorXd& q,
+                         double gap_tolerance) {
+  const Eigen::VectorXd w = PositionTolerances(model.data().velocity_of,
+                                               model.nv(), q, o.rtol, o.atol);
+  const double d = kRearmResolutions * GapResolution(x.J, row, w);
+  return d > 0.0 ? std::min(d, gap_tolerance) : gap_tolerance;
+}
+
 /// How well a rebound at normal speed u_plus under the free-flight gap
 /// acceleration a is resolved: min(h / (kReboundResolution delta), T /
 /// tau) for its height h and flight time T; <= 1 below the resolution.
@@ -147,6 +171,17 @@ inline std::vector<double> ReboundMargins(const AllRows& after,
   }
   return out;
 }
+
+/// A normal velocity below the integrator's resolution of the normal
+/// velocities (NormalVelocityResolution), this fraction of an explicit
+/// ContactOptions::zeno_velocity, or kVelocityRoundOff of the problem's
+/// velocity scale counts as zero when the contact stage decides which
+/// touching contacts separate: the post-impact velocity of a contact with
+/// e > 0 that is not closed by accumulation is at least e v_zeno and
+/// resolved, of a closing one zero to round-off.
+inline constexpr double kZenoVelocityFraction = 1e-3;
+inline constexpr double kVelocityRoundOff =
+    64 * std::numeric_limits<double>::epsilon();
 
 /// The integrator's resolution of the normal velocities of the contact
 /// rows: max_i sum_j |J_ij| (atol + rtol |v_j|). A normal velocity below

@@ -27,6 +27,19 @@ DaeForm::DaeForm(Mechanics* mech,
       if (!c.unilateral) continue;
       for (int r = 0; r < c.rows; ++r)
         contact_rows_.push_back(m.constraint_row(ci) + r);
+      // Its friction rows open with it, and slip (support.cpp refuses the
+      // 3D cones on IDAS: their slip direction v_t / |v_t| is not in the
+      // residual).
+      if (!c.law || c.law->friction.empty() || c.rows != 1) continue;
+      for (int cj = 0; cj < m.num_constraints(); ++cj) {
+        const auto& f = m.constraints()[cj];
+        if (f.name != c.law->friction) continue;
+        for (int r = 0; r < f.rows; ++r) {
+          contact_rows_.push_back(m.constraint_row(cj) + r);
+          friction_pairs_.emplace_back(m.constraint_row(cj) + r,
+                                       m.constraint_row(ci));
+        }
+      }
     }
     if (L_.form == Formulation::kGgl) {
       mu_row_.assign(static_cast<std::size_t>(L_.nc), -1);
@@ -255,11 +268,15 @@ void DaeForm::DenseJacobian(
     for (int j = 0; j < n; ++j)
       std::copy_n(jac_.col(j).data(), n, a + static_cast<std::size_t>(j) * n);
   }
-  // Open contacts: the rows lambda_i = 0 (and mu_k = 0, Residual).
+  // Open contacts: the rows lambda_i = 0 (and mu_k = 0, Residual);
+  // slipping ones lambda_t + mu sigma lambda_n = 0.
   for (int r : mech_->open_rows())
     for (int i : OpenRows(r))
       for (int j = 0; j < n; ++j)
         a[static_cast<std::size_t>(j) * n + i] = j == i ? 1.0 : 0.0;
+  for (const SlipRow& s : mech_->slip_rows())
+    a[static_cast<std::size_t>(L_.il() + s.normal) * n + L_.il() + s.row] =
+        s.mu * s.sigma;
 }
 
 const std::vector<std::vector<int>>& DaeForm::Pattern() {
@@ -292,19 +309,25 @@ void DaeForm::AddContactDiagonals() {
   // otherwise structurally zero: every such row's diagonal joins the
   // pattern for the run (a mode changes the values, never the pattern KLU
   // analysed).
+  // A friction row's residual while it slips also reads its normal's
+  // multiplier (Residual): that entry joins the pattern too.
   const int n = size();
   std::vector<bool> replaced(static_cast<std::size_t>(n), false);
+  auto add = [&](int i, int j) {
+    std::vector<int>& col = pattern_[j];
+    if (std::find(col.begin(), col.end(), i) != col.end()) return;
+    if (std::is_sorted(col.begin(), col.end()))
+      col.insert(std::lower_bound(col.begin(), col.end(), i), i);
+    else
+      col.push_back(i);
+  };
   for (int r : contact_rows_) {
     for (int i : OpenRows(r)) {
       replaced[static_cast<std::size_t>(i)] = true;
-      std::vector<int>& col = pattern_[i];
-      if (std::find(col.begin(), col.end(), i) != col.end()) continue;
-      if (std::is_sorted(col.begin(), col.end()))
-        col.insert(std::lower_bound(col.begin(), col.end(), i), i);
-      else
-        col.push_back(i);
+      add(i, i);
     }
   }
+  for (const auto& [t, nr] : friction_pairs_) add(L_.il() + t, L_.il() + nr);
   std::vector<std::size_t> start(static_cast<std::size_t>(n) + 1, 0);
   for (int j = 0; j < n; ++j) start[j + 1] = start[j] + pattern_[j].size();
   pattern_nnz_ = start[n];
@@ -344,13 +367,20 @@ void DaeForm::SparseJacobian(
     for (std::size_t j = 0; j < pattern.size(); ++j)
       for (int i : pattern[j]) values[k++] = jac_(i, static_cast<int>(j));
   }
-  // Open contacts: the rows lambda_i = 0 (and mu_k = 0, Residual).
+  // Open contacts: the rows lambda_i = 0 (and mu_k = 0, Residual);
+  // slipping ones lambda_t + mu sigma lambda_n = 0.
   for (int r : mech_->open_rows())
     for (int i : OpenRows(r)) {
       if (static_cast<std::size_t>(i) >= open_slots_.size()) continue;
       for (const auto& [s, j] : open_slots_[static_cast<std::size_t>(i)])
         values[s] = j == i ? 1.0 : 0.0;
     }
+  for (const SlipRow& sr : mech_->slip_rows()) {
+    const int i = L_.il() + sr.row, jn = L_.il() + sr.normal;
+    if (static_cast<std::size_t>(i) >= open_slots_.size()) continue;
+    for (const auto& [s, j] : open_slots_[static_cast<std::size_t>(i)])
+      if (j == jn) values[s] = sr.mu * sr.sigma;
+  }
 }
 
 void DaeForm::SensResidual(double t,
@@ -366,9 +396,16 @@ void DaeForm::SensResidual(double t,
     AssembleTangent(tws, y, yp, dy, dyp, out);
   }
   // Open contacts: the tangent of their rows lambda_i = 0 (and mu_k = 0,
-  // Residual).
+  // Residual); a slipping row's of lambda_t + mu sigma lambda_n, with
+  // d mu where mu is a parameter (SlipRow::mu_param).
   for (int r : mech_->open_rows())
     for (int i : OpenRows(r)) out[i] = dy[i];
+  for (const SlipRow& s : mech_->slip_rows()) {
+    const int i = L_.il() + s.row, jn = L_.il() + s.normal;
+    out[i] += s.mu * s.sigma * dy[jn];
+    if (s.mu_param >= 0 && s.mu_param < dp.size())
+      out[i] += s.sigma * y[jn] * dp[s.mu_param];
+  }
 }
 
 void DaeForm::QuadraturesByWorkspace(double t, const double* y, double* out) {

@@ -101,6 +101,12 @@ class DaeForm {
     // position row mu_k = 0 (OpenRows).
     for (int r : mech_->open_rows())
       for (int i : OpenRows(r)) res[i] = y[i];
+    // Slipping friction rows (docs/friction.md, "On IDAS"): lambda_t +
+    // mu sigma lambda_n = 0 in place of the row's equation, as in the KKT
+    // system; the row keeps its J, so the dynamics rows carry the
+    // kinetic friction force J_t' lambda_t.
+    for (const SlipRow& s : mech_->slip_rows())
+      res[L_.il() + s.row] += s.mu * s.sigma * y[L_.il() + s.normal];
   }
   /// The residual rows an open contact row r replaces by its own unknown
   /// (docs/contact.md, "Where it runs"): lambda_r's row il() + r, and on
@@ -250,6 +256,10 @@ class DaeForm {
   // and prog_slot_ the slot of each compiled Jacobian entry once diagonals
   // were added (empty: the compiled entries are the pattern).
   std::vector<int> contact_rows_;
+  // The (tangential, normal) constraint rows of each planar friction law
+  // (ContactLaw::friction): a slipping tangential row's residual reads its
+  // normal's multiplier, an entry the pattern holds for the run.
+  std::vector<std::pair<int, int>> friction_pairs_;
   std::vector<std::vector<std::pair<int, int>>> open_slots_;
   std::vector<int> prog_slot_;
   std::size_t pattern_nnz_ = 0;

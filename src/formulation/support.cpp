@@ -136,10 +136,14 @@ std::string ContactRefusal(const SimulationOptions& o,
            "take the sparse evaluator's dense tangent shadow, which does not "
            "drop the open contacts' rows); use --kkt dense" +
            or_monitor;
-  if (traits.friction && o.integrator == Integrator::kIdas)
-    return "contacts with friction run on CVODES (cvodes-bdf, cvodes-adams): "
-           "a slipping row's equation lambda_t = -mu sigma lambda_n is not "
-           "in the IDAS residual yet (docs/friction.md)";
+  // A planar slipping row's equation lambda_t = -mu sigma lambda_n has a
+  // fixed sigma for the mode (DaeForm::Residual); a 3D cone's sigma is
+  // v_t / |v_t|, which the IDAS residual does not evaluate.
+  if (traits.friction_cone3d && o.integrator == Integrator::kIdas)
+    return "contacts with a 3D friction cone run on CVODES (cvodes-bdf, "
+           "cvodes-adams): a slipping cone's direction v_t / |v_t| is not in "
+           "the IDAS residual (planar friction runs on IDAS; "
+           "docs/friction.md)";
   if (traits.friction && o.sensitivity.method == SensMethod::kAdjoint)
     return "adjoint sensitivities with friction are not implemented (the "
            "backward pass does not take a slipping row's equation); use "

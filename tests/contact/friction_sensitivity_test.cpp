@@ -4,7 +4,10 @@
 //   - sliding_sphere: slip -> stick at t* = 2 v0 / (7 mu g), then rolling;
 //   - a block pulled by a ramp force: stick -> slip at t_s = mu_s m g / r;
 //   - a block on a spring: two slip reversals, then stuck at s0 - 6 d;
-// and the combinations that are not linearized, refused naming why.
+// each on CVODES and on IDAS (its index-1 form and GGL: a slipping row's
+// residual lambda_t + mu sigma lambda_n and its tangent, docs/friction.md,
+// "On IDAS"); and the combinations that are not linearized, refused
+// naming why.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -33,6 +36,7 @@ using ::testing::HasSubstr;
 constexpr double kClosedForm = 1e-9;
 
 using daedalus::testing::Keep;
+using daedalus::testing::Solver;
 
 std::vector<EventRecord> Switches(const SimulationSummary& s,
                                   const std::string& name) {
@@ -42,21 +46,25 @@ std::vector<EventRecord> Switches(const SimulationSummary& s,
   return out;
 }
 
-SimulationOptions Tight(double t_end) {
+SimulationOptions Tight(double t_end,
+                        Solver solver = {Integrator::kCvodesBdf,
+                                         Formulation::kBaumgarte}) {
   SimulationOptions o;
   o.t_end = t_end;
   o.output_step = 0.01;
   o.rtol = 1e-12;
   o.atol = 1e-14;
-  o.integrator = Integrator::kCvodesBdf;
-  o.formulation = Formulation::kBaumgarte;
+  o.integrator = solver.integrator;
+  o.formulation = solver.formulation;
   return o;
 }
+
+class FrictionSensitivities : public ::testing::TestWithParam<Solver> {};
 
 // ---- sliding_sphere: x(T) = 5 v0 T / 7 + v0 t* / 7 and theta(T) =
 // -5 v0 T / (7 r) + 5 v0 t* / (14 r) once it rolls; while it slips
 // vx = v0 - mu g t.
-TEST(FrictionSensitivities, SlidingSphereRollTimeAndStateMatchClosedForms) {
+TEST_P(FrictionSensitivities, SlidingSphereRollTimeAndStateMatchClosedForms) {
   const Problem p = problems::SlidingSphereProblem();
   const Eigen::VectorXd prm = p.model.default_parameters();
   const double mu = prm[p.model.ParameterIndex("mu")];
@@ -64,6 +72,8 @@ TEST(FrictionSensitivities, SlidingSphereRollTimeAndStateMatchClosedForms) {
   const double g = prm[p.model.ParameterIndex("g")];
   const double r = prm[p.model.ParameterIndex("r")];
   SimulationOptions o = p.defaults;
+  o.integrator = GetParam().integrator;
+  o.formulation = GetParam().formulation;
   o.sensitivity.method = SensMethod::kForward;
   o.sensitivity.parameters = {"mu", "v0", "g"};
   o.sensitivity.initial_tangent = InitialStateTangent(p, prm);
@@ -152,10 +162,10 @@ InitialState AtRest(double s0) {
 // t_s) / (2 m) - mu_k g (T - t_s)^2 / 2, whose dependence on t_s is
 // d s / d t_s = g (mu_k - mu_s) (T - t_s), and v(T) = rate (T^2 - t_s^2) /
 // (2 m) - mu_k g (T - t_s), d v / d t_s = g (mu_k - mu_s).
-TEST(FrictionSensitivities, StictionBreaksAtAClosedFormTimeAndState) {
+TEST_P(FrictionSensitivities, StictionBreaksAtAClosedFormTimeAndState) {
   const double rate = 10.0, mus = 0.5, muk = 0.3, m = 1.0, g = 9.81;
   const Model model = PlaneBlock(rate, 0.0, mus, muk);
-  SimulationOptions o = Tight(1.0);
+  SimulationOptions o = Tight(1.0, GetParam());
   o.sensitivity.method = SensMethod::kForward;
   o.sensitivity.parameters = {"mu_s", "mu_k", "rate"};
   const SimulationSummary s =
@@ -191,10 +201,10 @@ TEST(FrictionSensitivities, StictionBreaksAtAClosedFormTimeAndState) {
 // g / k, at multiples of pi sqrt(m / k), and the block sticks at s_3 =
 // -(s0 - 6 d): d s_3 / d mu = 6 m g / k, d s_3 / d s0 = -1, and the
 // switch times do not depend on mu or s0.
-TEST(FrictionSensitivities, SlipReversalsAndTheFinalStickMatchClosedForms) {
+TEST_P(FrictionSensitivities, SlipReversalsAndTheFinalStickMatchClosedForms) {
   const double k = 100.0, mu = 0.3, m = 1.0, g = 9.81, s0 = 0.2;
   const Model model = PlaneBlock(0.0, k, mu, mu);
-  SimulationOptions o = Tight(1.5);
+  SimulationOptions o = Tight(1.5, GetParam());
   o.sensitivity.method = SensMethod::kForward;
   // One coefficient for both (mu_s = mu_k): d/dmu is the sum of the two
   // columns; and the start's position.
@@ -219,10 +229,18 @@ TEST(FrictionSensitivities, SlipReversalsAndTheFinalStickMatchClosedForms) {
   EXPECT_NEAR(s.final.sens(2, 2), 0.0, kClosedForm);
 }
 
+INSTANTIATE_TEST_SUITE_P(
+    Solvers,
+    FrictionSensitivities,
+    ::testing::Values(Solver{Integrator::kCvodesBdf, Formulation::kBaumgarte},
+                      Solver{Integrator::kIdas, Formulation::kBaumgarte},
+                      Solver{Integrator::kIdas, Formulation::kGgl}),
+    daedalus::testing::SolverName);
+
 // What is not linearized is refused naming why: the adjoint with friction,
 // a 3D cone, and a contact switch while a contact with friction is closed
 // (here the block's impact, which closes it slipping).
-TEST(FrictionSensitivities, WhatIsNotLinearizedIsRefusedWithTheReason) {
+TEST(FrictionRefusals, WhatIsNotLinearizedIsRefusedWithTheReason) {
   const Problem p = problems::SlidingSphereProblem();
   const Eigen::VectorXd prm = p.model.default_parameters();
   SimulationOptions adj = p.defaults;

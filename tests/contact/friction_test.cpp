@@ -12,7 +12,10 @@
 //   painleve_rod: above mu = 4/3 at tan theta = 2 the start is reported
 //     inconsistent naming the contact and mu, below it the rod slides;
 // and bad input (mu < 0, a friction constraint that is not a velocity
-// row, a normal with two rows, IDAS and sensitivities refused).
+// row, a normal with two rows, a 3D cone on IDAS refused). The planar
+// problems run on CVODES and on IDAS, whose residual takes a slipping
+// row's equation lambda_t + mu sigma lambda_n = 0 (docs/friction.md, "On
+// IDAS"), in its index-1 form and in GGL.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -53,7 +56,15 @@ std::vector<ContactEvent> Kind(const SimulationSummary& s, const char* kind) {
   return out;
 }
 
-class SlidingSphere : public ::testing::TestWithParam<Integrator> {};
+using daedalus::testing::Solver;
+using daedalus::testing::SolverName;
+
+const Solver kSolvers[] = {{Integrator::kCvodesBdf, Formulation::kBaumgarte},
+                           {Integrator::kCvodesAdams, Formulation::kBaumgarte},
+                           {Integrator::kIdas, Formulation::kBaumgarte},
+                           {Integrator::kIdas, Formulation::kGgl}};
+
+class SlidingSphere : public ::testing::TestWithParam<Solver> {};
 
 TEST_P(SlidingSphere, RollsAtTheClosedFormTimeAndSpeedLosingTwoSevenths) {
   const Problem p = problems::SlidingSphereProblem();
@@ -61,7 +72,8 @@ TEST_P(SlidingSphere, RollsAtTheClosedFormTimeAndSpeedLosingTwoSevenths) {
   const double m = Prm(p, prm, "m"), g = Prm(p, prm, "g");
   const double mu = Prm(p, prm, "mu"), v0 = Prm(p, prm, "v0");
   SimulationOptions o = p.defaults;
-  o.integrator = GetParam();
+  o.integrator = GetParam().integrator;
+  o.formulation = GetParam().formulation;
   Keep keep;
   const SimulationSummary s = Simulate(p.model, p.initial(prm), prm, o, &keep);
   ASSERT_TRUE(s.ok) << s.error;
@@ -98,10 +110,10 @@ TEST_P(SlidingSphere, RollsAtTheClosedFormTimeAndSpeedLosingTwoSevenths) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Integrators,
+INSTANTIATE_TEST_SUITE_P(Solvers,
                          SlidingSphere,
-                         ::testing::Values(Integrator::kCvodesBdf,
-                                           Integrator::kCvodesAdams));
+                         ::testing::ValuesIn(kSolvers),
+                         SolverName);
 
 TEST(BlockOnIncline, BelowTheFrictionAngleItDoesNotMoveAtAll) {
   const Problem p = problems::BlockOnInclineProblem();
@@ -222,20 +234,25 @@ struct PlaneBlock {
   }
 };
 
-SimulationOptions Tight(double t_end) {
+SimulationOptions Tight(double t_end,
+                        Solver solver = {Integrator::kCvodesBdf,
+                                         Formulation::kBaumgarte}) {
   SimulationOptions o;
   o.t_end = t_end;
   o.output_step = 0.01;
   o.rtol = 1e-12;
   o.atol = 1e-14;
-  o.integrator = Integrator::kCvodesBdf;
-  o.formulation = Formulation::kBaumgarte;
+  o.integrator = solver.integrator;
+  o.formulation = solver.formulation;
   return o;
 }
 
+// The planar switches on each solver.
+class PlanarSwitch : public ::testing::TestWithParam<Solver> {};
+
 // Stick -> slip: the force rate t reaches mu_s m g at t_s (the slip
 // margin's root); then m s'' = rate t - mu_k m g.
-TEST(FrictionSwitch, ARampForceBreaksStictionAtTheClosedFormTime) {
+TEST_P(PlanarSwitch, ARampForceBreaksStictionAtTheClosedFormTime) {
   PlaneBlock pb;
   pb.rate = 10.0;
   const Model model = pb.Build();
@@ -243,8 +260,8 @@ TEST(FrictionSwitch, ARampForceBreaksStictionAtTheClosedFormTime) {
   x0.q = Eigen::Vector2d::Zero();
   x0.v = Eigen::Vector2d::Zero();
   Keep keep;
-  const SimulationSummary s =
-      Simulate(model, x0, model.default_parameters(), Tight(1.0), &keep);
+  const SimulationSummary s = Simulate(model, x0, model.default_parameters(),
+                                       Tight(1.0, GetParam()), &keep);
   ASSERT_TRUE(s.ok) << s.error;
   const double ts = pb.mu_s * pb.m * pb.g / pb.rate;
   const std::vector<ContactEvent> slip = Kind(s, "slip");
@@ -268,7 +285,7 @@ TEST(FrictionSwitch, ARampForceBreaksStictionAtTheClosedFormTime) {
 // from s0; each half swing (pi sqrt(m / k)) ends at a turning point
 // |s_n| = s0 - 2 n d, d = mu m g / k, until |s_n| <= mu_s m g / k holds
 // it. With s0 = 0.2: two reversals, then stuck at s_3 = -(s0 - 6 d).
-TEST(FrictionSwitch, ASpringOscillatorReversesTwiceThenSticks) {
+TEST_P(PlanarSwitch, ASpringOscillatorReversesTwiceThenSticks) {
   PlaneBlock pb;
   pb.k = 100.0;
   pb.mu_s = pb.mu_k = 0.3;
@@ -278,7 +295,7 @@ TEST(FrictionSwitch, ASpringOscillatorReversesTwiceThenSticks) {
   x0.q = Eigen::Vector2d(s0, 0.0);
   x0.v = Eigen::Vector2d::Zero();
   const SimulationSummary s =
-      Simulate(model, x0, model.default_parameters(), Tight(1.5));
+      Simulate(model, x0, model.default_parameters(), Tight(1.5, GetParam()));
   ASSERT_TRUE(s.ok) << s.error;
   const double half = std::acos(-1.0) * std::sqrt(pb.m / pb.k);
   const std::vector<ContactEvent> slip = Kind(s, "slip");
@@ -328,7 +345,7 @@ TEST(FrictionSwitch, AConeSlidesStraightAndSticksAtTheClosedFormPoint) {
 // leaves the impact slipping at vx+ = vx - mu_k vn, and sticks vx+ /
 // (mu_k g) later, vx+^2 / (2 mu_k g) further, the slip's work -m vx+^2 /
 // 2 and the impact's -m (vn^2 + vx^2 - vx+^2) / 2.
-TEST(FrictionSwitch, AContactClosedByAnImpactSlipsThenSticks) {
+TEST_P(PlanarSwitch, AContactClosedByAnImpactSlipsThenSticks) {
   PlaneBlock pb;
   const Model model = pb.Build();
   const double h = 0.1, vx = 1.0;
@@ -336,7 +353,7 @@ TEST(FrictionSwitch, AContactClosedByAnImpactSlipsThenSticks) {
   x0.q = Eigen::Vector2d(0.0, h);
   x0.v = Eigen::Vector2d(vx, 0.0);
   const SimulationSummary s =
-      Simulate(model, x0, model.default_parameters(), Tight(1.0));
+      Simulate(model, x0, model.default_parameters(), Tight(1.0, GetParam()));
   ASSERT_TRUE(s.ok) << s.error;
   const double t_imp = std::sqrt(2.0 * h / pb.g);
   const double vn = std::sqrt(2.0 * pb.g * h);
@@ -360,6 +377,11 @@ TEST(FrictionSwitch, AContactClosedByAnImpactSlipsThenSticks) {
   EXPECT_EQ(s.contact.friction[0].slip_to_stick, 1);
   EXPECT_EQ(s.contact.friction[0].stick_to_slip, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Solvers,
+                         PlanarSwitch,
+                         ::testing::ValuesIn(kSolvers),
+                         SolverName);
 
 // A one-body model with friction, for bad input.
 Model Block(double mu, const std::string& friction, int normal_rows = 1) {
@@ -402,15 +424,25 @@ TEST(FrictionInput, BadDeclarationsAreRefusedNamingTheContact) {
                   HasSubstr("contact 'plane'"), HasSubstr("one normal"))));
 }
 
+// A 3D cone's slip direction v_t / |v_t| is not in the IDAS residual.
 // (Sensitivities: friction_sensitivity_test.cpp.)
-TEST(FrictionInput, IdasIsRefusedWithTheReason) {
-  const Problem p = problems::SlidingSphereProblem();
-  const Eigen::VectorXd prm = p.model.default_parameters();
-  SimulationOptions idas = p.defaults;
-  idas.integrator = Integrator::kIdas;
-  EXPECT_THAT([&] { Simulate(p.model, p.initial(prm), prm, idas); },
-              ::testing::ThrowsMessage<std::invalid_argument>(
-                  AllOf(HasSubstr("friction"), HasSubstr("CVODES"))));
+TEST(FrictionInput, IdasRefusesA3dConeWithTheReason) {
+  PlaneBlock pb;
+  pb.cone = true;
+  const Model model = pb.Build();
+  InitialState x0;
+  x0.q = Eigen::Vector3d::Zero();
+  x0.v = Eigen::Vector3d(1.2, 0.0, 1.6);
+  for (Formulation f : {Formulation::kBaumgarte, Formulation::kGgl}) {
+    EXPECT_THAT(
+        [&] {
+          Simulate(model, x0, model.default_parameters(),
+                   Tight(0.1, {Integrator::kIdas, f}));
+        },
+        ::testing::ThrowsMessage<std::invalid_argument>(
+            AllOf(HasSubstr("3D friction cone"), HasSubstr("CVODES"),
+                  HasSubstr("v_t / |v_t|"))));
+  }
 }
 
 }  // namespace friction_test

@@ -18,8 +18,9 @@
 //     the strike, against the Baumgarte run;
 //   forward sensitivities: dt_k/de and dt_k/dh0 against their closed forms
 //     (the adjoint on GGL: contact_sensitivity_test's ContactAdjoint);
-//   refusals: index 3 (its restart transient) and friction on IDAS (the
-//   rocking block).
+//   refusals: index 3 (its restart transient). (Friction on GGL: the
+//   rocking block in impact_friction_test, the planar switches in
+//   friction_test.)
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -36,7 +37,6 @@
 #include "newtons_cradle.hpp"
 #include "particle_hemisphere.hpp"
 #include "pendulum_wall.hpp"
-#include "rocking_block.hpp"
 #include "support/test_support.hpp"
 
 namespace daedalus {
@@ -361,16 +361,6 @@ TEST(GglContact, RefusalsNameTheirReasons) {
               ::testing::ThrowsMessage<std::invalid_argument>(
                   ::testing::AllOf(HasSubstr("index3"), HasSubstr("transient"),
                                    HasSubstr("--formulation ggl"))));
-  // The rocking block's corners are frictional: friction runs on CVODES
-  // whatever the IDAS formulation (its slipping rows are not in the IDAS
-  // residual), so Housner's block does not run on GGL.
-  const Problem rb = problems::RockingBlockProblem();
-  const Eigen::VectorXd rp = rb.model.default_parameters();
-  SimulationOptions ro = Ggl(rb.defaults);
-  ro.t_end = 0.1;
-  EXPECT_THAT(
-      [&] { Simulate(rb.model, rb.initial(rp), rp, ro); },
-      ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("friction")));
 }
 
 }  // namespace ggl_contact_test

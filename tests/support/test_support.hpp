@@ -9,6 +9,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "daedalus/simulate.hpp"
@@ -83,6 +84,20 @@ inline Eigen::VectorXd RandomVector(std::mt19937& gen,
   Eigen::VectorXd x(n);
   for (int i = 0; i < n; ++i) x[i] = d(gen);
   return x;
+}
+
+/// An integrator and a formulation, for tests parameterized over them.
+struct Solver {
+  Integrator integrator;
+  Formulation formulation;
+};
+/// "cvodes_bdf_baumgarte": the test-name suffix of a Solver parameter.
+inline std::string SolverName(const ::testing::TestParamInfo<Solver>& info) {
+  std::string name = std::string(ToString(info.param.integrator)) + "_" +
+                     ToString(info.param.formulation);
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return name;
 }
 
 /// An observer that keeps every sample of a run.
