@@ -54,8 +54,7 @@ SimulationOptions Tight(double t_end,
   o.output_step = 0.01;
   o.rtol = 1e-12;
   o.atol = 1e-14;
-  o.integrator = solver.integrator;
-  o.formulation = solver.formulation;
+  solver.ApplyTo(&o);
   return o;
 }
 
@@ -72,8 +71,7 @@ TEST_P(FrictionSensitivities, SlidingSphereRollTimeAndStateMatchClosedForms) {
   const double g = prm[p.model.ParameterIndex("g")];
   const double r = prm[p.model.ParameterIndex("r")];
   SimulationOptions o = p.defaults;
-  o.integrator = GetParam().integrator;
-  o.formulation = GetParam().formulation;
+  GetParam().ApplyTo(&o);
   o.sensitivity.method = SensMethod::kForward;
   o.sensitivity.parameters = {"mu", "v0", "g"};
   o.sensitivity.initial_tangent = InitialStateTangent(p, prm);
@@ -234,7 +232,9 @@ INSTANTIATE_TEST_SUITE_P(
     FrictionSensitivities,
     ::testing::Values(Solver{Integrator::kCvodesBdf, Formulation::kBaumgarte},
                       Solver{Integrator::kIdas, Formulation::kBaumgarte},
-                      Solver{Integrator::kIdas, Formulation::kGgl}),
+                      Solver{Integrator::kIdas, Formulation::kGgl},
+                      Solver{Integrator::kIdas, Formulation::kGgl,
+                             LinearSolver::kKlu}),
     daedalus::testing::SolverName);
 
 // What is not linearized is refused naming why: the adjoint with friction,

@@ -20,12 +20,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "block_on_incline.hpp"
 #include "daedalus/simulate.hpp"
+#include "formulation/dae_form.hpp"
+#include "formulation/mechanics.hpp"
 #include "painleve_rod.hpp"
 #include "sliding_sphere.hpp"
 #include "support/test_support.hpp"
@@ -59,10 +62,12 @@ std::vector<ContactEvent> Kind(const SimulationSummary& s, const char* kind) {
 using daedalus::testing::Solver;
 using daedalus::testing::SolverName;
 
-const Solver kSolvers[] = {{Integrator::kCvodesBdf, Formulation::kBaumgarte},
-                           {Integrator::kCvodesAdams, Formulation::kBaumgarte},
-                           {Integrator::kIdas, Formulation::kBaumgarte},
-                           {Integrator::kIdas, Formulation::kGgl}};
+const Solver kSolvers[] = {
+    {Integrator::kCvodesBdf, Formulation::kBaumgarte},
+    {Integrator::kCvodesAdams, Formulation::kBaumgarte},
+    {Integrator::kIdas, Formulation::kBaumgarte},
+    {Integrator::kIdas, Formulation::kGgl},
+    {Integrator::kIdas, Formulation::kGgl, LinearSolver::kKlu}};
 
 class SlidingSphere : public ::testing::TestWithParam<Solver> {};
 
@@ -72,8 +77,7 @@ TEST_P(SlidingSphere, RollsAtTheClosedFormTimeAndSpeedLosingTwoSevenths) {
   const double m = Prm(p, prm, "m"), g = Prm(p, prm, "g");
   const double mu = Prm(p, prm, "mu"), v0 = Prm(p, prm, "v0");
   SimulationOptions o = p.defaults;
-  o.integrator = GetParam().integrator;
-  o.formulation = GetParam().formulation;
+  GetParam().ApplyTo(&o);
   Keep keep;
   const SimulationSummary s = Simulate(p.model, p.initial(prm), prm, o, &keep);
   ASSERT_TRUE(s.ok) << s.error;
@@ -242,8 +246,7 @@ SimulationOptions Tight(double t_end,
   o.output_step = 0.01;
   o.rtol = 1e-12;
   o.atol = 1e-14;
-  o.integrator = solver.integrator;
-  o.formulation = solver.formulation;
+  solver.ApplyTo(&o);
   return o;
 }
 
@@ -422,6 +425,76 @@ TEST(FrictionInput, BadDeclarationsAreRefusedNamingTheContact) {
   EXPECT_THAT([] { Block(0.5, "slip", 2); },
               ::testing::ThrowsMessage<Thrown>(AllOf(
                   HasSubstr("contact 'plane'"), HasSubstr("one normal"))));
+}
+
+// The IDAS residual of a slipping mode (DaeForm, docs/friction.md, "On
+// IDAS"): the row of lambda_t is lambda_t + mu sigma lambda_n, and the
+// dense and KLU Jacobians dF/dy + cj dF/dy' (the KLU values scattered on
+// their pattern) agree with central differences of the residual. A
+// missing (lambda_t, lambda_n) entry only slows Newton down, which the
+// runs above would not show.
+TEST(FrictionOnIdas, SlippingRowResidualAndJacobians) {
+  const Problem p = problems::SlidingSphereProblem();
+  const Model& m = p.model;
+  auto row_of = [&](const std::string& name) {
+    for (int c = 0; c < m.num_constraints(); ++c)
+      if (m.constraints()[c].name == name) return m.constraint_row(c);
+    return -1;
+  };
+  const int row = row_of("ground_slip"), normal = row_of("ground");
+  ASSERT_GE(row, 0);
+  ASSERT_GE(normal, 0);
+  for (LinearSolver ls : {LinearSolver::kDense, LinearSolver::kKlu}) {
+    for (Formulation f : {Formulation::kBaumgarte, Formulation::kGgl}) {
+      SimulationOptions o = p.defaults;
+      Solver{Integrator::kIdas, f, ls}.ApplyTo(&o);
+      const std::string at = std::string(ToString(f)) + " " + ToString(ls);
+      auto mech = internal::MakeMechanics(m, o, /*sparse=*/false);
+      mech->SetParameters(m.default_parameters());
+      internal::DaeForm form(mech.get(), o, nullptr);
+      SlipRow slip;
+      slip.row = row;
+      slip.normal = normal;
+      slip.mu = 0.3;
+      slip.sigma = -1.0;
+      slip.d_row = -1.0;
+      mech->SetOpenRows({row});
+      mech->SetSlipRows({slip});
+      const int n = form.size(), il = form.layout().il();
+      std::mt19937 rng(5);
+      std::uniform_real_distribution<double> U(-1.0, 1.0);
+      Eigen::VectorXd y(n), yp(n), r(n), rp(n), rm(n);
+      for (int i = 0; i < n; ++i) y[i] = U(rng), yp[i] = U(rng);
+      form.Residual(0.1, y.data(), yp.data(), r.data());
+      EXPECT_NEAR(r[il + row], y[il + row] - 0.3 * y[il + normal], 1e-15) << at;
+      const double cj = 3.0, h = 1e-6;
+      Eigen::MatrixXd fd(n, n), dense(n, n);
+      for (int j = 0; j < n; ++j) {
+        Eigen::VectorXd yj = y, ypj = yp;
+        yj[j] += h;
+        ypj[j] += cj * h;
+        form.Residual(0.1, yj.data(), ypj.data(), rp.data());
+        yj[j] -= 2.0 * h;
+        ypj[j] -= 2.0 * cj * h;
+        form.Residual(0.1, yj.data(), ypj.data(), rm.data());
+        fd.col(j) = (rp - rm) / (2.0 * h);
+      }
+      form.DenseJacobian(0.1, cj, y.data(), yp.data(), dense.data());
+      EXPECT_NEAR(dense(il + row, il + normal), -0.3, 1e-15) << at;
+      EXPECT_TRUE(testing::NearRel(dense, fd, 1e-7)) << at;
+      const auto& pattern = form.Pattern();
+      std::size_t nnz = 0;
+      for (const auto& col : pattern) nnz += col.size();
+      std::vector<double> values(nnz);
+      form.SparseJacobian(0.1, cj, y.data(), yp.data(), values.data());
+      Eigen::MatrixXd sparse = Eigen::MatrixXd::Zero(n, n);
+      std::size_t k = 0;
+      for (int j = 0; j < n; ++j)
+        for (int i : pattern[static_cast<std::size_t>(j)])
+          sparse(i, j) = values[k++];
+      EXPECT_TRUE(testing::NearRel(sparse, dense, 1e-14)) << at;
+    }
+  }
 }
 
 // A 3D cone's slip direction v_t / |v_t| is not in the IDAS residual.

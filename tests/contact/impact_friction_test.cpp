@@ -234,8 +234,7 @@ TEST_P(RockingBlock, AngularVelocityRatioIsHousnersAtEveryImpact) {
   // To rest: the impacts accumulate near 2.01 s.
   SimulationOptions o = p.defaults;
   o.t_end = 2.5;
-  o.integrator = GetParam().integrator;
-  o.formulation = GetParam().formulation;
+  GetParam().ApplyTo(&o);
   const SimulationSummary s = Simulate(p.model, p.initial(prm), prm, o);
   ASSERT_TRUE(s.ok) << s.error;
   // Rows: left 0, right 1 (normals), then left_slip 2, right_slip 3.
@@ -286,7 +285,9 @@ INSTANTIATE_TEST_SUITE_P(
     RockingBlock,
     ::testing::Values(testing::Solver{Integrator::kCvodesBdf,
                                       Formulation::kBaumgarte},
-                      testing::Solver{Integrator::kIdas, Formulation::kGgl}),
+                      testing::Solver{Integrator::kIdas, Formulation::kGgl},
+                      testing::Solver{Integrator::kIdas, Formulation::kGgl,
+                                      LinearSolver::kKlu}),
     testing::SolverName);
 
 TEST(WoodpeckerToy, LimitCyclePeriodIsGlockers) {

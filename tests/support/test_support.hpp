@@ -86,15 +86,25 @@ inline Eigen::VectorXd RandomVector(std::mt19937& gen,
   return x;
 }
 
-/// An integrator and a formulation, for tests parameterized over them.
+/// An integrator, a formulation and (IDAS) the Newton matrix's linear
+/// solver, for tests parameterized over them.
 struct Solver {
   Integrator integrator;
   Formulation formulation;
+  LinearSolver linear_solver = LinearSolver::kDense;
+  void ApplyTo(SimulationOptions* o) const {
+    o->integrator = integrator;
+    o->formulation = formulation;
+    o->linear_solver = linear_solver;
+  }
 };
-/// "cvodes_bdf_baumgarte": the test-name suffix of a Solver parameter.
+/// "cvodes_bdf_baumgarte", "idas_ggl_klu": the test-name suffix of a
+/// Solver parameter.
 inline std::string SolverName(const ::testing::TestParamInfo<Solver>& info) {
   std::string name = std::string(ToString(info.param.integrator)) + "_" +
                      ToString(info.param.formulation);
+  if (info.param.linear_solver != LinearSolver::kDense)
+    name += std::string("_") + ToString(info.param.linear_solver);
   for (char& c : name)
     if (c == '-') c = '_';
   return name;
