@@ -17,6 +17,7 @@ set(daedalus_test_costs
   Multibody.PlotDrawsTheMechanism 15
   Package.InstallFindPackageAndExternalProblem 12
   Golfer3dOptimize.FunctionalsMatchTheFramePoses 12
+  Golfer3dOptimum.MeetsTheFirstOrderConditions 13
   Multibody.ViewerDrawsInChromium 10
   EventSensitivities.Golfer3dHeadSpeedAtImpactMatchesDifferences 9
   HumanoidStanding.StandsStillOnTheSparseKktPath 9
